@@ -1,0 +1,160 @@
+#include "fabric-stats-helper.h"
+
+#include "ns3/message-source.h"
+#include "ns3/pcap-file-wrapper.h"
+#include "ns3/simulator.h"
+#include "ns3/trace-helper.h"
+
+#include <iomanip>
+
+namespace ns3
+{
+
+namespace
+{
+void
+WritePcapRecord(Ptr<PcapFileWrapper> file, Ptr<const Packet> p)
+{
+    file->Write(Simulator::Now(), p);
+}
+} // namespace
+
+void
+FabricStatsHelper::Install(Ptr<FabricNetwork> network, const ApplicationContainer& sources)
+{
+    m_network = network;
+    for (uint32_t i = 0; i < sources.GetN(); ++i)
+    {
+        Ptr<MessageSource> src = DynamicCast<MessageSource>(sources.Get(i));
+        if (!src)
+        {
+            continue;
+        }
+        if (src->GetFlowId() >= m_flows.size())
+        {
+            m_flows.resize(src->GetFlowId() + 1);
+        }
+        src->TraceConnectWithoutContext("MessageStarted",
+                                        MakeCallback(&FabricStatsHelper::MessageStarted, this));
+    }
+    for (uint32_t h = 0; h < network->GetNHosts(); ++h)
+    {
+        network->GetEndpoint(h)->TraceConnectWithoutContext(
+            "Deliver",
+            MakeCallback(&FabricStatsHelper::Delivered, this));
+    }
+}
+
+void
+FabricStatsHelper::EnablePcap(const std::string& prefix)
+{
+    PcapHelper pcap;
+    for (uint32_t h = 0; h < m_network->GetNHosts(); ++h)
+    {
+        Ptr<FabricEndpoint> ep = m_network->GetEndpoint(h);
+        for (uint32_t p = 0; p < ep->GetNPorts(); ++p)
+        {
+            Ptr<PcapFileWrapper> file = pcap.CreateFile(
+                prefix + "-" + std::to_string(h) + "-" + std::to_string(p) + ".pcap",
+                std::ios::out,
+                PcapHelper::DLT_EN10MB);
+            ep->GetPort(p)->TraceConnectWithoutContext(
+                "Tx",
+                MakeBoundCallback(&WritePcapRecord, file));
+            ep->GetPort(p)->TraceConnectWithoutContext(
+                "Rx",
+                MakeBoundCallback(&WritePcapRecord, file));
+        }
+    }
+}
+
+void
+FabricStatsHelper::MessageStarted(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes)
+{
+    FlowRecord& f = m_flows[flowId];
+    f.flowId = flowId;
+    f.src = src;
+    f.dst = dst;
+    f.bytes = bytes;
+    f.start = Simulator::Now();
+    f.started = true;
+}
+
+void
+FabricStatsHelper::Delivered(Ptr<const Packet> p, const FrameInfo& info)
+{
+    ++m_framesDelivered;
+    m_payloadDelivered += info.payloadBytes;
+    if (info.destQp < m_flows.size())
+    {
+        FlowRecord& f = m_flows[info.destQp];
+        f.delivered += info.payloadBytes;
+        f.lastArrival = Simulator::Now();
+    }
+}
+
+void
+FabricStatsHelper::WriteFlows(std::ostream& os) const
+{
+    os << "flow_id,src,dst,bytes,delivered_bytes,start_us,finish_us,fct_us,complete\n";
+    os << std::fixed << std::setprecision(6);
+    for (const auto& f : m_flows)
+    {
+        if (!f.started)
+        {
+            continue;
+        }
+        os << f.flowId << ',' << f.src << ',' << f.dst << ',' << f.bytes << ',' << f.delivered
+           << ',' << f.start.GetSeconds() * 1e6 << ',';
+        if (f.Complete())
+        {
+            os << f.lastArrival.GetSeconds() * 1e6 << ','
+               << (f.lastArrival - f.start).GetSeconds() * 1e6 << ",1\n";
+        }
+        else
+        {
+            os << ",,0\n";
+        }
+    }
+}
+
+void
+FabricStatsHelper::WriteLinks(std::ostream& os, Time elapsed) const
+{
+    const FabricTopology& topo = m_network->GetTopology();
+    os << "link,node,port,peer,medium,rate_gbps,tx_frames,tx_bytes,rx_frames,rx_bytes";
+    for (std::size_t r = 0; r < static_cast<std::size_t>(DropReason::kCount); ++r)
+    {
+        os << ",drop_" << DropReasonName(static_cast<DropReason>(r));
+    }
+    os << ",ecn_marked,pfc_pause_sent,pfc_resume_sent,pfc_pause_received,paused_us,"
+          "utilization\n";
+    os << std::fixed << std::setprecision(6);
+    for (uint32_t id = 0; id < topo.Links().size(); ++id)
+    {
+        const auto& l = topo.GetLink(id);
+        for (uint32_t end = 0; end < 2; ++end)
+        {
+            const uint32_t node = end ? l.b : l.a;
+            const uint32_t peer = end ? l.a : l.b;
+            Ptr<FabricNetDevice> dev = m_network->GetPort(node, id);
+            const FabricPortCounters& c = dev->GetCounters();
+            os << id << ',' << topo.GetNode(node).name << ',' << topo.PortOf(node, id) << ','
+               << topo.GetNode(peer).name << ',' << FabricTopology::MediumName(l.medium) << ','
+               << l.rate.GetBitRate() / 1e9 << ',' << c.txFrames << ',' << c.txBytes << ','
+               << c.rxFrames << ',' << c.rxBytes;
+            for (uint64_t d : c.dropFrames)
+            {
+                os << ',' << d;
+            }
+            const double util = elapsed.IsStrictlyPositive()
+                                    ? c.busyTime.GetSeconds() / elapsed.GetSeconds()
+                                    : 0.0;
+            os << ',' << c.ecnMarked << ',' << c.pfcPauseSent << ',' << c.pfcResumeSent << ','
+               << c.pfcPauseReceived << ',' << dev->GetPausedTime().GetSeconds() * 1e6 << ','
+               << util << '\n';
+        }
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,66 @@
+#ifndef AI_FABRIC_FABRIC_STATS_HELPER_H
+#define AI_FABRIC_FABRIC_STATS_HELPER_H
+
+#include "ns3/application-container.h"
+#include "ns3/fabric-network-helper.h"
+#include "ns3/nstime.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief Follows a run through trace sources and writes its tables.
+ *
+ * Messages: each MessageSource's MessageStarted opens a record; each endpoint's Deliver adds the
+ * frame's payload to its flow; a message is complete when every byte arrived.  Ports: the
+ * counters each FabricNetDevice keeps.  Models never print; this helper writes.
+ */
+class FabricStatsHelper
+{
+  public:
+    /** One message of a MessageSource. */
+    struct FlowRecord
+    {
+        uint32_t flowId{0};
+        uint32_t src{0};
+        uint32_t dst{0};
+        uint64_t bytes{0};
+        Time start;
+        uint64_t delivered{0}; //!< payload bytes delivered so far
+        Time lastArrival;
+        bool started{false};
+        bool Complete() const { return started && delivered >= bytes; }
+    };
+
+    /** Follow \p network's endpoints and the MessageSources in \p sources. */
+    void Install(Ptr<FabricNetwork> network, const ApplicationContainer& sources);
+    /** Write a PCAP file per host NIC (DLT_EN10MB) named \p prefix-<host>.pcap. */
+    void EnablePcap(const std::string& prefix);
+
+    const std::vector<FlowRecord>& Flows() const { return m_flows; }
+    uint64_t GetFramesDelivered() const { return m_framesDelivered; }
+    uint64_t GetPayloadDelivered() const { return m_payloadDelivered; }
+
+    /** flow_id,src,dst,bytes,delivered_bytes,start_us,finish_us,fct_us,complete */
+    void WriteFlows(std::ostream& os) const;
+    /** One row per port: counters, drops by reason, PFC, ECN, paused time, utilization. */
+    void WriteLinks(std::ostream& os, Time elapsed) const;
+
+  private:
+    void MessageStarted(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes);
+    void Delivered(Ptr<const Packet> p, const FrameInfo& info);
+
+    Ptr<FabricNetwork> m_network;
+    std::vector<FlowRecord> m_flows; //!< by flow id
+    uint64_t m_framesDelivered{0};
+    uint64_t m_payloadDelivered{0};
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,36 @@
+#ifndef AI_FABRIC_MESSAGE_SOURCE_HELPER_H
+#define AI_FABRIC_MESSAGE_SOURCE_HELPER_H
+
+#include "ns3/application-container.h"
+#include "ns3/fabric-network-helper.h"
+#include "ns3/message-source.h"
+#include "ns3/object-factory.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief Installs MessageSource applications on fabric hosts, numbering flows 0, 1, 2, ...
+ */
+class MessageSourceHelper
+{
+  public:
+    MessageSourceHelper();
+    /** An attribute for every source installed from now on (e.g. "DataRate", "Priority"). */
+    void SetAttribute(const std::string& name, const AttributeValue& value);
+    /** One message of \p bytes from host \p src to host \p dst, starting at \p start. */
+    Ptr<MessageSource> Install(Ptr<FabricNetwork> network, uint32_t src, uint32_t dst,
+                               uint64_t bytes, Time start);
+    /** Every source installed so far. */
+    const ApplicationContainer& GetSources() const { return m_sources; }
+
+  private:
+    ObjectFactory m_factory;
+    ApplicationContainer m_sources;
+    uint32_t m_nextFlowId{0};
+};
+
+} // namespace ns3
+
+#endif

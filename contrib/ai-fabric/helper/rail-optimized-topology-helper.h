@@ -1,0 +1,37 @@
+#ifndef AI_FABRIC_RAIL_OPTIMIZED_TOPOLOGY_HELPER_H
+#define AI_FABRIC_RAIL_OPTIMIZED_TOPOLOGY_HELPER_H
+
+#include "cluster-helper.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief Rail-optimized fabric: NIC i of every server in a group on rail (leaf) switch i.
+ *
+ * Servers form groups of ServersPerGroup; each group has G rail leaves (G = GPUs per server)
+ * with one port per server.  Rail-optimized: every leaf has ServersPerGroup / ratio uplinks,
+ * one to each spine, and spines join all groups.  Rail-only (Wang et al., "Rail-only", 2023):
+ * one group, no spines; traffic between rails crosses NVLink to the GPU on the destination's
+ * rail first (NCCL's PXN), so hosts relay.
+ */
+class RailOptimizedTopologyHelper : public TopologyHelper
+{
+  public:
+    /** \p servers x \p gpusPerServer, groups of \p serversPerGroup (0 = all servers). */
+    RailOptimizedTopologyHelper(uint32_t servers, uint32_t gpusPerServer,
+                                uint32_t serversPerGroup = 0);
+    void SetOversubscription(uint32_t ratio) { m_ratio = ratio; }
+    void SetRailOnly(bool railOnly) { m_railOnly = railOnly; }
+    FabricTopology Build() const override;
+
+  private:
+    uint32_t m_serversPerGroup;
+    uint32_t m_ratio{1};
+    bool m_railOnly{false};
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,121 @@
+#include "fabric-endpoint.h"
+
+#include "ecmp-hash.h"
+#include "fabric-channel.h"
+
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricEndpoint");
+NS_OBJECT_ENSURE_REGISTERED(FabricEndpoint);
+
+TypeId
+FabricEndpoint::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricEndpoint")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<FabricEndpoint>()
+            .AddAttribute("EcmpSeed",
+                          "Seed of the hash choosing among equal-cost ports of a multi-port "
+                          "host.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricEndpoint::m_seed),
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("Deliver",
+                            "A data frame addressed to this host arrived.",
+                            MakeTraceSourceAccessor(&FabricEndpoint::m_deliverTrace),
+                            "ns3::FabricEndpoint::DeliverTracedCallback");
+    return tid;
+}
+
+FabricEndpoint::FabricEndpoint() = default;
+
+void
+FabricEndpoint::DoDispose()
+{
+    m_ports.clear();
+    Object::DoDispose();
+}
+
+void
+FabricEndpoint::AddPort(Ptr<FabricNetDevice> port)
+{
+    NS_ABORT_MSG_IF(port->GetIfIndex() != m_ports.size(),
+                    "FabricEndpoint ports must be the node's devices in order");
+    m_ports.push_back(port);
+    port->SetReceiveHandler(MakeCallback(&FabricEndpoint::Receive, this));
+}
+
+uint16_t
+FabricEndpoint::Choose(const ForwardingTable::PortSet& hops, const FrameInfo& info) const
+{
+    return hops.size() == 1 ? hops[0] : hops[FlowHash(info, m_seed) % hops.size()];
+}
+
+Ptr<FabricNetDevice>
+FabricEndpoint::PortToward(uint32_t dstHost, uint16_t udpSrcPort) const
+{
+    const auto& hops = m_table.NextHops(dstHost);
+    if (hops.empty())
+    {
+        return nullptr;
+    }
+    FrameInfo info;
+    info.srcHost = m_hostId;
+    info.dstHost = dstHost;
+    info.udpSrcPort = udpSrcPort;
+    return m_ports[Choose(hops, info)];
+}
+
+bool
+FabricEndpoint::Send(DataFrameSpec spec)
+{
+    Ptr<FabricNetDevice> port = PortToward(spec.dstHost, spec.udpSrcPort);
+    spec.srcHost = m_hostId;
+    if (!port)
+    {
+        NS_LOG_WARN("host " << m_hostId << " has no route to " << spec.dstHost);
+        m_ports.front()->RecordDrop(roce::MakeDataFrame(spec), DropReason::NoRoute);
+        return false;
+    }
+    spec.srcMac = Mac48Address::ConvertFrom(port->GetAddress());
+    spec.dstMac = Mac48Address::ConvertFrom(port->GetFabricChannel()->GetPeer(port)->GetAddress());
+    Ptr<Packet> p = roce::MakeDataFrame(spec);
+    FrameInfo info;
+    info.srcHost = m_hostId;
+    info.dstHost = spec.dstHost;
+    info.udpSrcPort = spec.udpSrcPort;
+    info.priority = spec.priority;
+    info.ecn = spec.ecnCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT;
+    return port->Enqueue(p, info, 0);
+}
+
+void
+FabricEndpoint::Receive(Ptr<FabricNetDevice> port, Ptr<Packet> p, const FrameInfo& info)
+{
+    if (info.dstHost == m_hostId)
+    {
+        ++m_delivered;
+        m_deliverTrace(p, info);
+        return;
+    }
+    if (!m_transit)
+    {
+        port->RecordDrop(p, DropReason::NoRoute);
+        return;
+    }
+    const auto& hops = m_table.NextHops(info.dstHost);
+    if (hops.empty())
+    {
+        port->RecordDrop(p, DropReason::NoRoute);
+        return;
+    }
+    m_ports[Choose(hops, info)]->Enqueue(p, info, static_cast<uint16_t>(port->GetIfIndex()));
+}
+
+} // namespace ns3

@@ -1,0 +1,69 @@
+#ifndef AI_FABRIC_FABRIC_ENDPOINT_H
+#define AI_FABRIC_FABRIC_ENDPOINT_H
+
+#include "fabric-net-device.h"
+#include "forwarding-table.h"
+
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief The network end of a fabric host (a GPU or a server NIC), aggregated to its Node.
+ *
+ * Owns the host's ports (its NIC and, on a GPU, its NVLink-class port), sends data frames
+ * built by applications out of the port that routing chooses toward the destination, and
+ * delivers frames addressed to this host through the Deliver trace.  Hosts do not forward
+ * other hosts' traffic unless the topology makes them transit (rail-only fabrics, where
+ * cross-rail traffic crosses NVLink first).
+ */
+class FabricEndpoint : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    FabricEndpoint();
+
+    void SetHostId(uint32_t id) { m_hostId = id; }
+    uint32_t GetHostId() const { return m_hostId; }
+    /** Add \p port (already on the node, its ifIndex equal to the port count so far). */
+    void AddPort(Ptr<FabricNetDevice> port);
+    uint32_t GetNPorts() const { return static_cast<uint32_t>(m_ports.size()); }
+    Ptr<FabricNetDevice> GetPort(uint32_t i) const { return m_ports[i]; }
+    void SetForwardingTable(ForwardingTable table) { m_table = std::move(table); }
+    /** Let frames for other hosts through (rail-only transit). */
+    void SetTransit(bool transit) { m_transit = transit; }
+
+    /** The port a flow with hash entropy \p udpSrcPort to \p dstHost leaves by (null if none). */
+    Ptr<FabricNetDevice> PortToward(uint32_t dstHost, uint16_t udpSrcPort) const;
+    /**
+     * Build and send a data frame per \p spec (source fields are filled in here).  Returns
+     * false, counting the drop, if there is no route or the port's link is down.
+     */
+    bool Send(DataFrameSpec spec);
+    /** Data frames delivered to this host. */
+    uint64_t GetFramesDelivered() const { return m_delivered; }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void Receive(Ptr<FabricNetDevice> port, Ptr<Packet> p, const FrameInfo& info);
+    uint16_t Choose(const ForwardingTable::PortSet& hops, const FrameInfo& info) const;
+
+    uint32_t m_hostId{0};
+    std::vector<Ptr<FabricNetDevice>> m_ports;
+    ForwardingTable m_table;
+    bool m_transit{false};
+    uint32_t m_seed{0};
+    uint64_t m_delivered{0};
+    TracedCallback<Ptr<const Packet>, const FrameInfo&> m_deliverTrace;
+};
+
+} // namespace ns3
+
+#endif

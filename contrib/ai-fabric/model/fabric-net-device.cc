@@ -1,0 +1,696 @@
+#include "fabric-net-device.h"
+
+#include "fabric-channel.h"
+#include "pfc-pause-header.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/ethernet-trailer.h"
+#include "ns3/log.h"
+#include "ns3/node.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricNetDevice");
+NS_OBJECT_ENSURE_REGISTERED(FabricNetDevice);
+
+const char*
+DropReasonName(DropReason r)
+{
+    switch (r)
+    {
+    case DropReason::LinkDown:
+        return "link_down";
+    case DropReason::NoRoute:
+        return "no_route";
+    case DropReason::BufferFull:
+        return "buffer_full";
+    case DropReason::HeadroomOverflow:
+        return "headroom_overflow";
+    case DropReason::kCount:
+        break;
+    }
+    return "unknown";
+}
+
+TypeId
+FabricNetDevice::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricNetDevice")
+            .SetParent<NetDevice>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<FabricNetDevice>()
+            .AddAttribute("PayloadMtu",
+                          "Transport payload bytes per data frame built behind this port "
+                          "(RoCE path MTU: 1024, 2048 or 4096 per IBA 9.6; larger on "
+                          "intra-server NVLink-class ports, where frames are segments).",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&FabricNetDevice::m_payloadMtu),
+                          MakeUintegerChecker<uint32_t>(64, 16u << 20))
+            .AddAttribute("Scheduler",
+                          "How traffic classes share the transmitter.",
+                          EnumValue(STRICT_PRIORITY),
+                          MakeEnumAccessor(&FabricNetDevice::m_scheduler),
+                          MakeEnumChecker(STRICT_PRIORITY,
+                                          "StrictPriority",
+                                          DWRR,
+                                          "Dwrr"))
+            .AddAttribute("DwrrQuantum",
+                          "Bytes each class may send per DWRR round.  Default: one jumbo "
+                          "frame (9000 B), so every class sends at least one frame a round.",
+                          UintegerValue(9000),
+                          MakeUintegerAccessor(&FabricNetDevice::m_dwrrQuantum),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("EcnEnabled",
+                          "Mark ECN-capable data frames CE on egress by the RED ramp.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FabricNetDevice::m_ecnEnabled),
+                          MakeBooleanChecker())
+            .AddAttribute("EcnKminPer25G",
+                          "Class queue length where marking starts, per 25 Gb/s of line rate "
+                          "(scaled to the port's rate).  Default 100 KB: the HPCC artifact's "
+                          "DCQCN setup (Li et al., SIGCOMM 2019).",
+                          QueueSizeValue(QueueSize("100KB")),
+                          MakeQueueSizeAccessor(&FabricNetDevice::m_kminPer25G),
+                          MakeQueueSizeChecker())
+            .AddAttribute("EcnKmaxPer25G",
+                          "Class queue length where the marking probability reaches Pmax (and "
+                          "above which every frame is marked), per 25 Gb/s of line rate.  "
+                          "Default 400 KB (HPCC artifact, as above).",
+                          QueueSizeValue(QueueSize("400KB")),
+                          MakeQueueSizeAccessor(&FabricNetDevice::m_kmaxPer25G),
+                          MakeQueueSizeChecker())
+            .AddAttribute("EcnPmax",
+                          "Marking probability at Kmax.  Default 0.2 (HPCC artifact).",
+                          DoubleValue(0.2),
+                          MakeDoubleAccessor(&FabricNetDevice::m_pmax),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("PfcPauseQuanta",
+                          "Pause time this port asks for in each PFC XOFF frame, in quanta of "
+                          "512 bit times; re-sent every half of it while asserted.  Default "
+                          "0xFFFF, the largest 802.1Qbb allows.",
+                          UintegerValue(0xffff),
+                          MakeUintegerAccessor(&FabricNetDevice::m_pauseQuanta),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddTraceSource("Tx",
+                            "A frame starts on the wire.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_txTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Rx",
+                            "A frame was received from the wire.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_rxTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("Drop",
+                            "A frame was dropped; the second argument names why.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_dropTrace),
+                            "ns3::FabricNetDevice::DropTracedCallback")
+            .AddTraceSource("EcnMark",
+                            "A data frame was marked CE on egress.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_ecnMarkTrace),
+                            "ns3::Packet::TracedCallback")
+            .AddTraceSource("PfcRx",
+                            "A PFC frame arrived: priority, pause quanta (0 = resume).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_pfcRxTrace),
+                            "ns3::FabricNetDevice::PfcTracedCallback")
+            .AddTraceSource("PfcTx",
+                            "A PFC frame was sent: priority, pause quanta (0 = resume).",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_pfcTxTrace),
+                            "ns3::FabricNetDevice::PfcTracedCallback");
+    return tid;
+}
+
+FabricNetDevice::FabricNetDevice()
+    : m_address(Mac48Address::Allocate()),
+      m_kminPer25G("100KB"),
+      m_kmaxPer25G("400KB"),
+      m_uniform(CreateObject<UniformRandomVariable>())
+{
+}
+
+void
+FabricNetDevice::DoDispose()
+{
+    m_node = nullptr;
+    m_channel = nullptr;
+    for (auto& q : m_queues)
+    {
+        q.clear();
+    }
+    m_controlQueue.clear();
+    m_receiveHandler = ReceiveHandler();
+    m_dequeueHandler = DequeueHandler();
+    NetDevice::DoDispose();
+}
+
+void
+FabricNetDevice::Attach(Ptr<FabricChannel> channel)
+{
+    m_channel = channel;
+    channel->Attach(this);
+    m_linkUp = channel->IsUp();
+    NotifyRateChanged();
+}
+
+Ptr<FabricChannel>
+FabricNetDevice::GetFabricChannel() const
+{
+    return m_channel;
+}
+
+void
+FabricNetDevice::NotifyRateChanged()
+{
+    m_bitRate = m_channel->GetDataRate().GetBitRate();
+    const uint64_t per25G = 25000000000ull;
+    // Thresholds scale with line rate (HPCC artifact's KMIN_MAP/KMAX_MAP do the same).
+    m_kmin = static_cast<uint64_t>(double(m_kminPer25G.GetValue()) * double(m_bitRate) / per25G);
+    m_kmax = static_cast<uint64_t>(double(m_kmaxPer25G.GetValue()) * double(m_bitRate) / per25G);
+    NS_ABORT_MSG_IF(m_kmax < m_kmin, "EcnKmaxPer25G must be >= EcnKminPer25G");
+}
+
+Time
+FabricNetDevice::TransmissionTime(uint32_t frameBytes) const
+{
+    return PicoSeconds(roce::WirePicoSeconds(frameBytes, m_bitRate));
+}
+
+int64_t
+FabricNetDevice::AssignStreams(int64_t stream)
+{
+    m_uniform->SetStream(stream);
+    return 1;
+}
+
+bool
+FabricNetDevice::ShouldMarkEcn(uint64_t queueBytes)
+{
+    if (queueBytes <= m_kmin)
+    {
+        return false;
+    }
+    if (queueBytes > m_kmax)
+    {
+        return true;
+    }
+    const double p = m_pmax * double(queueBytes - m_kmin) / double(m_kmax - m_kmin);
+    return m_uniform->GetValue() < p;
+}
+
+bool
+FabricNetDevice::Enqueue(Ptr<Packet> p, const FrameInfo& info, uint16_t ingressPort)
+{
+    if (!m_linkUp)
+    {
+        RecordDrop(p, DropReason::LinkDown);
+        return false;
+    }
+    const uint8_t c = info.priority;
+    if (m_ecnEnabled && info.ecn != Ipv4Header::ECN_NotECT && info.ecn != Ipv4Header::ECN_CE &&
+        ShouldMarkEcn(m_queueBytes[c]))
+    {
+        roce::MarkCongestionExperienced(p);
+        ++m_counters.ecnMarked;
+        m_ecnMarkTrace(p);
+    }
+    m_queues[c].push_back({p, ingressPort});
+    m_queueBytes[c] += p->GetSize();
+    if (!m_busy)
+    {
+        TransmitNext();
+    }
+    return true;
+}
+
+Time
+FabricNetDevice::QuantaToTime(uint32_t quanta) const
+{
+    const unsigned __int128 ps = static_cast<unsigned __int128>(quanta) *
+                                 PfcPauseHeader::kBitsPerQuantum * 1000000000000ull;
+    return PicoSeconds(static_cast<int64_t>((ps + m_bitRate - 1) / m_bitRate));
+}
+
+void
+FabricNetDevice::AssertPause(uint8_t priority, bool pause)
+{
+    if (m_asserting[priority] == pause)
+    {
+        return;
+    }
+    m_asserting[priority] = pause;
+    m_refreshEvents[priority].Cancel();
+    SendPfcFrame(priority, pause ? m_pauseQuanta : 0);
+    if (pause)
+    {
+        m_refreshEvents[priority] = Simulator::Schedule(QuantaToTime(m_pauseQuanta) / 2,
+                                                        &FabricNetDevice::RefreshPause,
+                                                        this,
+                                                        priority);
+    }
+}
+
+void
+FabricNetDevice::RefreshPause(uint8_t priority)
+{
+    NS_ASSERT(m_asserting[priority]);
+    SendPfcFrame(priority, m_pauseQuanta);
+    m_refreshEvents[priority] = Simulator::Schedule(QuantaToTime(m_pauseQuanta) / 2,
+                                                    &FabricNetDevice::RefreshPause,
+                                                    this,
+                                                    priority);
+}
+
+void
+FabricNetDevice::SendPfcFrame(uint8_t priority, uint16_t quanta)
+{
+    if (!m_linkUp)
+    {
+        return;
+    }
+    PfcPauseHeader pfc;
+    pfc.SetPause(priority, quanta);
+    VlanEthernetHeader eth;
+    eth.SetSource(m_address);
+    eth.SetDestination(Mac48Address("01:80:c2:00:00:01"));
+    eth.SetEtherType(VlanEthernetHeader::kEtherTypeMacControl);
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(pfc);
+    p->AddHeader(eth);
+    p->AddTrailer(EthernetTrailer());
+    ++(quanta ? m_counters.pfcPauseSent : m_counters.pfcResumeSent);
+    m_pfcTxTrace(priority, quanta);
+    m_controlQueue.push_back(p);
+    if (!m_busy)
+    {
+        TransmitNext();
+    }
+}
+
+void
+FabricNetDevice::RecordDrop(Ptr<const Packet> p, DropReason reason)
+{
+    const auto r = static_cast<std::size_t>(reason);
+    ++m_counters.dropFrames[r];
+    m_counters.dropBytes[r] += p->GetSize();
+    m_dropTrace(p, reason);
+}
+
+bool
+FabricNetDevice::IsPaused(uint8_t priority) const
+{
+    return m_paused[priority];
+}
+
+bool
+FabricNetDevice::Eligible(uint8_t c) const
+{
+    return !m_queues[c].empty() && !IsPaused(c);
+}
+
+int
+FabricNetDevice::SelectClass()
+{
+    if (m_scheduler == DWRR)
+    {
+        return SelectDwrr();
+    }
+    for (int c = kClasses - 1; c >= 0; --c)
+    {
+        if (Eligible(c))
+        {
+            return c;
+        }
+    }
+    return -1;
+}
+
+int
+FabricNetDevice::SelectDwrr()
+{
+    bool any = false;
+    for (uint8_t c = 0; c < kClasses; ++c)
+    {
+        any = any || Eligible(c);
+    }
+    if (!any)
+    {
+        return -1;
+    }
+    // Terminates: some class is eligible and its deficit grows by a quantum per visit.
+    while (true)
+    {
+        const uint8_t c = m_dwrrCurrent;
+        if (Eligible(c))
+        {
+            if (!m_dwrrVisitStarted)
+            {
+                m_deficit[c] += m_dwrrQuantum;
+                m_dwrrVisitStarted = true;
+            }
+            const uint32_t size = m_queues[c].front().packet->GetSize();
+            if (m_deficit[c] >= size)
+            {
+                m_deficit[c] -= size;
+                return c;
+            }
+        }
+        else if (m_queues[c].empty())
+        {
+            m_deficit[c] = 0;
+        }
+        m_dwrrCurrent = (m_dwrrCurrent + 1) % kClasses;
+        m_dwrrVisitStarted = false;
+    }
+}
+
+void
+FabricNetDevice::TransmitNext()
+{
+    NS_ASSERT(!m_busy);
+    if (!m_controlQueue.empty())
+    {
+        Ptr<Packet> p = m_controlQueue.front();
+        m_controlQueue.pop_front();
+        StartTransmission(p);
+        return;
+    }
+    const int c = SelectClass();
+    if (c < 0)
+    {
+        return;
+    }
+    QueuedFrame f = m_queues[c].front();
+    m_queues[c].pop_front();
+    const uint32_t size = f.packet->GetSize();
+    m_queueBytes[c] -= size;
+    if (!m_dequeueHandler.IsNull())
+    {
+        m_dequeueHandler(f.ingressPort, static_cast<uint8_t>(c), size);
+    }
+    StartTransmission(f.packet);
+}
+
+void
+FabricNetDevice::StartTransmission(Ptr<Packet> p)
+{
+    m_busy = true;
+    const Time txTime = TransmissionTime(p->GetSize());
+    ++m_counters.txFrames;
+    m_counters.txBytes += p->GetSize();
+    m_counters.busyTime += txTime;
+    m_txTrace(p);
+    Ptr<FabricNetDevice> peer = m_channel->GetPeer(this);
+    m_channel->Transmit(p, this, txTime, peer->GetForwardingLatency());
+    Simulator::Schedule(txTime, &FabricNetDevice::TransmitComplete, this);
+}
+
+void
+FabricNetDevice::TransmitComplete()
+{
+    m_busy = false;
+    TransmitNext();
+}
+
+void
+FabricNetDevice::Receive(Ptr<Packet> p, uint32_t epoch)
+{
+    if (epoch != m_channel->GetEpoch())
+    {
+        RecordDrop(p, DropReason::LinkDown); // lost in flight when the link went down
+        return;
+    }
+    ++m_counters.rxFrames;
+    m_counters.rxBytes += p->GetSize();
+    m_rxTrace(p);
+    FrameInfo info;
+    if (roce::ParseDataFrame(*p, info))
+    {
+        m_receiveHandler(this, p, info);
+    }
+    else
+    {
+        ReceivePfc(p);
+    }
+}
+
+void
+FabricNetDevice::ReceivePfc(Ptr<Packet> p)
+{
+    VlanEthernetHeader eth;
+    p->RemoveHeader(eth);
+    PfcPauseHeader pfc;
+    p->PeekHeader(pfc);
+    NS_ASSERT_MSG(eth.GetEtherType() == VlanEthernetHeader::kEtherTypeMacControl &&
+                      pfc.GetOpcode() == PfcPauseHeader::kOpcodePfc,
+                  "a fabric port receives only RoCEv2 data and PFC frames");
+    for (uint8_t c = 0; c < kClasses; ++c)
+    {
+        if (!pfc.IsEnabled(c))
+        {
+            continue;
+        }
+        const uint16_t quanta = pfc.GetQuanta(c);
+        m_pfcRxTrace(c, quanta);
+        m_resumeEvents[c].Cancel();
+        if (quanta == 0)
+        {
+            Resume(c);
+            continue;
+        }
+        ++m_counters.pfcPauseReceived;
+        if (!m_paused[c])
+        {
+            m_paused[c] = true;
+            m_pauseStart[c] = Simulator::Now();
+        }
+        const Time pause = QuantaToTime(quanta);
+        m_resumeEvents[c] = Simulator::Schedule(pause, &FabricNetDevice::Resume, this, c);
+    }
+}
+
+void
+FabricNetDevice::Resume(uint8_t c)
+{
+    if (m_paused[c])
+    {
+        m_paused[c] = false;
+        m_pausedTotal += Simulator::Now() - m_pauseStart[c];
+    }
+    if (!m_busy)
+    {
+        TransmitNext();
+    }
+}
+
+Time
+FabricNetDevice::GetPausedTime() const
+{
+    Time total = m_pausedTotal;
+    const Time now = Simulator::Now();
+    for (uint8_t c = 0; c < kClasses; ++c)
+    {
+        if (IsPaused(c))
+        {
+            total += now - m_pauseStart[c];
+        }
+    }
+    return total;
+}
+
+void
+FabricNetDevice::Flush()
+{
+    for (uint8_t c = 0; c < kClasses; ++c)
+    {
+        while (!m_queues[c].empty())
+        {
+            QueuedFrame f = m_queues[c].front();
+            m_queues[c].pop_front();
+            const uint32_t size = f.packet->GetSize();
+            m_queueBytes[c] -= size;
+            if (!m_dequeueHandler.IsNull())
+            {
+                m_dequeueHandler(f.ingressPort, c, size);
+            }
+            RecordDrop(f.packet, DropReason::LinkDown);
+        }
+    }
+    m_controlQueue.clear();
+}
+
+void
+FabricNetDevice::NotifyLinkState(bool up)
+{
+    m_linkUp = up;
+    if (!up)
+    {
+        Flush();
+        for (uint8_t c = 0; c < kClasses; ++c)
+        {
+            m_refreshEvents[c].Cancel();
+            m_asserting[c] = false;
+        }
+        for (uint8_t c = 0; c < kClasses; ++c)
+        {
+            if (IsPaused(c))
+            {
+                m_resumeEvents[c].Cancel();
+                Resume(c); // a pause does not outlive the link that carried it
+            }
+        }
+    }
+    m_linkChangeCallbacks();
+}
+
+// ---- NetDevice boilerplate: a fabric port is point-to-point and carries no IP stack ----
+
+void
+FabricNetDevice::SetIfIndex(const uint32_t index)
+{
+    m_ifIndex = index;
+}
+
+uint32_t
+FabricNetDevice::GetIfIndex() const
+{
+    return m_ifIndex;
+}
+
+Ptr<Channel>
+FabricNetDevice::GetChannel() const
+{
+    return m_channel;
+}
+
+void
+FabricNetDevice::SetAddress(Address address)
+{
+    m_address = Mac48Address::ConvertFrom(address);
+}
+
+Address
+FabricNetDevice::GetAddress() const
+{
+    return m_address;
+}
+
+bool
+FabricNetDevice::SetMtu(const uint16_t mtu)
+{
+    m_payloadMtu = mtu;
+    return true;
+}
+
+uint16_t
+FabricNetDevice::GetMtu() const
+{
+    return static_cast<uint16_t>(std::min<uint32_t>(m_payloadMtu, 65535));
+}
+
+bool
+FabricNetDevice::IsLinkUp() const
+{
+    return m_linkUp;
+}
+
+void
+FabricNetDevice::AddLinkChangeCallback(Callback<void> callback)
+{
+    m_linkChangeCallbacks.ConnectWithoutContext(callback);
+}
+
+bool
+FabricNetDevice::IsBroadcast() const
+{
+    return false;
+}
+
+Address
+FabricNetDevice::GetBroadcast() const
+{
+    return Mac48Address::GetBroadcast();
+}
+
+bool
+FabricNetDevice::IsMulticast() const
+{
+    return false;
+}
+
+Address
+FabricNetDevice::GetMulticast(Ipv4Address) const
+{
+    return Mac48Address::GetMulticast(Ipv4Address("224.0.0.0"));
+}
+
+Address
+FabricNetDevice::GetMulticast(Ipv6Address addr) const
+{
+    return Mac48Address::GetMulticast(addr);
+}
+
+bool
+FabricNetDevice::IsBridge() const
+{
+    return false;
+}
+
+bool
+FabricNetDevice::IsPointToPoint() const
+{
+    return true;
+}
+
+bool
+FabricNetDevice::Send(Ptr<Packet>, const Address&, uint16_t)
+{
+    NS_FATAL_ERROR("FabricNetDevice carries RoCEv2 frames only: send through a FabricEndpoint");
+    return false;
+}
+
+bool
+FabricNetDevice::SendFrom(Ptr<Packet>, const Address&, const Address&, uint16_t)
+{
+    NS_FATAL_ERROR("FabricNetDevice carries RoCEv2 frames only: send through a FabricEndpoint");
+    return false;
+}
+
+Ptr<Node>
+FabricNetDevice::GetNode() const
+{
+    return m_node;
+}
+
+void
+FabricNetDevice::SetNode(Ptr<Node> node)
+{
+    m_node = node;
+}
+
+bool
+FabricNetDevice::NeedsArp() const
+{
+    return false;
+}
+
+void
+FabricNetDevice::SetReceiveCallback(NetDevice::ReceiveCallback)
+{
+}
+
+void
+FabricNetDevice::SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback)
+{
+}
+
+bool
+FabricNetDevice::SupportsSendFrom() const
+{
+    return false;
+}
+
+} // namespace ns3

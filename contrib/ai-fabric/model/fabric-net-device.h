@@ -1,0 +1,234 @@
+#ifndef AI_FABRIC_FABRIC_NET_DEVICE_H
+#define AI_FABRIC_FABRIC_NET_DEVICE_H
+
+#include "roce-frame.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/mac48-address.h"
+#include "ns3/net-device.h"
+#include "ns3/nstime.h"
+#include "ns3/queue-size.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+
+namespace ns3
+{
+
+class FabricChannel;
+
+/** Why a frame was dropped: every drop in the fabric carries one. */
+enum class DropReason : uint8_t
+{
+    LinkDown,         //!< the link was down (in flight, queued, or the chosen egress)
+    NoRoute,          //!< no next hop toward the destination
+    BufferFull,       //!< a lossy class exceeded its shared-buffer threshold
+    HeadroomOverflow, //!< a lossless class overflowed its PFC headroom (mis-sized headroom)
+    kCount
+};
+/** The reason's name, as written in results files. */
+const char* DropReasonName(DropReason r);
+
+/** Plain counters of one port, read by the stats helper at the end of a run. */
+struct FabricPortCounters
+{
+    uint64_t txFrames{0};  //!< frames sent (data and control)
+    uint64_t txBytes{0};   //!< frame bytes sent (header to FCS)
+    uint64_t rxFrames{0};  //!< frames received
+    uint64_t rxBytes{0};   //!< frame bytes received
+    uint64_t ecnMarked{0}; //!< data frames marked CE at this egress
+    uint64_t pfcPauseSent{0};     //!< PFC frames with a non-zero pause time sent
+    uint64_t pfcResumeSent{0};    //!< PFC frames with a zero pause time (XON) sent
+    uint64_t pfcPauseReceived{0}; //!< PFC pause frames received
+    std::array<uint64_t, static_cast<std::size_t>(DropReason::kCount)> dropFrames{};
+    std::array<uint64_t, static_cast<std::size_t>(DropReason::kCount)> dropBytes{};
+    Time busyTime;   //!< time the transmitter spent sending (wire bytes / rate)
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief One full-duplex Ethernet port of a fabric switch or NIC.
+ *
+ * Egress: a FIFO per traffic class (802.1Q PCP 0..7) and a control queue for PFC frames that
+ * goes first; strict priority (7 highest) or deficit weighted round robin between classes;
+ * RED-style ECN marking on the instantaneous class queue (Kmin, Kmax, Pmax, as in DCQCN);
+ * classes paused by received 802.1Qbb frames are not served until their pause time ends.
+ * A frame's time on the wire counts its preamble, SFD and inter-frame gap.
+ *
+ * Ingress: each received frame is classified once (RoceHeaderStack) and handed with its
+ * FrameInfo to the owner's receive callback (a FabricSwitch or FabricEndpoint); PFC frames are
+ * consumed here.  Buffer accounting and the decision to send PFC belong to the switch's MMU,
+ * which calls AssertPause().
+ */
+class FabricNetDevice : public NetDevice
+{
+  public:
+    /** How classes share the transmitter. */
+    enum Scheduler
+    {
+        STRICT_PRIORITY, //!< highest non-empty, unpaused PCP first
+        DWRR,           //!< deficit round robin with an equal quantum per class
+    };
+    static constexpr uint8_t kClasses = 8; //!< 802.1Q priority code points
+
+    /** The owner's handler of a received data frame. */
+    using ReceiveHandler = Callback<void, Ptr<FabricNetDevice>, Ptr<Packet>, const FrameInfo&>;
+    /** Called when a data frame leaves the egress queue (to release its buffer). */
+    using DequeueHandler = Callback<void, uint16_t, uint8_t, uint32_t>;
+
+    static TypeId GetTypeId();
+    FabricNetDevice();
+
+    /** Connect to \p channel (which must take this port as one of its two ends). */
+    void Attach(Ptr<FabricChannel> channel);
+    Ptr<FabricChannel> GetFabricChannel() const;
+
+    /**
+     * Queue a data frame for transmission in class \p info.priority, marking it CE by the RED
+     * ramp if ECN-capable.  \p ingressPort is returned to the dequeue handler.  A port whose
+     * link is down drops the frame (LinkDown) and returns false.
+     */
+    bool Enqueue(Ptr<Packet> p, const FrameInfo& info, uint16_t ingressPort);
+    /**
+     * Ask the peer to stop (true) or resume (false) sending class \p priority: sends a PFC
+     * frame ahead of all data, and while asserted re-sends it every half pause time.
+     */
+    void AssertPause(uint8_t priority, bool pause);
+    bool IsAssertingPause(uint8_t priority) const { return m_asserting[priority]; }
+    /** Count a drop that the owner decided for a frame meant for this egress. */
+    void RecordDrop(Ptr<const Packet> p, DropReason reason);
+
+    void SetReceiveHandler(ReceiveHandler h) { m_receiveHandler = h; }
+    void SetDequeueHandler(DequeueHandler h) { m_dequeueHandler = h; }
+    /** Delay between a data frame's last bit arriving here and it reaching the egress queue. */
+    void SetForwardingLatency(Time t) { m_forwardingLatency = t; }
+    Time GetForwardingLatency() const { return m_forwardingLatency; }
+
+    /** Payload MTU of the data frames this port's endpoint builds (bytes). */
+    uint32_t GetPayloadMtu() const { return m_payloadMtu; }
+    /** Bytes queued in class \p priority. */
+    uint64_t GetQueueBytes(uint8_t priority) const { return m_queueBytes[priority]; }
+    /** Whether class \p priority is paused by the peer now. */
+    bool IsPaused(uint8_t priority) const;
+    /** Total time classes were paused (summed over classes, ongoing pauses up to now). */
+    Time GetPausedTime() const;
+    const FabricPortCounters& GetCounters() const { return m_counters; }
+    /** Time a frame of \p frameBytes (header to FCS) takes on this port's wire. */
+    Time TransmissionTime(uint32_t frameBytes) const;
+    /** Assign a stream to the ECN marking random variable; returns streams used (1). */
+    int64_t AssignStreams(int64_t stream);
+
+    // Called by FabricChannel.
+    /** A frame sent in link epoch \p epoch arrives. */
+    void Receive(Ptr<Packet> p, uint32_t epoch);
+    void NotifyLinkState(bool up);
+    void NotifyRateChanged();
+
+    // NetDevice
+    void SetIfIndex(const uint32_t index) override;
+    uint32_t GetIfIndex() const override;
+    Ptr<Channel> GetChannel() const override;
+    void SetAddress(Address address) override;
+    Address GetAddress() const override;
+    bool SetMtu(const uint16_t mtu) override;
+    uint16_t GetMtu() const override;
+    bool IsLinkUp() const override;
+    void AddLinkChangeCallback(Callback<void> callback) override;
+    bool IsBroadcast() const override;
+    Address GetBroadcast() const override;
+    bool IsMulticast() const override;
+    Address GetMulticast(Ipv4Address multicastGroup) const override;
+    Address GetMulticast(Ipv6Address addr) const override;
+    bool IsBridge() const override;
+    bool IsPointToPoint() const override;
+    bool Send(Ptr<Packet> packet, const Address& dest, uint16_t protocolNumber) override;
+    bool SendFrom(Ptr<Packet> packet,
+                  const Address& source,
+                  const Address& dest,
+                  uint16_t protocolNumber) override;
+    Ptr<Node> GetNode() const override;
+    void SetNode(Ptr<Node> node) override;
+    bool NeedsArp() const override;
+    void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
+    void SetPromiscReceiveCallback(NetDevice::PromiscReceiveCallback cb) override;
+    bool SupportsSendFrom() const override;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct QueuedFrame
+    {
+        Ptr<Packet> packet;
+        uint16_t ingressPort;
+    };
+
+    void TransmitNext();
+    void StartTransmission(Ptr<Packet> p);
+    void TransmitComplete();
+    int SelectClass();
+    int SelectDwrr();
+    bool Eligible(uint8_t c) const;
+    bool ShouldMarkEcn(uint64_t queueBytes);
+    void ReceivePfc(Ptr<Packet> p);
+    void SendPfcFrame(uint8_t priority, uint16_t quanta);
+    void RefreshPause(uint8_t priority);
+    Time QuantaToTime(uint32_t quanta) const;
+    void Resume(uint8_t priority);
+    void Flush();
+
+    Ptr<Node> m_node;
+    Ptr<FabricChannel> m_channel;
+    Mac48Address m_address;
+    uint32_t m_ifIndex{0};
+    uint32_t m_payloadMtu{4096};
+    uint64_t m_bitRate{0};         //!< cached channel rate, bit/s
+    bool m_linkUp{false};
+    bool m_busy{false};
+    Time m_forwardingLatency;
+
+    std::array<std::deque<QueuedFrame>, kClasses> m_queues;
+    std::array<uint64_t, kClasses> m_queueBytes{};
+    std::deque<Ptr<Packet>> m_controlQueue;
+
+    Scheduler m_scheduler{STRICT_PRIORITY};
+    uint32_t m_dwrrQuantum{9000};
+    std::array<int64_t, kClasses> m_deficit{};
+    uint8_t m_dwrrCurrent{0};
+    bool m_dwrrVisitStarted{false};
+
+    bool m_ecnEnabled{true};
+    QueueSize m_kminPer25G;
+    QueueSize m_kmaxPer25G;
+    double m_pmax{0.2};
+    uint64_t m_kmin{0}; //!< Kmin scaled to this port's rate, bytes
+    uint64_t m_kmax{0}; //!< Kmax scaled to this port's rate, bytes
+    Ptr<UniformRandomVariable> m_uniform;
+
+    std::array<bool, kClasses> m_paused{};
+    std::array<Time, kClasses> m_pauseStart{};
+    std::array<EventId, kClasses> m_resumeEvents;
+    Time m_pausedTotal;
+    uint16_t m_pauseQuanta{0xffff};
+    std::array<bool, kClasses> m_asserting{};
+    std::array<EventId, kClasses> m_refreshEvents;
+
+    FabricPortCounters m_counters;
+    ReceiveHandler m_receiveHandler;
+    DequeueHandler m_dequeueHandler;
+    TracedCallback<> m_linkChangeCallbacks;
+
+    TracedCallback<Ptr<const Packet>> m_txTrace;  //!< frame starts on the wire
+    TracedCallback<Ptr<const Packet>> m_rxTrace;  //!< frame received from the wire
+    TracedCallback<Ptr<const Packet>, DropReason> m_dropTrace; //!< frame dropped, with reason
+    TracedCallback<Ptr<const Packet>> m_ecnMarkTrace;          //!< frame marked CE
+    TracedCallback<uint8_t, uint16_t> m_pfcRxTrace; //!< PFC received: priority, quanta
+    TracedCallback<uint8_t, uint16_t> m_pfcTxTrace; //!< PFC sent: priority, quanta
+};
+
+} // namespace ns3
+
+#endif

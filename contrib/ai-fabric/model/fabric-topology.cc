@@ -1,0 +1,99 @@
+#include "fabric-topology.h"
+
+#include "ns3/abort.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace ns3
+{
+
+uint32_t
+FabricTopology::AddNode(Role role, const std::string& name, uint32_t group)
+{
+    const auto id = static_cast<uint32_t>(m_nodes.size());
+    Node n;
+    n.role = role;
+    n.name = name;
+    n.group = group;
+    m_nodes.push_back(n);
+    m_hostIdOfNode.push_back(std::numeric_limits<uint32_t>::max());
+    if (role == Role::Host)
+    {
+        m_hostIdOfNode.back() = static_cast<uint32_t>(m_hosts.size());
+        m_hosts.push_back(id);
+    }
+    return id;
+}
+
+uint32_t
+FabricTopology::AddHost(const std::string& name, uint32_t server, uint32_t localIndex)
+{
+    const uint32_t id = AddNode(Role::Host, name, server);
+    m_nodes[id].server = server;
+    m_nodes[id].localIndex = localIndex;
+    return id;
+}
+
+uint32_t
+FabricTopology::AddLink(uint32_t a, uint32_t b, DataRate rate, double lengthMetres, Medium medium)
+{
+    NS_ABORT_MSG_IF(a >= m_nodes.size() || b >= m_nodes.size() || a == b,
+                    "FabricTopology::AddLink: bad endpoints " << a << ", " << b);
+    const auto id = static_cast<uint32_t>(m_links.size());
+    m_links.push_back({a, b, rate, lengthMetres, medium});
+    m_nodes[a].links.push_back(id);
+    m_nodes[b].links.push_back(id);
+    return id;
+}
+
+uint32_t
+FabricTopology::PortOf(uint32_t node, uint32_t link) const
+{
+    const auto& l = m_nodes[node].links;
+    return static_cast<uint32_t>(std::find(l.begin(), l.end(), link) - l.begin());
+}
+
+uint32_t
+FabricTopology::Count(Role role) const
+{
+    return static_cast<uint32_t>(std::count_if(m_nodes.begin(), m_nodes.end(), [role](const Node& n) {
+        return n.role == role;
+    }));
+}
+
+const char*
+FabricTopology::RoleName(Role r)
+{
+    switch (r)
+    {
+    case Role::Host:
+        return "host";
+    case Role::NvSwitch:
+        return "nvswitch";
+    case Role::Leaf:
+        return "leaf";
+    case Role::Spine:
+        return "spine";
+    case Role::Core:
+        return "core";
+    }
+    return "unknown";
+}
+
+const char*
+FabricTopology::MediumName(Medium m)
+{
+    switch (m)
+    {
+    case Medium::NvLink:
+        return "nvlink";
+    case Medium::Copper:
+        return "copper";
+    case Medium::Optical:
+        return "optical";
+    }
+    return "unknown";
+}
+
+} // namespace ns3

@@ -1,0 +1,103 @@
+#ifndef AI_FABRIC_FABRIC_TOPOLOGY_H
+#define AI_FABRIC_FABRIC_TOPOLOGY_H
+
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief The graph of a cluster fabric: hosts, switches and cables, before any ns-3 object exists.
+ *
+ * Topology helpers build it; FabricNetworkHelper instantiates it; FabricRouting computes
+ * forwarding from it; the bill of materials counts it.  A node's ports are its links in the
+ * order they were added, so port numbers are the same in every process that builds the graph.
+ */
+class FabricTopology
+{
+  public:
+    /** What a node is. */
+    enum class Role
+    {
+        Host,     //!< a GPU or server NIC endpoint
+        NvSwitch, //!< intra-server switch (NVSwitch-like)
+        Leaf,     //!< tier 1: ToR / rail switch
+        Spine,    //!< tier 2: aggregation / spine
+        Core,     //!< tier 3: fat-tree core
+    };
+    /** What a cable is made of, for latency and the bill of materials. */
+    enum class Medium
+    {
+        NvLink,  //!< inside a server
+        Copper,  //!< direct-attach copper, inside a rack
+        Optical, //!< fibre with a transceiver at each end
+    };
+    static constexpr double kNanosecondsPerMetre = 5.0; //!< light in fibre/copper, n ~ 1.5
+
+    struct Node
+    {
+        Role role;
+        std::string name;
+        uint32_t group{0};       //!< pod (fat-tree), rail group, or server of an NVSwitch
+        uint32_t server{0};      //!< hosts: server index
+        uint32_t localIndex{0};  //!< hosts: GPU index inside the server (its rail)
+        std::vector<uint32_t> links; //!< incident links; position = port number
+    };
+    struct Link
+    {
+        uint32_t a;
+        uint32_t b;
+        DataRate rate;
+        double lengthMetres;
+        Medium medium;
+        /** Propagation delay of the cable: 5 ns per metre. */
+        Time Delay() const
+        {
+            return PicoSeconds(static_cast<int64_t>(lengthMetres * kNanosecondsPerMetre * 1000 + 0.5));
+        }
+    };
+
+    /** Add a node; hosts get consecutive host ids in the order added. */
+    uint32_t AddNode(Role role, const std::string& name, uint32_t group = 0);
+    /** Add a host of \p server with local index \p localIndex; returns the node id. */
+    uint32_t AddHost(const std::string& name, uint32_t server, uint32_t localIndex);
+    /** Add a cable; returns the link id. */
+    uint32_t AddLink(uint32_t a, uint32_t b, DataRate rate, double lengthMetres, Medium medium);
+
+    const std::vector<Node>& Nodes() const { return m_nodes; }
+    const std::vector<Link>& Links() const { return m_links; }
+    const Node& GetNode(uint32_t id) const { return m_nodes[id]; }
+    const Link& GetLink(uint32_t id) const { return m_links[id]; }
+    uint32_t GetNNodes() const { return static_cast<uint32_t>(m_nodes.size()); }
+    uint32_t GetNHosts() const { return static_cast<uint32_t>(m_hosts.size()); }
+    /** Node id of host \p hostId. */
+    uint32_t HostNode(uint32_t hostId) const { return m_hosts[hostId]; }
+    /** Host id of node \p node, or UINT32_MAX if it is not a host. */
+    uint32_t HostIdOf(uint32_t node) const { return m_hostIdOfNode[node]; }
+    /** Port of \p node that \p link attaches to. */
+    uint32_t PortOf(uint32_t node, uint32_t link) const;
+    /** Whether hosts forward others' traffic (rail-only fabrics route cross-rail via NVLink). */
+    bool HostsAreTransit() const { return m_hostTransit; }
+    void SetHostsAreTransit(bool t) { m_hostTransit = t; }
+    /** Number of nodes with \p role. */
+    uint32_t Count(Role role) const;
+    static const char* RoleName(Role r);
+    static const char* MediumName(Medium m);
+
+  private:
+    std::vector<Node> m_nodes;
+    std::vector<Link> m_links;
+    std::vector<uint32_t> m_hosts;
+    std::vector<uint32_t> m_hostIdOfNode;
+    bool m_hostTransit{false};
+};
+
+} // namespace ns3
+
+#endif

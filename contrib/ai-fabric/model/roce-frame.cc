@@ -1,0 +1,143 @@
+#include "roce-frame.h"
+
+#include "icrc-trailer.h"
+
+#include "ns3/ethernet-trailer.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(RoceHeaderStack);
+
+TypeId
+RoceHeaderStack::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::RoceHeaderStack")
+                            .SetParent<Header>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<RoceHeaderStack>();
+    return tid;
+}
+
+TypeId
+RoceHeaderStack::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+void
+RoceHeaderStack::Print(std::ostream& os) const
+{
+    eth.Print(os);
+    os << " | ";
+    ip.Print(os);
+    os << " | ";
+    udp.Print(os);
+    os << " | ";
+    bth.Print(os);
+}
+
+uint32_t
+RoceHeaderStack::GetSerializedSize() const
+{
+    return eth.GetSerializedSize() + ip.GetSerializedSize() + udp.GetSerializedSize() +
+           bth.GetSerializedSize();
+}
+
+void
+RoceHeaderStack::Serialize(Buffer::Iterator i) const
+{
+    eth.Serialize(i);
+    i.Next(eth.GetSerializedSize());
+    ip.Serialize(i);
+    i.Next(ip.GetSerializedSize());
+    udp.Serialize(i);
+    i.Next(udp.GetSerializedSize());
+    bth.Serialize(i);
+}
+
+uint32_t
+RoceHeaderStack::Deserialize(Buffer::Iterator i)
+{
+    uint32_t n = eth.Deserialize(i);
+    if (!IsIpv4())
+    {
+        return n;
+    }
+    i.Next(n);
+    uint32_t m = ip.Deserialize(i);
+    i.Next(m);
+    n += m;
+    m = udp.Deserialize(i);
+    i.Next(m);
+    n += m;
+    return n + bth.Deserialize(i);
+}
+
+namespace roce
+{
+
+Ptr<Packet>
+MakeDataFrame(const DataFrameSpec& s)
+{
+    Ptr<Packet> p = Create<Packet>(s.payloadBytes);
+    p->AddTrailer(IcrcTrailer());
+    p->AddTrailer(EthernetTrailer());
+    RoceHeaderStack h;
+    h.eth.SetSource(s.srcMac);
+    h.eth.SetDestination(s.dstMac);
+    h.eth.SetVlanTag(s.priority, 0);
+    h.eth.SetEtherType(VlanEthernetHeader::kEtherTypeIpv4);
+    h.bth.SetOpcode(s.opcode);
+    h.bth.SetDestQp(s.destQp);
+    h.bth.SetPsn(s.psn);
+    const uint32_t udpPayload = h.bth.GetSerializedSize() + s.payloadBytes + kIcrcBytes;
+    h.udp.SetSourcePort(s.udpSrcPort);
+    h.udp.SetDestinationPort(kUdpPort);
+    // UdpHeader writes the forced size as the UDP length field: header + payload.
+    h.udp.ForcePayloadSize(static_cast<uint16_t>(h.udp.GetSerializedSize() + udpPayload));
+    h.ip.SetSource(HostAddress(s.srcHost));
+    h.ip.SetDestination(HostAddress(s.dstHost));
+    h.ip.SetProtocol(17);
+    h.ip.SetTtl(64);
+    h.ip.SetDscp(static_cast<Ipv4Header::DscpType>(s.priority << 3)); // CS<priority>
+    h.ip.SetEcn(s.ecnCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT);
+    h.ip.SetPayloadSize(h.udp.GetSerializedSize() + udpPayload);
+    h.ip.EnableChecksum();
+    p->AddHeader(h);
+    return p;
+}
+
+bool
+ParseDataFrame(const Packet& p, FrameInfo& info)
+{
+    RoceHeaderStack h;
+    p.PeekHeader(h);
+    if (!h.IsIpv4())
+    {
+        return false;
+    }
+    info.srcHost = HostId(h.ip.GetSource());
+    info.dstHost = HostId(h.ip.GetDestination());
+    info.udpSrcPort = h.udp.GetSourcePort();
+    info.priority = h.eth.GetPcp();
+    info.ecn = h.ip.GetEcn();
+    info.opcode = h.bth.GetOpcode();
+    info.destQp = h.bth.GetDestQp();
+    info.psn = h.bth.GetPsn();
+    info.payloadBytes = p.GetSize() - kDataFrameOverheadBytes;
+    return true;
+}
+
+void
+MarkCongestionExperienced(Ptr<Packet> p)
+{
+    RoceHeaderStack h;
+    p->RemoveHeader(h);
+    h.ip.SetEcn(Ipv4Header::ECN_CE);
+    h.ip.EnableChecksum();
+    p->AddHeader(h);
+}
+
+} // namespace roce
+} // namespace ns3

@@ -1,0 +1,137 @@
+#ifndef AI_FABRIC_ROCE_FRAME_H
+#define AI_FABRIC_ROCE_FRAME_H
+
+#include "bth-header.h"
+#include "vlan-ethernet-header.h"
+
+#include "ns3/header.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/packet.h"
+#include "ns3/udp-header.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief Sizes and addressing of RoCEv2 frames (see shared/REFERENCES.md "Wire format").
+ */
+namespace roce
+{
+constexpr uint32_t kPreambleSfdBytes = 8;   //!< IEEE 802.3 preamble + start frame delimiter
+constexpr uint32_t kInterFrameGapBytes = 12; //!< IEEE 802.3 minimum inter-packet gap
+constexpr uint32_t kPhyOverheadBytes = kPreambleSfdBytes + kInterFrameGapBytes; //!< per frame
+constexpr uint32_t kFcsBytes = 4;           //!< Ethernet frame check sequence
+constexpr uint32_t kIcrcBytes = 4;          //!< RoCEv2 invariant CRC
+constexpr uint32_t kMinFrameBytes = 64;     //!< IEEE 802.3 minimum frame, header to FCS
+constexpr uint16_t kUdpPort = 4791;         //!< IANA RoCEv2 UDP destination port
+/** Ethernet+802.1Q (18) + IPv4 (20) + UDP (8) + BTH (12). */
+constexpr uint32_t kDataHeaderBytes = 18 + 20 + 8 + 12;
+/** Frame bytes of a data packet besides its payload: headers + ICRC + FCS = 66. */
+constexpr uint32_t kDataFrameOverheadBytes = kDataHeaderBytes + kIcrcBytes + kFcsBytes;
+/** Bytes a data packet with \p payload bytes occupies on the wire, preamble and IFG included. */
+constexpr uint32_t
+WireBytesForPayload(uint32_t payload)
+{
+    uint32_t frame = payload + kDataFrameOverheadBytes;
+    return (frame < kMinFrameBytes ? kMinFrameBytes : frame) + kPhyOverheadBytes;
+}
+/** Bytes on the wire of a frame whose ns-3 packet (header to FCS) has \p frameBytes. */
+constexpr uint32_t
+WireBytesForFrame(uint32_t frameBytes)
+{
+    return (frameBytes < kMinFrameBytes ? kMinFrameBytes : frameBytes) + kPhyOverheadBytes;
+}
+/** Time on a wire of \p bitRate bit/s for a frame of \p frameBytes (header to FCS), in integer
+ * picoseconds rounded up: exact for every Ethernet rate that divides 8e12. */
+inline int64_t
+WirePicoSeconds(uint32_t frameBytes, uint64_t bitRate)
+{
+    const unsigned __int128 bits =
+        static_cast<unsigned __int128>(WireBytesForFrame(frameBytes)) * 8u * 1000000000000ull;
+    return static_cast<int64_t>((bits + bitRate - 1) / bitRate);
+}
+/** IPv4 address of fabric host \p hostId: 10.0.0.0/8, host 0 at 10.0.0.1. */
+inline Ipv4Address
+HostAddress(uint32_t hostId)
+{
+    return Ipv4Address(0x0a000001u + hostId);
+}
+/** Host id of a fabric IPv4 address (inverse of HostAddress). */
+inline uint32_t
+HostId(Ipv4Address a)
+{
+    return a.Get() - 0x0a000001u;
+}
+} // namespace roce
+
+/**
+ * \ingroup ai-fabric
+ * \brief The header stack of a RoCEv2 data frame: 802.1Q Ethernet, IPv4, UDP, BTH.
+ *
+ * Each layer is its own ns-3 header class; this one reads or writes them in order in one pass,
+ * so a port classifies a frame with a single PeekHeader.  Deserialize stops after the Ethernet
+ * header when the frame is not IPv4 (check IsIpv4()).
+ */
+class RoceHeaderStack : public Header
+{
+  public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    void Print(std::ostream& os) const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+
+    bool IsIpv4() const { return eth.GetEtherType() == VlanEthernetHeader::kEtherTypeIpv4; }
+
+    VlanEthernetHeader eth; //!< layer 2 with the 802.1Q PCP carrying the traffic class
+    Ipv4Header ip;          //!< layer 3 with DSCP and the ECN codepoint
+    UdpHeader udp;          //!< destination port 4791, source port as ECMP entropy
+    BthHeader bth;          //!< InfiniBand transport header
+};
+
+/** What a port needs to know of a frame, read once per hop. */
+struct FrameInfo
+{
+    uint32_t srcHost{0};     //!< sending host id
+    uint32_t dstHost{0};     //!< destination host id
+    uint16_t udpSrcPort{0};  //!< flow entropy
+    uint8_t priority{0};     //!< 802.1Q PCP = traffic class
+    Ipv4Header::EcnType ecn{Ipv4Header::ECN_NotECT}; //!< ECN codepoint
+    uint8_t opcode{0};       //!< BTH opcode
+    uint32_t destQp{0};      //!< BTH destination queue pair
+    uint32_t psn{0};         //!< BTH packet sequence number
+    uint32_t payloadBytes{0}; //!< transport payload bytes
+};
+
+/** Fields of a data frame to build. */
+struct DataFrameSpec
+{
+    Mac48Address srcMac;
+    Mac48Address dstMac;
+    uint32_t srcHost{0};
+    uint32_t dstHost{0};
+    uint16_t udpSrcPort{0};
+    uint8_t priority{3};
+    bool ecnCapable{true};
+    uint8_t opcode{BthHeader::RC_SEND_ONLY};
+    uint32_t destQp{0};
+    uint32_t psn{0};
+    uint32_t payloadBytes{0};
+};
+
+namespace roce
+{
+/** Build a RoCEv2 data frame (headers, zero-filled payload, ICRC, FCS). */
+Ptr<Packet> MakeDataFrame(const DataFrameSpec& spec);
+/** Classify a frame; false if it is not an IPv4 RoCEv2 data frame. */
+bool ParseDataFrame(const Packet& p, FrameInfo& info);
+/** Rewrite the IPv4 ECN codepoint of a data frame to CE (RFC 3168). */
+void MarkCongestionExperienced(Ptr<Packet> p);
+} // namespace roce
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,192 @@
+#include "scenario-run.h"
+
+#include "ns3/simulator.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+using namespace ns3;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace aifabric
+{
+
+namespace
+{
+/**
+ * Prints simulated time and event rate on stderr every few wall seconds.  It checks every
+ * 10 us of simulated time and stops checking after an interval in which nothing else ran, so
+ * it never keeps a finished simulation alive; it does not change the order of model events.
+ */
+class ProgressReporter
+{
+  public:
+    explicit ProgressReporter(std::chrono::steady_clock::time_point start)
+        : m_lastReport(start)
+    {
+    }
+    void Start() { Simulator::Schedule(MicroSeconds(10), &ProgressReporter::Check, this); }
+
+  private:
+    void Check()
+    {
+        const uint64_t events = Simulator::GetEventCount();
+        if (events - m_lastEvents <= 1)
+        {
+            return; // idle: only this check ran
+        }
+        m_lastEvents = events;
+        const auto now = std::chrono::steady_clock::now();
+        const double since = std::chrono::duration<double>(now - m_lastReport).count();
+        if (since >= 3.0)
+        {
+            spdlog::info("simulated {:.3f} ms, {:.2f} M events/s",
+                         Simulator::Now().GetSeconds() * 1e3,
+                         double(events - m_reportedEvents) / since / 1e6);
+            m_lastReport = now;
+            m_reportedEvents = events;
+        }
+        Simulator::Schedule(MicroSeconds(10), &ProgressReporter::Check, this);
+    }
+    std::chrono::steady_clock::time_point m_lastReport;
+    uint64_t m_lastEvents{0};
+    uint64_t m_reportedEvents{0};
+};
+} // namespace
+
+ScenarioRun::ScenarioRun(Scenario& scenario, const std::string& outDir)
+    : m_scenario(scenario),
+      m_out(outDir),
+      m_partial(outDir + ".partial")
+{
+}
+
+RunFigures
+ScenarioRun::Run(bool progress)
+{
+    const auto wallStart = std::chrono::steady_clock::now();
+    Scenario& s = m_scenario;
+    m_network = s.network.Install(s.topology);
+    m_network->AssignStreams(100);
+    for (const auto& f : s.flows)
+    {
+        s.sources.Install(m_network, f.src, f.dst, f.bytes, f.start);
+    }
+    m_stats.Install(m_network, s.sources.GetSources());
+    if (m_pcap)
+    {
+        fs::remove_all(m_partial);
+        fs::create_directories(m_partial);
+        m_stats.EnablePcap((fs::path(m_partial) / "host").string());
+    }
+    for (const auto& e : s.linkEvents)
+    {
+        Simulator::Schedule(e.at, &FabricChannel::SetUp, m_network->GetChannel(e.link), e.up);
+    }
+    if (!s.stopTime.IsZero())
+    {
+        Simulator::Stop(s.stopTime);
+    }
+    ProgressReporter reporter(wallStart);
+    if (progress)
+    {
+        reporter.Start();
+    }
+    Simulator::Run();
+    RunFigures& r = m_figures;
+    r.wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    r.simulatedSeconds = Simulator::Now().GetSeconds();
+    r.events = Simulator::GetEventCount();
+    const FabricTopology& topo = m_network->GetTopology();
+    for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
+    {
+        if (Ptr<FabricSwitch> sw = m_network->GetSwitch(n))
+        {
+            r.framesForwarded += sw->GetFramesForwarded();
+        }
+        Ptr<Node> node = m_network->GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            for (uint64_t x : DynamicCast<FabricNetDevice>(node->GetDevice(d))->GetCounters().dropFrames)
+            {
+                r.framesDropped += x;
+            }
+        }
+    }
+    r.framesDelivered = m_stats.GetFramesDelivered();
+    r.payloadDelivered = m_stats.GetPayloadDelivered();
+    for (const auto& f : m_stats.Flows())
+    {
+        if (!f.started)
+        {
+            continue;
+        }
+        ++r.flows;
+        if (f.Complete())
+        {
+            ++r.flowsComplete;
+            r.maxFctUs = std::max(r.maxFctUs, (f.lastArrival - f.start).GetSeconds() * 1e6);
+        }
+    }
+    return r;
+}
+
+void
+ScenarioRun::WriteResults(const std::string& version) const
+{
+    const fs::path out(m_out);
+    const fs::path tmp(m_partial);
+    if (!m_pcap)
+    {
+        fs::remove_all(tmp);
+    }
+    fs::create_directories(tmp);
+    const RunFigures& r = m_figures;
+    const Time elapsed = Simulator::Now();
+    {
+        std::ofstream f(tmp / "links.csv");
+        m_stats.WriteLinks(f, elapsed);
+    }
+    {
+        std::ofstream f(tmp / "flows.csv");
+        m_stats.WriteFlows(f);
+    }
+    const BillOfMaterials bom = BillOfMaterials::FromTopology(m_scenario.topology, m_scenario.prices);
+    {
+        std::ofstream f(tmp / "bom.csv");
+        bom.WriteCsv(f);
+    }
+    json summary = {
+        {"scenario", m_scenario.document},
+        {"name", m_scenario.name},
+        {"seed", m_scenario.seed},
+        {"version", version},
+        {"wall_seconds", r.wallSeconds},
+        {"simulated_seconds", r.simulatedSeconds},
+        {"events", r.events},
+        {"hosts", m_scenario.topology.GetNHosts()},
+        {"switches", m_scenario.topology.GetNNodes() - m_scenario.topology.GetNHosts()},
+        {"links", m_scenario.topology.Links().size()},
+        {"frames_forwarded", r.framesForwarded},
+        {"frames_delivered", r.framesDelivered},
+        {"payload_bytes_delivered", r.payloadDelivered},
+        {"frames_dropped", r.framesDropped},
+        {"flows", r.flows},
+        {"flows_complete", r.flowsComplete},
+        {"max_fct_us", r.maxFctUs},
+        {"bom_total_usd", bom.TotalCost()},
+    };
+    {
+        std::ofstream f(tmp / "summary.json");
+        f << summary.dump(2) << '\n';
+    }
+    fs::remove_all(out);
+    fs::rename(tmp, out);
+}
+
+} // namespace aifabric

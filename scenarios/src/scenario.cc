@@ -1,0 +1,557 @@
+#include "scenario.h"
+
+#include "ns3/boolean.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/rng-seed-manager.h"
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+using namespace ns3;
+using nlohmann::json;
+
+namespace aifabric
+{
+
+namespace
+{
+
+[[noreturn]] void
+Fail(const std::string& key, const json& value, const std::string& allowed)
+{
+    throw ScenarioError(key + " = " + value.dump() + ": " + allowed);
+}
+
+/** Reject keys of \p obj not in \p allowed. */
+void
+CheckKeys(const json& obj, const std::string& where, const std::set<std::string>& allowed)
+{
+    if (!obj.is_object())
+    {
+        Fail(where, obj, "must be an object");
+    }
+    for (const auto& [key, value] : obj.items())
+    {
+        if (!allowed.count(key))
+        {
+            std::string list;
+            for (const auto& a : allowed)
+            {
+                list += (list.empty() ? "" : ", ") + a;
+            }
+            Fail(where + "." + key, value, "unknown key; allowed in " + where + ": " + list);
+        }
+    }
+}
+
+std::string
+Path(const std::string& where, const std::string& key)
+{
+    return where + "." + key;
+}
+
+uint64_t
+GetUnsigned(const json& obj, const std::string& where, const std::string& key, uint64_t def,
+            uint64_t min = 0, uint64_t max = UINT64_MAX)
+{
+    if (!obj.contains(key))
+    {
+        return def;
+    }
+    const json& v = obj.at(key);
+    if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
+    {
+        Fail(Path(where, key), v, "must be a non-negative integer");
+    }
+    const uint64_t u = v.get<uint64_t>();
+    if (u < min || u > max)
+    {
+        Fail(Path(where, key), v,
+             "must be in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    }
+    return u;
+}
+
+double
+GetNumber(const json& obj, const std::string& where, const std::string& key, double def,
+          bool zeroAllowed)
+{
+    if (!obj.contains(key))
+    {
+        return def;
+    }
+    const json& v = obj.at(key);
+    if (!v.is_number() || v.get<double>() < 0 || (!zeroAllowed && v.get<double>() == 0))
+    {
+        Fail(Path(where, key), v, zeroAllowed ? "must be a number >= 0" : "must be a number > 0");
+    }
+    return v.get<double>();
+}
+
+bool
+GetBool(const json& obj, const std::string& where, const std::string& key, bool def)
+{
+    if (!obj.contains(key))
+    {
+        return def;
+    }
+    if (!obj.at(key).is_boolean())
+    {
+        Fail(Path(where, key), obj.at(key), "must be true or false");
+    }
+    return obj.at(key).get<bool>();
+}
+
+std::string
+GetString(const json& obj, const std::string& where, const std::string& key,
+          const std::string& def)
+{
+    if (!obj.contains(key))
+    {
+        return def;
+    }
+    if (!obj.at(key).is_string())
+    {
+        Fail(Path(where, key), obj.at(key), "must be a string");
+    }
+    return obj.at(key).get<std::string>();
+}
+
+/** Parse \p text with the ns-3 value type \p V and \p checker, or fail naming \p key. */
+template <typename V>
+V
+ParseValue(const std::string& key, const json& raw, const std::string& text,
+           Ptr<const AttributeChecker> checker, const std::string& example)
+{
+    V value;
+    if (!value.DeserializeFromString(text, checker) || !checker->Check(value))
+    {
+        Fail(key, raw, "not a valid " + checker->GetValueTypeName().substr(5) + " (e.g. " +
+                           example + ")");
+    }
+    return value;
+}
+
+Time
+GetTime(const json& obj, const std::string& where, const std::string& key, Time def)
+{
+    if (!obj.contains(key))
+    {
+        return def;
+    }
+    const std::string text = GetString(obj, where, key, "");
+    const Time t = ParseValue<TimeValue>(Path(where, key), obj.at(key), text, MakeTimeChecker(),
+                                         "\"500ns\", \"2us\"")
+                       .Get();
+    if (t.IsStrictlyNegative())
+    {
+        Fail(Path(where, key), obj.at(key), "must be >= 0");
+    }
+    return t;
+}
+
+DataRate
+GetRate(const json& obj, const std::string& where, const std::string& key)
+{
+    const std::string text = GetString(obj, where, key, "");
+    const DataRate r = ParseValue<DataRateValue>(Path(where, key), obj.at(key), text,
+                                                 MakeDataRateChecker(), "\"400Gbps\"")
+                           .Get();
+    if (r.GetBitRate() == 0)
+    {
+        Fail(Path(where, key), obj.at(key), "must be > 0");
+    }
+    return r;
+}
+
+/** The JSON value as the text an ns-3 attribute parses. */
+std::string
+AttributeText(const json& v)
+{
+    if (v.is_string())
+    {
+        return v.get<std::string>();
+    }
+    if (v.is_boolean())
+    {
+        return v.get<bool>() ? "true" : "false";
+    }
+    if (v.is_number())
+    {
+        return v.dump();
+    }
+    return "\x01"; // never parses: objects and arrays are not attribute values
+}
+
+/**
+ * Keys of a section that map one to one onto attributes of \p tid, applied through \p set
+ * only when present, with the attribute's own checker (so ranges and units are ns-3's).
+ */
+void
+ApplyAttributes(const json& section, const std::string& where, TypeId tid,
+                const std::map<std::string, std::string>& keyToAttribute,
+                const std::function<void(const std::string&, const AttributeValue&)>& set)
+{
+    for (const auto& [key, attribute] : keyToAttribute)
+    {
+        if (!section.contains(key))
+        {
+            continue;
+        }
+        TypeId::AttributeInformation info;
+        NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName(attribute, &info),
+                            "no attribute " << attribute);
+        Ptr<AttributeValue> value = info.checker->Create();
+        const json& raw = section.at(key);
+        if (!value->DeserializeFromString(AttributeText(raw), info.checker) ||
+            !info.checker->Check(*value))
+        {
+            std::string allowed = info.checker->GetValueTypeName().substr(5);
+            if (info.checker->HasUnderlyingTypeInformation())
+            {
+                allowed += " " + info.checker->GetUnderlyingTypeInformation();
+            }
+            Fail(Path(where, key), raw, "allowed: " + allowed + " (" + info.help + ")");
+        }
+        set(attribute, *value);
+    }
+}
+
+FabricTopology
+BuildTopology(const json& t)
+{
+    const std::string w = "topology";
+    CheckKeys(t, w, {"kind", "k", "leaves", "hosts_per_leaf", "oversubscription", "servers",
+                     "gpus_per_server", "servers_per_group", "rail_only", "nic_rate",
+                     "fabric_rate", "nvlink_rate", "host_to_leaf_m", "leaf_to_spine_m",
+                     "spine_to_core_m"});
+    const std::string kind = GetString(t, w, "kind", "");
+    std::unique_ptr<TopologyHelper> helper;
+    if (kind == "fat_tree")
+    {
+        const auto k = GetUnsigned(t, w, "k", 4, 2, 64);
+        if (k % 2)
+        {
+            Fail("topology.k", t.at("k"), "must be even (a k-ary fat-tree needs k/2 up and down)");
+        }
+        helper = std::make_unique<FatTreeTopologyHelper>(uint32_t(k));
+    }
+    else if (kind == "leaf_spine")
+    {
+        helper = std::make_unique<LeafSpineTopologyHelper>(
+            uint32_t(GetUnsigned(t, w, "leaves", 2, 1, 4096)),
+            uint32_t(GetUnsigned(t, w, "hosts_per_leaf", 8, 1, 1024)),
+            uint32_t(GetUnsigned(t, w, "oversubscription", 1, 1, 1024)));
+    }
+    else if (kind == "rail_optimized")
+    {
+        auto rail = std::make_unique<RailOptimizedTopologyHelper>(
+            uint32_t(GetUnsigned(t, w, "servers", 8, 1, 100000)),
+            uint32_t(GetUnsigned(t, w, "gpus_per_server", 8, 1, 64)),
+            uint32_t(GetUnsigned(t, w, "servers_per_group", 0, 0, 100000)));
+        rail->SetOversubscription(uint32_t(GetUnsigned(t, w, "oversubscription", 1, 1, 1024)));
+        rail->SetRailOnly(GetBool(t, w, "rail_only", false));
+        helper = std::move(rail);
+    }
+    else
+    {
+        Fail("topology.kind", t.contains("kind") ? t.at("kind") : json(nullptr),
+             "allowed: \"fat_tree\", \"leaf_spine\", \"rail_optimized\"");
+    }
+    // Servers and GPUs: the helper's default cluster unless given (rail: always given).
+    ClusterHelper cluster = helper->GetCluster();
+    if (kind != "rail_optimized" && (t.contains("servers") || t.contains("gpus_per_server")))
+    {
+        cluster = ClusterHelper(uint32_t(GetUnsigned(t, w, "servers", 1, 1, 1000000)),
+                                uint32_t(GetUnsigned(t, w, "gpus_per_server", 1, 1, 64)));
+    }
+    if (t.contains("nic_rate"))
+    {
+        cluster.SetNicRate(GetRate(t, w, "nic_rate"));
+    }
+    if (t.contains("nvlink_rate"))
+    {
+        cluster.SetNvLinkRate(GetRate(t, w, "nvlink_rate"));
+    }
+    helper->SetCluster(cluster);
+    if (t.contains("fabric_rate"))
+    {
+        helper->SetFabricRate(GetRate(t, w, "fabric_rate"));
+    }
+    helper->SetCableLengths(GetNumber(t, w, "host_to_leaf_m", 3, false),
+                            GetNumber(t, w, "leaf_to_spine_m", 30, false),
+                            GetNumber(t, w, "spine_to_core_m", 100, false));
+    try
+    {
+        return helper->Build();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ScenarioError(std::string("topology: ") + e.what());
+    }
+}
+
+void
+ConfigureNetwork(const json& doc, Scenario& s)
+{
+    const json empty = json::object();
+    const json& sw = doc.contains("switch") ? doc.at("switch") : empty;
+    CheckKeys(sw, "switch", {"forwarding_latency", "load_balancing", "buffer_size", "alpha",
+                             "reserve_per_queue", "xon_offset", "pfc", "common_ecmp_seed",
+                             "ecmp_seed_base"});
+    auto& net = s.network;
+    ApplyAttributes(sw, "switch", FabricSwitch::GetTypeId(),
+                    {{"forwarding_latency", "ForwardingLatency"},
+                     {"load_balancing", "LoadBalancing"}},
+                    [&net](const std::string& n, const AttributeValue& v) {
+                        net.SetSwitchAttribute(n, v);
+                    });
+    ApplyAttributes(sw, "switch", SharedBufferMmu::GetTypeId(),
+                    {{"buffer_size", "BufferSize"},
+                     {"alpha", "Alpha"},
+                     {"reserve_per_queue", "ReservePerQueue"},
+                     {"xon_offset", "XonOffset"},
+                     {"pfc", "PfcEnabled"}},
+                    [&net](const std::string& n, const AttributeValue& v) {
+                        net.SetMmuAttribute(n, v);
+                    });
+    net.SetCommonEcmpSeed(GetBool(sw, "switch", "common_ecmp_seed", false));
+    if (sw.contains("ecmp_seed_base"))
+    {
+        net.SetEcmpSeedBase(uint32_t(GetUnsigned(sw, "switch", "ecmp_seed_base", 0, 0, UINT32_MAX)));
+    }
+
+    const json& port = doc.contains("port") ? doc.at("port") : empty;
+    CheckKeys(port, "port", {"payload_mtu", "scheduler", "dwrr_quantum", "ecn", "ecn_kmin_per_25g",
+                             "ecn_kmax_per_25g", "ecn_pmax", "pfc_pause_quanta",
+                             "nvlink_payload_mtu"});
+    ApplyAttributes(port, "port", FabricNetDevice::GetTypeId(),
+                    {{"payload_mtu", "PayloadMtu"},
+                     {"scheduler", "Scheduler"},
+                     {"dwrr_quantum", "DwrrQuantum"},
+                     {"ecn", "EcnEnabled"},
+                     {"ecn_kmin_per_25g", "EcnKminPer25G"},
+                     {"ecn_kmax_per_25g", "EcnKmaxPer25G"},
+                     {"ecn_pmax", "EcnPmax"},
+                     {"pfc_pause_quanta", "PfcPauseQuanta"}},
+                    [&net](const std::string& n, const AttributeValue& v) {
+                        net.SetDeviceAttribute(n, v);
+                    });
+    ApplyAttributes(port, "port", FabricNetDevice::GetTypeId(),
+                    {{"nvlink_payload_mtu", "PayloadMtu"}},
+                    [&net](const std::string& n, const AttributeValue& v) {
+                        net.SetNvLinkDeviceAttribute(n, v);
+                    });
+
+    const json& routing = doc.contains("routing") ? doc.at("routing") : empty;
+    CheckKeys(routing, "routing", {"convergence_delay"});
+    ApplyAttributes(routing, "routing", FabricRouting::GetTypeId(),
+                    {{"convergence_delay", "ConvergenceDelay"}},
+                    [&net](const std::string& n, const AttributeValue& v) {
+                        net.SetRoutingAttribute(n, v);
+                    });
+}
+
+uint32_t
+GetHost(const json& obj, const std::string& where, const std::string& key, uint32_t hosts)
+{
+    if (!obj.contains(key))
+    {
+        Fail(Path(where, key), json(nullptr), "required");
+    }
+    return uint32_t(GetUnsigned(obj, where, key, 0, 0, hosts - 1));
+}
+
+void
+BuildTraffic(const json& doc, Scenario& s)
+{
+    const std::string w = "traffic";
+    if (!doc.contains("traffic"))
+    {
+        Fail(w, json(nullptr), "required: an object with a \"pattern\"");
+    }
+    const json& t = doc.at("traffic");
+    CheckKeys(t, w, {"pattern", "bytes", "start", "rate", "priority", "shift", "senders",
+                     "receiver", "flows"});
+    const uint32_t hosts = s.topology.GetNHosts();
+    const uint64_t bytes = GetUnsigned(t, w, "bytes", 1 << 20, 1, uint64_t(1) << 40);
+    const Time start = GetTime(t, w, "start", Time(0));
+    ApplyAttributes(t, w, MessageSource::GetTypeId(),
+                    {{"rate", "DataRate"}, {"priority", "Priority"}},
+                    [&s](const std::string& n, const AttributeValue& v) {
+                        s.sources.SetAttribute(n, v);
+                    });
+    const std::string pattern = GetString(t, w, "pattern", "");
+    if (pattern == "shift")
+    {
+        const auto shift = uint32_t(GetUnsigned(t, w, "shift", hosts / 2, 1, hosts - 1));
+        for (uint32_t i = 0; i < hosts; ++i)
+        {
+            s.flows.push_back({i, (i + shift) % hosts, bytes, start});
+        }
+    }
+    else if (pattern == "permutation")
+    {
+        // A random derangement from the scenario's seed (Sattolo's algorithm: one cycle).
+        std::vector<uint32_t> dst(hosts);
+        std::iota(dst.begin(), dst.end(), 0);
+        Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+        u->SetStream(1);
+        for (uint32_t i = hosts - 1; i > 0; --i)
+        {
+            std::swap(dst[i], dst[u->GetInteger(0, i - 1)]);
+        }
+        for (uint32_t i = 0; i < hosts; ++i)
+        {
+            s.flows.push_back({i, dst[i], bytes, start});
+        }
+    }
+    else if (pattern == "incast")
+    {
+        const uint32_t receiver = GetHost(t, w, "receiver", hosts);
+        const auto senders = uint32_t(GetUnsigned(t, w, "senders", hosts - 1, 1, hosts - 1));
+        for (uint32_t i = 0, n = 0; n < senders; ++i)
+        {
+            if (i != receiver)
+            {
+                s.flows.push_back({i, receiver, bytes, start});
+                ++n;
+            }
+        }
+    }
+    else if (pattern == "all_to_all")
+    {
+        for (uint32_t i = 0; i < hosts; ++i)
+        {
+            for (uint32_t j = 0; j < hosts; ++j)
+            {
+                if (i != j)
+                {
+                    s.flows.push_back({i, j, bytes, start});
+                }
+            }
+        }
+    }
+    else if (pattern == "flows")
+    {
+        if (!t.contains("flows") || !t.at("flows").is_array() || t.at("flows").empty())
+        {
+            Fail("traffic.flows", t.contains("flows") ? t.at("flows") : json(nullptr),
+                 "required for pattern \"flows\": a non-empty array of {src, dst, bytes, start}");
+        }
+        for (std::size_t i = 0; i < t.at("flows").size(); ++i)
+        {
+            const json& f = t.at("flows")[i];
+            const std::string fw = "traffic.flows[" + std::to_string(i) + "]";
+            CheckKeys(f, fw, {"src", "dst", "bytes", "start"});
+            FlowSpec spec{GetHost(f, fw, "src", hosts), GetHost(f, fw, "dst", hosts),
+                          GetUnsigned(f, fw, "bytes", bytes, 1, uint64_t(1) << 40),
+                          GetTime(f, fw, "start", start)};
+            if (spec.src == spec.dst)
+            {
+                Fail(fw + ".dst", f.at("dst"), "must differ from src");
+            }
+            s.flows.push_back(spec);
+        }
+    }
+    else
+    {
+        Fail("traffic.pattern", t.contains("pattern") ? t.at("pattern") : json(nullptr),
+             "allowed: \"shift\", \"permutation\", \"incast\", \"all_to_all\", \"flows\"");
+    }
+}
+
+void
+BuildLinkEvents(const json& doc, Scenario& s)
+{
+    if (!doc.contains("link_events"))
+    {
+        return;
+    }
+    const json& events = doc.at("link_events");
+    if (!events.is_array())
+    {
+        Fail("link_events", events, "must be an array of {link, at, state}");
+    }
+    const auto links = static_cast<uint32_t>(s.topology.Links().size());
+    for (std::size_t i = 0; i < events.size(); ++i)
+    {
+        const json& e = events[i];
+        const std::string w = "link_events[" + std::to_string(i) + "]";
+        CheckKeys(e, w, {"link", "at", "state"});
+        const auto link = uint32_t(GetUnsigned(e, w, "link", 0, 0, links - 1));
+        const std::string state = GetString(e, w, "state", "down");
+        if (state != "down" && state != "up")
+        {
+            Fail(w + ".state", e.at("state"), "allowed: \"down\", \"up\"");
+        }
+        s.linkEvents.push_back({link, GetTime(e, w, "at", Time(0)), state == "up"});
+    }
+}
+
+} // namespace
+
+json
+ParseScenarioText(const std::string& text, const std::string& origin)
+{
+    try
+    {
+        return json::parse(text);
+    }
+    catch (const json::parse_error& e)
+    {
+        throw ScenarioError(origin + ": not valid JSON (" + e.what() + ")");
+    }
+}
+
+json
+ReadScenarioFile(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw ScenarioError("--scenario = \"" + path + "\": cannot read the file");
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ParseScenarioText(ss.str(), path);
+}
+
+Scenario
+BuildScenario(const json& doc)
+{
+    CheckKeys(doc, "scenario", {"name", "description", "seed", "topology", "switch", "port",
+                                "routing", "traffic", "link_events", "stop_time", "prices"});
+    Scenario s;
+    s.document = doc;
+    s.name = GetString(doc, "scenario", "name", "unnamed");
+    s.seed = uint32_t(GetUnsigned(doc, "scenario", "seed", 1, 1, UINT32_MAX));
+    RngSeedManager::SetSeed(s.seed);
+    if (!doc.contains("topology"))
+    {
+        Fail("topology", json(nullptr), "required: an object with a \"kind\"");
+    }
+    s.topology = BuildTopology(doc.at("topology"));
+    ConfigureNetwork(doc, s);
+    BuildTraffic(doc, s);
+    BuildLinkEvents(doc, s);
+    s.stopTime = GetTime(doc, "scenario", "stop_time", Time(0));
+    if (doc.contains("prices"))
+    {
+        const json& p = doc.at("prices");
+        CheckKeys(p, "prices", {"switch_port_per_100g", "transceiver_per_100g",
+                                "dac_cable_per_100g", "fibre_per_metre"});
+        s.prices.switchPortPer100G = GetNumber(p, "prices", "switch_port_per_100g", s.prices.switchPortPer100G, true);
+        s.prices.transceiverPer100G = GetNumber(p, "prices", "transceiver_per_100g", s.prices.transceiverPer100G, true);
+        s.prices.dacCablePer100G = GetNumber(p, "prices", "dac_cable_per_100g", s.prices.dacCablePer100G, true);
+        s.prices.fibrePerMetre = GetNumber(p, "prices", "fibre_per_metre", s.prices.fibrePerMetre, true);
+    }
+    return s;
+}
+
+} // namespace aifabric

@@ -1,0 +1,64 @@
+// A scenario file, validated and turned into the objects a run needs.
+#ifndef AI_FABRIC_SCENARIO_H
+#define AI_FABRIC_SCENARIO_H
+
+#include "ns3/ai-fabric-module.h"
+
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace aifabric
+{
+
+/** Bad input: the message names the key, the value and what is allowed. */
+class ScenarioError : public std::runtime_error
+{
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+/** One message to send. */
+struct FlowSpec
+{
+    uint32_t src;
+    uint32_t dst;
+    uint64_t bytes;
+    ns3::Time start;
+};
+
+/** A link taken down or brought up at a time. */
+struct LinkEvent
+{
+    uint32_t link;
+    ns3::Time at;
+    bool up;
+};
+
+/** Everything a run needs, checked: building it from a document either succeeds or throws. */
+struct Scenario
+{
+    nlohmann::json document; //!< as read (echoed into summary.json)
+    std::string name;
+    uint32_t seed{1};
+    ns3::FabricTopology topology;
+    ns3::FabricNetworkHelper network;
+    ns3::MessageSourceHelper sources; //!< attributes only; flows are installed by the run
+    std::vector<FlowSpec> flows;
+    std::vector<LinkEvent> linkEvents;
+    ns3::Time stopTime; //!< zero: run until every event is done
+    ns3::BomPrices prices;
+};
+
+/** Parse JSON text; \p origin names it in errors. */
+nlohmann::json ParseScenarioText(const std::string& text, const std::string& origin);
+/** Read and parse a scenario file. */
+nlohmann::json ReadScenarioFile(const std::string& path);
+/** Validate \p document key by key and build the scenario. */
+Scenario BuildScenario(const nlohmann::json& document);
+
+} // namespace aifabric
+
+#endif

@@ -1,0 +1,12 @@
+#include "ns3/nstime.h"
+
+#include <gtest/gtest.h>
+
+int
+main(int argc, char** argv)
+{
+    // Frame times at 400G are fractions of a nanosecond: the fabric needs picoseconds.
+    ns3::Time::SetResolution(ns3::Time::PS);
+    testing::InitGoogleTest(&argc, argv);
+    return RUN_ALL_TESTS();
+}

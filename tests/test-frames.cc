@@ -1,0 +1,89 @@
+// Wire format: frame sizes and field round trips against the RoCEv2 / 802.1Qbb layouts.
+#include "fabric-fixture.h"
+
+#include "ns3/ethernet-trailer.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+
+TEST(Frames, DataFrameSizeIsPayloadPlusHeaders)
+{
+    // Eth+802.1Q 18, IPv4 20, UDP 8, BTH 12, ICRC 4, FCS 4 (shared/REFERENCES.md).
+    for (uint32_t payload : {1u, 256u, 1024u, 4096u})
+    {
+        DataFrameSpec spec;
+        spec.payloadBytes = payload;
+        Ptr<Packet> p = roce::MakeDataFrame(spec);
+        EXPECT_EQ(p->GetSize(), payload + 18 + 20 + 8 + 12 + 4 + 4);
+    }
+    // Preamble+SFD 8 and IFG 12 on the wire; frames pad to 64 bytes.
+    EXPECT_EQ(roce::WireBytesForPayload(4096), 4096u + 66 + 20);
+    EXPECT_EQ(roce::WireBytesForPayload(1), 67u + 20);
+    EXPECT_EQ(roce::WireBytesForFrame(30), 64u + 20);
+}
+
+TEST(Frames, DataFrameFieldsRoundTrip)
+{
+    DataFrameSpec spec;
+    spec.srcHost = 7;
+    spec.dstHost = 1234;
+    spec.udpSrcPort = 50001;
+    spec.priority = 5;
+    spec.opcode = BthHeader::RC_SEND_MIDDLE;
+    spec.destQp = 0xabcdef;
+    spec.psn = 0x123456;
+    spec.payloadBytes = 1000;
+    Ptr<Packet> p = roce::MakeDataFrame(spec);
+    FrameInfo info;
+    ASSERT_TRUE(roce::ParseDataFrame(*p, info));
+    EXPECT_EQ(info.srcHost, 7u);
+    EXPECT_EQ(info.dstHost, 1234u);
+    EXPECT_EQ(info.udpSrcPort, 50001);
+    EXPECT_EQ(info.priority, 5);
+    EXPECT_EQ(info.ecn, Ipv4Header::ECN_ECT0);
+    EXPECT_EQ(info.opcode, BthHeader::RC_SEND_MIDDLE);
+    EXPECT_EQ(info.destQp, 0xabcdefu);
+    EXPECT_EQ(info.psn, 0x123456u);
+    EXPECT_EQ(info.payloadBytes, 1000u);
+
+    // The bytes on the wire: 802.1Q TPID, PCP, EtherType IPv4, UDP port 4791, UDP length.
+    std::vector<uint8_t> b(p->GetSize());
+    p->CopyData(b.data(), b.size());
+    EXPECT_EQ((b[12] << 8) | b[13], 0x8100);
+    EXPECT_EQ(b[14] >> 5, 5);
+    EXPECT_EQ((b[16] << 8) | b[17], 0x0800);
+    EXPECT_EQ(b[18], 0x45); // IPv4, IHL 5
+    EXPECT_EQ(b[18 + 1] & 0x3, 0x2); // ECT(0)
+    EXPECT_EQ((b[18 + 2] << 8) | b[18 + 3], 20 + 8 + 12 + 1000 + 4); // IPv4 total length
+    EXPECT_EQ(b[18 + 9], 17);                                        // UDP
+    EXPECT_EQ((b[38 + 2] << 8) | b[38 + 3], 4791);
+    EXPECT_EQ((b[38 + 4] << 8) | b[38 + 5], 8 + 12 + 1000 + 4); // UDP length
+    EXPECT_EQ(b[46], BthHeader::RC_SEND_MIDDLE);
+
+    roce::MarkCongestionExperienced(p);
+    ASSERT_TRUE(roce::ParseDataFrame(*p, info));
+    EXPECT_EQ(info.ecn, Ipv4Header::ECN_CE);
+    EXPECT_EQ(p->GetSize(), 1000u + 66);
+}
+
+TEST(Frames, PfcFrameIsMinimumSizeMacControl)
+{
+    PfcPauseHeader pfc;
+    pfc.SetPause(3, 0xffff);
+    VlanEthernetHeader eth;
+    eth.SetEtherType(VlanEthernetHeader::kEtherTypeMacControl);
+    Ptr<Packet> p = Create<Packet>();
+    p->AddHeader(pfc);
+    p->AddHeader(eth);
+    p->AddTrailer(EthernetTrailer());
+    EXPECT_EQ(p->GetSize(), roce::kMinFrameBytes);
+    std::vector<uint8_t> b(p->GetSize());
+    p->CopyData(b.data(), b.size());
+    EXPECT_EQ((b[12] << 8) | b[13], 0x8808);
+    EXPECT_EQ((b[14] << 8) | b[15], 0x0101);
+    EXPECT_EQ((b[16] << 8) | b[17], 1 << 3);             // class-enable vector
+    EXPECT_EQ((b[18 + 2 * 3] << 8) | b[19 + 2 * 3], 0xffff); // pause time of class 3
+    FrameInfo info;
+    EXPECT_FALSE(roce::ParseDataFrame(*p, info));
+}

@@ -1,0 +1,72 @@
+// Incast through one switch: PFC makes it lossless; without PFC it drops; bytes are conserved.
+#include "fabric-fixture.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+using namespace aifabric_test;
+
+namespace
+{
+struct IncastResult
+{
+    FabricTotals totals;
+    uint64_t delivered{0};
+    uint64_t completeFlows{0};
+};
+
+IncastResult
+RunIncast(uint32_t senders, bool pfc)
+{
+    FabricNetworkHelper helper;
+    helper.SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
+    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("4MiB")));
+    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    MessageSourceHelper sources;
+    for (uint32_t s = 1; s <= senders; ++s)
+    {
+        sources.Install(net, s, 0, 1 << 20, MicroSeconds(1));
+    }
+    FabricStatsHelper stats;
+    stats.Install(net, sources.GetSources());
+    Simulator::Run();
+    IncastResult r;
+    r.totals = Totals(net);
+    r.delivered = stats.GetFramesDelivered();
+    for (const auto& f : stats.Flows())
+    {
+        r.completeFlows += f.Complete();
+    }
+    Simulator::Destroy();
+    return r;
+}
+} // namespace
+
+class Incast : public testing::TestWithParam<uint32_t>
+{
+};
+
+TEST_P(Incast, LosslessWithPfc)
+{
+    const uint32_t n = GetParam();
+    const IncastResult r = RunIncast(n, true);
+    EXPECT_EQ(r.totals.framesDropped, 0u);
+    EXPECT_GT(r.totals.pfcPausesSent, 0u);
+    EXPECT_EQ(r.completeFlows, n);
+    EXPECT_EQ(r.totals.hostDataFramesSent, r.delivered);
+    EXPECT_EQ(r.totals.hostDataFramesSent, uint64_t(n) * 256);
+}
+
+TEST_P(Incast, DropsWithoutPfcAndConservesFrames)
+{
+    const uint32_t n = GetParam();
+    const IncastResult r = RunIncast(n, false);
+    EXPECT_GT(r.totals.framesDropped, 0u);
+    EXPECT_EQ(r.totals.pfcPausesSent, 0u);
+    EXPECT_EQ(r.totals.framesDropped,
+              r.totals.dropsByReason[static_cast<std::size_t>(DropReason::BufferFull)]);
+    EXPECT_EQ(r.totals.hostDataFramesSent, r.delivered + r.totals.framesDropped);
+    EXPECT_LT(r.completeFlows, n);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fanin, Incast, testing::Values(8u, 32u));

@@ -1,0 +1,73 @@
+// A link failure: frames toward it are lost until routing converges, then traffic reroutes.
+#include "fabric-fixture.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+using namespace aifabric_test;
+
+namespace
+{
+struct Probe
+{
+    Ptr<FabricNetwork> net;
+    uint32_t leaf0{0};
+    uint32_t failedLink{UINT32_MAX};
+    Time lastDrop;
+    void FailBusiestUplink()
+    {
+        const FabricTopology& topo = net->GetTopology();
+        uint64_t best = 0;
+        for (uint32_t l : topo.GetNode(leaf0).links)
+        {
+            const auto& link = topo.GetLink(l);
+            const uint32_t peer = link.a == leaf0 ? link.b : link.a;
+            const uint64_t tx = net->GetPort(leaf0, l)->GetCounters().txFrames;
+            if (topo.GetNode(peer).role == FabricTopology::Role::Spine && tx > best)
+            {
+                best = tx;
+                failedLink = l;
+            }
+        }
+        net->GetChannel(failedLink)->SetUp(false);
+    }
+    void Dropped(Ptr<const Packet>, DropReason) { lastDrop = Simulator::Now(); }
+};
+} // namespace
+
+TEST(LinkDown, TrafficReroutesAfterConvergenceAndOnlyInBetweenIsLost)
+{
+    const Time convergence = MicroSeconds(20);
+    const Time failAt = MicroSeconds(50);
+    FabricNetworkHelper helper;
+    helper.SetRoutingAttribute("ConvergenceDelay", TimeValue(convergence));
+    Probe probe;
+    probe.net = helper.Install(LeafSpineTopologyHelper(2, 2, 1).Build());
+    probe.leaf0 = probe.net->GetTopology().GetNHosts();
+    Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::FabricNetDevice/Drop",
+                                  MakeCallback(&Probe::Dropped, &probe));
+    MessageSourceHelper sources;
+    const uint64_t bytes = 32 << 20; // ~700 us at the default 400 G
+    sources.Install(probe.net, 0, 2, bytes, Time(0));
+    FabricStatsHelper stats;
+    stats.Install(probe.net, sources.GetSources());
+    Simulator::Schedule(failAt, &Probe::FailBusiestUplink, &probe);
+    Simulator::Run();
+
+    const FabricTotals t = Totals(probe.net);
+    const auto linkDown = t.dropsByReason[static_cast<std::size_t>(DropReason::LinkDown)];
+    EXPECT_GT(linkDown, 0u);
+    EXPECT_EQ(t.framesDropped, linkDown); // nothing lost for any other reason
+    EXPECT_EQ(t.hostDataFramesSent, stats.GetFramesDelivered() + t.framesDropped);
+    EXPECT_EQ(t.hostDataFramesSent, bytes / 4096);
+    // Losses stop once tables converge (plus the last frame in the pipeline).
+    EXPECT_LE(probe.lastDrop, failAt + convergence + MicroSeconds(1));
+    // At most the frames the source sent during convergence, plus those queued and in flight.
+    const double gbps = probe.net->GetTopology().GetLink(0).rate.GetBitRate() / 1e9;
+    const double framesPerUs = gbps * 1e3 / 8 / roce::WireBytesForPayload(4096);
+    EXPECT_LE(double(linkDown), framesPerUs * 21 + 10);
+    EXPECT_EQ(probe.net->GetRouting()->GetNRecomputations(), 2u);
+    // The source's frames after convergence all used the surviving spine.
+    EXPECT_GT(stats.GetFramesDelivered(), bytes / 4096 - linkDown - 1);
+    Simulator::Destroy();
+}

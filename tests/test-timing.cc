@@ -1,0 +1,76 @@
+// Timing against closed forms: one frame through one switch, and line-rate goodput.
+#include "fabric-fixture.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+using namespace aifabric_test;
+
+namespace
+{
+struct Arrivals
+{
+    std::vector<Time> times;
+    void Record(Ptr<const Packet>, const FrameInfo&) { times.push_back(Simulator::Now()); }
+};
+
+/** Picoseconds for \p wireBytes at \p gbps, exact for the rates used here. */
+int64_t
+Ps(uint64_t wireBytes, uint64_t gbps)
+{
+    return static_cast<int64_t>(wireBytes * 8 * 1000 / gbps);
+}
+} // namespace
+
+class OneFrameOneHop : public testing::TestWithParam<std::tuple<uint64_t, uint32_t>>
+{
+};
+
+TEST_P(OneFrameOneHop, ArrivalIsSerializationPlusPropagationPlusSwitchLatency)
+{
+    const auto [gbps, payload] = GetParam();
+    const double metres = 7;
+    FabricNetworkHelper helper;
+    helper.SetSwitchAttribute("ForwardingLatency", TimeValue(NanoSeconds(450)));
+    Ptr<FabricNetwork> net =
+        helper.Install(Star(2, DataRate(gbps * 1000000000ull), metres));
+    Arrivals arrivals;
+    net->GetEndpoint(1)->TraceConnectWithoutContext("Deliver",
+                                                    MakeCallback(&Arrivals::Record, &arrivals));
+    MessageSourceHelper sources;
+    sources.SetAttribute("PayloadSize", UintegerValue(payload));
+    sources.Install(net, 0, 1, payload, MicroSeconds(1));
+    RunAndDestroy();
+
+    ASSERT_EQ(arrivals.times.size(), 1u);
+    const int64_t wire = roce::WireBytesForPayload(payload);
+    // Store and forward: two serializations, two cables, one switch pipeline.
+    const int64_t expected = 1000000 + 2 * Ps(wire, gbps) + 2 * 35000 + 450000;
+    EXPECT_EQ(arrivals.times[0].GetPicoSeconds(), expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Rates,
+                         OneFrameOneHop,
+                         testing::Combine(testing::Values(100, 200, 400, 800),
+                                          testing::Values(64u, 1024u, 4096u)));
+
+TEST(LineRate, LongMessageReachesClosedFormGoodput)
+{
+    const uint64_t gbps = 400;
+    const uint64_t bytes = 64ull << 20;
+    Ptr<FabricNetwork> net =
+        FabricNetworkHelper().Install(Star(2, DataRate(gbps * 1000000000ull), 2));
+    Arrivals arrivals;
+    net->GetEndpoint(1)->TraceConnectWithoutContext("Deliver",
+                                                    MakeCallback(&Arrivals::Record, &arrivals));
+    MessageSourceHelper sources;
+    sources.Install(net, 0, 1, bytes, Time(0));
+    RunAndDestroy();
+
+    ASSERT_EQ(arrivals.times.size(), bytes / 4096);
+    const double seconds = arrivals.times.back().GetSeconds();
+    const double goodput = double(bytes) * 8 / seconds;
+    const double closedForm = double(gbps) * 1e9 * 4096.0 / roce::WireBytesForPayload(4096);
+    EXPECT_NEAR(goodput / closedForm, 1.0, 0.005);
+    EXPECT_LT(goodput, closedForm); // the pipeline's one-time latency can only cost
+}
