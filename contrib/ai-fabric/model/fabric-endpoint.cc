@@ -39,6 +39,7 @@ void
 FabricEndpoint::DoDispose()
 {
     m_ports.clear();
+    m_waiters.clear();
     Object::DoDispose();
 }
 
@@ -47,8 +48,11 @@ FabricEndpoint::AddPort(Ptr<FabricNetDevice> port)
 {
     NS_ABORT_MSG_IF(port->GetIfIndex() != m_ports.size(),
                     "FabricEndpoint ports must be the node's devices in order");
+    const auto index = static_cast<uint32_t>(m_ports.size());
     m_ports.push_back(port);
+    m_waiters.emplace_back();
     port->SetReceiveHandler(MakeCallback(&FabricEndpoint::Receive, this));
+    port->SetDequeueHandler(MakeCallback(&FabricEndpoint::Dequeued, this).Bind(index));
 }
 
 uint16_t
@@ -93,6 +97,24 @@ FabricEndpoint::Send(DataFrameSpec spec)
     info.priority = spec.priority;
     info.ecn = spec.ecnCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT;
     return port->Enqueue(p, info, 0);
+}
+
+void
+FabricEndpoint::NotifyWhenPortDequeues(uint32_t port, Callback<void> ready)
+{
+    m_waiters[port].push_back(ready);
+}
+
+void
+FabricEndpoint::Dequeued(uint32_t port, uint16_t, uint8_t, uint32_t)
+{
+    auto& waiters = m_waiters[port];
+    if (!waiters.empty())
+    {
+        Callback<void> ready = waiters.front();
+        waiters.pop_front();
+        ready();
+    }
 }
 
 void

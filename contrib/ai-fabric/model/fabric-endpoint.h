@@ -7,6 +7,7 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <deque>
 #include <vector>
 
 namespace ns3
@@ -45,6 +46,11 @@ class FabricEndpoint : public Object
      * false, counting the drop, if there is no route or the port's link is down.
      */
     bool Send(DataFrameSpec spec);
+    /**
+     * Call \p ready once, the next time a frame leaves \p port's queue for the wire: how a
+     * sender fetches work only when the NIC can take it (waiters are served in turn).
+     */
+    void NotifyWhenPortDequeues(uint32_t port, Callback<void> ready);
     /** Data frames delivered to this host. */
     uint64_t GetFramesDelivered() const { return m_delivered; }
 
@@ -54,9 +60,11 @@ class FabricEndpoint : public Object
   private:
     void Receive(Ptr<FabricNetDevice> port, Ptr<Packet> p, const FrameInfo& info);
     uint16_t Choose(const ForwardingTable::PortSet& hops, const FrameInfo& info) const;
+    void Dequeued(uint32_t port, uint16_t ingress, uint8_t priority, uint32_t bytes);
 
     uint32_t m_hostId{0};
     std::vector<Ptr<FabricNetDevice>> m_ports;
+    std::vector<std::deque<Callback<void>>> m_waiters; //!< per port
     ForwardingTable m_table;
     bool m_transit{false};
     uint32_t m_seed{0};

@@ -154,12 +154,27 @@ FabricNetDevice::Attach(Ptr<FabricChannel> channel)
     channel->Attach(this);
     m_linkUp = channel->IsUp();
     NotifyRateChanged();
+    if (Ptr<FabricNetDevice> peer = channel->GetPeer(this))
+    {
+        m_peerForwardingLatency = peer->GetForwardingLatency();
+        peer->m_peerForwardingLatency = m_forwardingLatency;
+    }
 }
 
 Ptr<FabricChannel>
 FabricNetDevice::GetFabricChannel() const
 {
     return m_channel;
+}
+
+void
+FabricNetDevice::SetForwardingLatency(Time t)
+{
+    m_forwardingLatency = t;
+    if (m_channel && m_channel->GetNDevices() == 2)
+    {
+        m_channel->GetPeer(this)->m_peerForwardingLatency = t;
+    }
 }
 
 void
@@ -219,10 +234,8 @@ FabricNetDevice::Enqueue(Ptr<Packet> p, const FrameInfo& info, uint16_t ingressP
     }
     m_queues[c].push_back({p, ingressPort});
     m_queueBytes[c] += p->GetSize();
-    if (!m_busy)
-    {
-        TransmitNext();
-    }
+    ++m_queuedFrames;
+    Kick();
     return true;
 }
 
@@ -284,10 +297,7 @@ FabricNetDevice::SendPfcFrame(uint8_t priority, uint16_t quanta)
     ++(quanta ? m_counters.pfcPauseSent : m_counters.pfcResumeSent);
     m_pfcTxTrace(priority, quanta);
     m_controlQueue.push_back(p);
-    if (!m_busy)
-    {
-        TransmitNext();
-    }
+    Kick();
 }
 
 void
@@ -368,14 +378,29 @@ FabricNetDevice::SelectDwrr()
 }
 
 void
+FabricNetDevice::Kick()
+{
+    const Time now = Simulator::Now();
+    if (now >= m_txEnd)
+    {
+        TransmitNext();
+    }
+    else if (!m_completionPending)
+    {
+        m_completionPending = true;
+        Simulator::Schedule(m_txEnd - now, &FabricNetDevice::TransmitComplete, this);
+    }
+}
+
+void
 FabricNetDevice::TransmitNext()
 {
-    NS_ASSERT(!m_busy);
+    NS_ASSERT(Simulator::Now() >= m_txEnd);
     if (!m_controlQueue.empty())
     {
         Ptr<Packet> p = m_controlQueue.front();
         m_controlQueue.pop_front();
-        StartTransmission(p);
+        StartTransmission(p, Time(0)); // MAC control frames skip the forwarding pipeline
         return;
     }
     const int c = SelectClass();
@@ -385,34 +410,41 @@ FabricNetDevice::TransmitNext()
     }
     QueuedFrame f = m_queues[c].front();
     m_queues[c].pop_front();
+    --m_queuedFrames;
     const uint32_t size = f.packet->GetSize();
     m_queueBytes[c] -= size;
+    StartTransmission(f.packet, m_peerForwardingLatency);
+    // After the frame is on the wire, so a handler that queues another one sees a busy port.
     if (!m_dequeueHandler.IsNull())
     {
         m_dequeueHandler(f.ingressPort, static_cast<uint8_t>(c), size);
     }
-    StartTransmission(f.packet);
 }
 
 void
-FabricNetDevice::StartTransmission(Ptr<Packet> p)
+FabricNetDevice::StartTransmission(Ptr<Packet> p, Time peerLatency)
 {
-    m_busy = true;
     const Time txTime = TransmissionTime(p->GetSize());
+    m_txEnd = Simulator::Now() + txTime;
     ++m_counters.txFrames;
     m_counters.txBytes += p->GetSize();
     m_counters.busyTime += txTime;
     m_txTrace(p);
-    Ptr<FabricNetDevice> peer = m_channel->GetPeer(this);
-    m_channel->Transmit(p, this, txTime, peer->GetForwardingLatency());
-    Simulator::Schedule(txTime, &FabricNetDevice::TransmitComplete, this);
+    m_channel->Transmit(p, this, txTime, peerLatency);
+    // The link's one pending event: only when frames wait for it.  A frame that arrives to an
+    // idle port later starts at once, without an event of its own.
+    if ((m_queuedFrames > 0 || !m_controlQueue.empty()) && !m_completionPending)
+    {
+        m_completionPending = true;
+        Simulator::Schedule(txTime, &FabricNetDevice::TransmitComplete, this);
+    }
 }
 
 void
 FabricNetDevice::TransmitComplete()
 {
-    m_busy = false;
-    TransmitNext();
+    m_completionPending = false;
+    Kick(); // an idle-port start at this same instant may have taken the wire already
 }
 
 void
@@ -480,10 +512,7 @@ FabricNetDevice::Resume(uint8_t c)
         m_paused[c] = false;
         m_pausedTotal += Simulator::Now() - m_pauseStart[c];
     }
-    if (!m_busy)
-    {
-        TransmitNext();
-    }
+    Kick();
 }
 
 Time
@@ -510,6 +539,7 @@ FabricNetDevice::Flush()
         {
             QueuedFrame f = m_queues[c].front();
             m_queues[c].pop_front();
+            --m_queuedFrames;
             const uint32_t size = f.packet->GetSize();
             m_queueBytes[c] -= size;
             if (!m_dequeueHandler.IsNull())

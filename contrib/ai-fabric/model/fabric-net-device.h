@@ -104,7 +104,7 @@ class FabricNetDevice : public NetDevice
     void SetReceiveHandler(ReceiveHandler h) { m_receiveHandler = h; }
     void SetDequeueHandler(DequeueHandler h) { m_dequeueHandler = h; }
     /** Delay between a data frame's last bit arriving here and it reaching the egress queue. */
-    void SetForwardingLatency(Time t) { m_forwardingLatency = t; }
+    void SetForwardingLatency(Time t);
     Time GetForwardingLatency() const { return m_forwardingLatency; }
 
     /** Payload MTU of the data frames this port's endpoint builds (bytes). */
@@ -166,8 +166,10 @@ class FabricNetDevice : public NetDevice
         uint16_t ingressPort;
     };
 
+    void Kick();
     void TransmitNext();
-    void StartTransmission(Ptr<Packet> p);
+    /** Put \p p on the wire; it reaches the peer's queues \p peerLatency after its last bit. */
+    void StartTransmission(Ptr<Packet> p, Time peerLatency);
     void TransmitComplete();
     int SelectClass();
     int SelectDwrr();
@@ -187,11 +189,14 @@ class FabricNetDevice : public NetDevice
     uint32_t m_payloadMtu{4096};
     uint64_t m_bitRate{0};         //!< cached channel rate, bit/s
     bool m_linkUp{false};
-    bool m_busy{false};
+    Time m_txEnd;                  //!< when the frame on the wire ends (the port is busy before)
+    bool m_completionPending{false}; //!< a TransmitComplete event is scheduled
     Time m_forwardingLatency;
+    Time m_peerForwardingLatency;  //!< the far end's, added to a data frame's arrival
 
     std::array<std::deque<QueuedFrame>, kClasses> m_queues;
     std::array<uint64_t, kClasses> m_queueBytes{};
+    uint64_t m_queuedFrames{0}; //!< data frames waiting in all classes
     std::deque<Ptr<Packet>> m_controlQueue;
 
     Scheduler m_scheduler{STRICT_PRIORITY};

@@ -33,8 +33,8 @@ MessageSource::GetTypeId()
                           MakeUintegerAccessor(&MessageSource::m_bytes),
                           MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("DataRate",
-                          "Pacing rate on the wire (frames and their overheads); 0 means the "
-                          "egress port's line rate.",
+                          "Pacing rate on the wire (frames and their overheads); 0 means no "
+                          "pacing: as fast as the egress port takes frames (its line rate).",
                           DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&MessageSource::m_rate),
                           MakeDataRateChecker())
@@ -74,6 +74,7 @@ void
 MessageSource::DoDispose()
 {
     m_endpoint = nullptr;
+    m_port = nullptr;
     Application::DoDispose();
 }
 
@@ -86,13 +87,12 @@ MessageSource::StartApplication()
     {
         m_udpSrcPort = static_cast<uint16_t>(49152 + (m_flowId * 2654435761u >> 18) % 16384);
     }
-    Ptr<FabricNetDevice> port = m_endpoint->PortToward(m_destination, m_udpSrcPort);
-    NS_ABORT_MSG_IF(!port,
+    m_port = m_endpoint->PortToward(m_destination, m_udpSrcPort);
+    NS_ABORT_MSG_IF(!m_port,
                     "MessageSource: host " << m_endpoint->GetHostId() << " has no route to host "
                                            << m_destination);
-    m_segment = m_payloadSize ? m_payloadSize : port->GetPayloadMtu();
-    m_bitRate = m_rate.GetBitRate() ? m_rate.GetBitRate()
-                                    : port->GetFabricChannel()->GetDataRate().GetBitRate();
+    m_segment = m_payloadSize ? m_payloadSize : m_port->GetPayloadMtu();
+    m_bitRate = m_rate.GetBitRate();
     m_remaining = m_bytes;
     m_psn = 0;
     m_startedTrace(m_flowId, m_endpoint->GetHostId(), m_destination, m_bytes);
@@ -107,6 +107,40 @@ MessageSource::StopApplication()
 
 void
 MessageSource::SendNext()
+{
+    while (SendFrame())
+    {
+        if (m_bitRate)
+        {
+            const uint32_t frame = m_segment + roce::kDataFrameOverheadBytes;
+            m_sendEvent =
+                Simulator::Schedule(PicoSeconds(roce::WirePicoSeconds(frame, m_bitRate)),
+                                    &MessageSource::SendWhenPortHasRoom,
+                                    this);
+            return;
+        }
+        if (m_port->GetQueueBytes(m_priority) > 0)
+        {
+            SendWhenPortHasRoom();
+            return;
+        }
+    }
+}
+
+void
+MessageSource::SendWhenPortHasRoom()
+{
+    if (m_port->GetQueueBytes(m_priority) > 0)
+    {
+        m_endpoint->NotifyWhenPortDequeues(m_port->GetIfIndex(),
+                                           MakeCallback(&MessageSource::SendNext, this));
+        return;
+    }
+    SendNext();
+}
+
+bool
+MessageSource::SendFrame()
 {
     const bool first = (m_remaining == m_bytes);
     const auto payload = static_cast<uint32_t>(std::min<uint64_t>(m_remaining, m_segment));
@@ -124,13 +158,7 @@ MessageSource::SendNext()
                   : last        ? BthHeader::RC_SEND_LAST
                                 : BthHeader::RC_SEND_MIDDLE;
     m_endpoint->Send(spec);
-    if (!last)
-    {
-        const uint32_t frame = payload + roce::kDataFrameOverheadBytes;
-        m_sendEvent = Simulator::Schedule(PicoSeconds(roce::WirePicoSeconds(frame, m_bitRate)),
-                                          &MessageSource::SendNext,
-                                          this);
-    }
+    return !last;
 }
 
 } // namespace ns3

@@ -10,15 +10,18 @@ namespace ns3
 {
 
 class FabricEndpoint;
+class FabricNetDevice;
 
 /**
  * \ingroup ai-fabric
  * \brief Sends one message of N bytes as MTU-sized RoCEv2 SEND frames at a given rate.
  *
  * The simple traffic source of the fabric (no acknowledgements or congestion control: the RDMA
- * transport is a separate model).  Frames are paced at DataRate (the egress port's line rate by
- * default), carry the message's flow id as BTH DestQP and consecutive PSNs, and use
- * SEND_FIRST/MIDDLE/LAST (or SEND_ONLY).  The MessageStarted trace gives the stats helper what
+ * transport is a separate model).  Like a NIC fetching work, it hands the port a frame only
+ * when the port's queue for its class is empty, so a port paused by PFC stops the source too;
+ * with a DataRate below line rate it also paces frames at that rate.  Frames carry the
+ * message's flow id as BTH DestQP and consecutive PSNs, and use SEND_FIRST/MIDDLE/LAST (or
+ * SEND_ONLY).  The MessageStarted trace gives the stats helper what
  * it needs to match deliveries to messages.
  */
 class MessageSource : public Application
@@ -38,6 +41,9 @@ class MessageSource : public Application
     void StartApplication() override;
     void StopApplication() override;
     void SendNext();
+    void SendWhenPortHasRoom();
+    /** Send one frame; false once the message is all sent. */
+    bool SendFrame();
 
     uint32_t m_destination{0};
     uint64_t m_bytes{0};
@@ -48,6 +54,7 @@ class MessageSource : public Application
     uint32_t m_payloadSize{0};
 
     Ptr<FabricEndpoint> m_endpoint;
+    Ptr<FabricNetDevice> m_port;
     uint64_t m_bitRate{0};
     uint32_t m_segment{0};
     uint64_t m_remaining{0};
