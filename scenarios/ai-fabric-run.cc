@@ -72,12 +72,7 @@ ParseArguments(int argc, char** argv)
         }
         else if (key.rfind("--ns3::", 0) == 0 && eq != std::string::npos)
         {
-            if (!ns3::Config::SetDefaultFailSafe(key.substr(2), ns3::StringValue(value)))
-            {
-                throw ScenarioError(key + " = \"" + value +
-                                    "\": no such attribute, or a value it does not accept "
-                                    "(see --ns3::Type::Attribute in the ns-3 attribute docs)");
-            }
+            SetAttributeDefault(key.substr(2), value);
         }
         else
         {

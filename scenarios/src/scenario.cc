@@ -1,6 +1,7 @@
 #include "scenario.h"
 
 #include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/rng-seed-manager.h"
 
@@ -9,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -48,6 +50,34 @@ CheckKeys(const json& obj, const std::string& where, const std::set<std::string>
         }
     }
 }
+
+/**
+ * Whether \p text is a time ns-3 can parse: a number and an optional unit.  ns-3 3.37 aborts
+ * on anything else, so times are checked here before they reach it.
+ */
+bool
+IsTimeText(const std::string& text)
+{
+    static const std::regex time(
+        R"(^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?(s|ms|us|ns|ps|fs|min|h|d|y)?\s*$)");
+    return std::regex_match(text, time);
+}
+
+} // namespace
+
+bool
+ParseAttributeText(const std::string& text, const AttributeChecker& checker, AttributeValue& value)
+{
+    if (checker.GetValueTypeName() == "ns3::TimeValue" && !IsTimeText(text))
+    {
+        return false;
+    }
+    return value.DeserializeFromString(text, Ptr<const AttributeChecker>(&checker)) &&
+           checker.Check(value);
+}
+
+namespace
+{
 
 std::string
 Path(const std::string& where, const std::string& key)
@@ -129,7 +159,7 @@ ParseValue(const std::string& key, const json& raw, const std::string& text,
            Ptr<const AttributeChecker> checker, const std::string& example)
 {
     V value;
-    if (!value.DeserializeFromString(text, checker) || !checker->Check(value))
+    if (!ParseAttributeText(text, *checker, value))
     {
         Fail(key, raw, "not a valid " + checker->GetValueTypeName().substr(5) + " (e.g. " +
                            example + ")");
@@ -208,8 +238,7 @@ ApplyAttributes(const json& section, const std::string& where, TypeId tid,
                             "no attribute " << attribute);
         Ptr<AttributeValue> value = info.checker->Create();
         const json& raw = section.at(key);
-        if (!value->DeserializeFromString(AttributeText(raw), info.checker) ||
-            !info.checker->Check(*value))
+        if (!ParseAttributeText(AttributeText(raw), *info.checker, *value))
         {
             std::string allowed = info.checker->GetValueTypeName().substr(5);
             if (info.checker->HasUnderlyingTypeInformation())
@@ -495,6 +524,32 @@ BuildLinkEvents(const json& doc, Scenario& s)
 }
 
 } // namespace
+
+void
+SetAttributeDefault(const std::string& name, const std::string& text)
+{
+    const auto split = name.rfind("::");
+    TypeId tid;
+    TypeId::AttributeInformation info;
+    if (split == std::string::npos ||
+        !TypeId::LookupByNameFailSafe(name.substr(0, split), &tid) ||
+        !tid.LookupAttributeByName(name.substr(split + 2), &info))
+    {
+        throw ScenarioError("--" + name + ": no such attribute (expected --ns3::Type::Attribute)");
+    }
+    Ptr<AttributeValue> value = info.checker->Create();
+    if (!ParseAttributeText(text, *info.checker, *value))
+    {
+        std::string allowed = info.checker->GetValueTypeName().substr(5);
+        if (info.checker->HasUnderlyingTypeInformation())
+        {
+            allowed += " " + info.checker->GetUnderlyingTypeInformation();
+        }
+        throw ScenarioError("--" + name + " = \"" + text + "\": allowed: " + allowed + " (" +
+                            info.help + ")");
+    }
+    Config::SetDefault(name, *value);
+}
 
 json
 ParseScenarioText(const std::string& text, const std::string& origin)

@@ -52,6 +52,16 @@ struct Scenario
     ns3::BomPrices prices;
 };
 
+/**
+ * Parse \p text into \p value with \p checker's type and range; false (never an abort) when
+ * the text is not a valid value.
+ */
+bool ParseAttributeText(const std::string& text,
+                        const ns3::AttributeChecker& checker,
+                        ns3::AttributeValue& value);
+/** Set the default of attribute "ns3::Type::Attribute" from \p text; throws ScenarioError. */
+void SetAttributeDefault(const std::string& name, const std::string& text);
+
 /** Parse JSON text; \p origin names it in errors. */
 nlohmann::json ParseScenarioText(const std::string& text, const std::string& origin);
 /** Read and parse a scenario file. */

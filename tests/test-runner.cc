@@ -1,0 +1,180 @@
+// The runner as a user meets it: bad input exits 2 with one line and no results folder; the
+// shipped scenarios run; the same scenario and seed give byte-identical results.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+
+namespace fs = std::filesystem;
+
+namespace
+{
+struct Outcome
+{
+    int exitCode;
+    std::string stderrText;
+};
+
+fs::path
+Scratch(const std::string& name)
+{
+    const fs::path dir = fs::temp_directory_path() /
+                         ("ai-fabric-test-" + std::to_string(::getpid()) + "-" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+std::string
+ReadFile(const fs::path& p)
+{
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+Outcome
+RunRunner(const std::string& args, const fs::path& scratch)
+{
+    const fs::path err = scratch / "stderr.txt";
+    const std::string cmd = std::string(AI_FABRIC_RUN_BINARY) + " " + args + " > " +
+                            (scratch / "stdout.txt").string() + " 2> " + err.string();
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(err)};
+}
+
+/** A minimal valid scenario with \p patch merged over its top level (JSON text pieces). */
+std::string
+Scenario(const std::string& topology, const std::string& extra = "")
+{
+    return "{\"name\":\"t\",\"topology\":" + topology +
+           ",\"traffic\":{\"pattern\":\"shift\",\"bytes\":65536}" + extra + "}";
+}
+
+const char* kTopo = "{\"kind\":\"fat_tree\",\"k\":4,\"nic_rate\":\"100Gbps\"}";
+
+struct BadInput
+{
+    const char* name;
+    std::string scenario; //!< JSON text, or empty to pass only \p args
+    std::string args;
+    std::string mustMention; //!< the key (or argument) the message names
+};
+
+class RunnerBadInput : public testing::TestWithParam<BadInput>
+{
+};
+} // namespace
+
+TEST_P(RunnerBadInput, ExitsTwoWithOneLineAndNoResults)
+{
+    const BadInput& b = GetParam();
+    const fs::path dir = Scratch(b.name);
+    std::string args = b.args + " --out=" + (dir / "out").string();
+    if (!b.scenario.empty())
+    {
+        std::ofstream(dir / "s.json") << b.scenario;
+        args += " --scenario=" + (dir / "s.json").string();
+    }
+    const Outcome o = RunRunner(args, dir);
+    EXPECT_EQ(o.exitCode, 2) << o.stderrText;
+    EXPECT_EQ(std::count(o.stderrText.begin(), o.stderrText.end(), '\n'), 1) << o.stderrText;
+    EXPECT_NE(o.stderrText.find(b.mustMention), std::string::npos) << o.stderrText;
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    EXPECT_FALSE(fs::exists(dir / "out.partial"));
+    fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Classes,
+    RunnerBadInput,
+    testing::Values(
+        BadInput{"unknown_key", Scenario("{\"kind\":\"fat_tree\",\"k\":4,\"colour\":1}"), "",
+                 "topology.colour"},
+        BadInput{"unknown_top_key", Scenario(kTopo, ",\"trafic\":{}"), "", "scenario.trafic"},
+        BadInput{"wrong_type", Scenario("{\"kind\":\"fat_tree\",\"k\":\"four\"}"), "",
+                 "topology.k"},
+        BadInput{"wrong_unit", Scenario("{\"kind\":\"fat_tree\",\"k\":4,\"nic_rate\":\"100Gbpz\"}"),
+                 "", "topology.nic_rate"},
+        BadInput{"odd_k", Scenario("{\"kind\":\"fat_tree\",\"k\":5}"), "", "topology.k"},
+        BadInput{"ratio_not_dividing",
+                 Scenario("{\"kind\":\"leaf_spine\",\"leaves\":2,\"hosts_per_leaf\":8,"
+                          "\"oversubscription\":3}"),
+                 "", "oversubscription"},
+        BadInput{"zero_rate", Scenario("{\"kind\":\"fat_tree\",\"k\":4,\"nic_rate\":\"0Gbps\"}"),
+                 "", "topology.nic_rate"},
+        BadInput{"zero_size",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"shift\",\"bytes\":0}}",
+                 "", "traffic.bytes"},
+        BadInput{"negative_size",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"shift\",\"bytes\":-5}}",
+                 "", "traffic.bytes"},
+        BadInput{"attribute_out_of_range", Scenario(kTopo, ",\"switch\":{\"alpha\":5}"), "",
+                 "switch.alpha"},
+        BadInput{"bad_enum", Scenario(kTopo, ",\"switch\":{\"load_balancing\":\"Random\"}"), "",
+                 "switch.load_balancing"},
+        BadInput{"bad_time", Scenario(kTopo, ",\"routing\":{\"convergence_delay\":\"soon\"}"),
+                 "", "routing.convergence_delay"},
+        BadInput{"unknown_pattern",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"random\"}}",
+                 "", "traffic.pattern"},
+        BadInput{"link_out_of_range",
+                 Scenario(kTopo, ",\"link_events\":[{\"link\":999,\"at\":\"1us\"}]"), "",
+                 "link_events[0].link"},
+        BadInput{"not_json", "{ nope", "", "not valid JSON"},
+        BadInput{"unreadable_file", "", "--scenario=/nonexistent/s.json", "/nonexistent/s.json"},
+        BadInput{"bad_override_value", "", "--ns3::FabricSwitch::ForwardingLatency=fast",
+                 "ns3::FabricSwitch::ForwardingLatency"},
+        BadInput{"bad_override_name", "", "--ns3::NoSuchType::Attribute=1", "NoSuchType"},
+        BadInput{"unknown_argument", "", "--colour=red", "--colour"}),
+    [](const testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
+
+TEST(Runner, SameScenarioAndSeedGiveIdenticalResults)
+{
+    const fs::path dir = Scratch("determinism");
+    const std::string scenario =
+        std::string(AI_FABRIC_SCENARIO_DIR) + "/fat-tree-k4-permutation.json";
+    for (const char* run : {"a", "b"})
+    {
+        const Outcome o = RunRunner("--scenario=" + scenario + " --out=" + (dir / run).string(), dir);
+        ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    }
+    for (const char* file : {"links.csv", "flows.csv", "bom.csv"})
+    {
+        const std::string a = ReadFile(dir / "a" / file);
+        EXPECT_FALSE(a.empty()) << file;
+        EXPECT_EQ(a, ReadFile(dir / "b" / file)) << file;
+    }
+    // summary.json: identical but for the wall-clock time.
+    auto withoutWall = [](std::string s) {
+        const auto at = s.find("\"wall_seconds\"");
+        return s.substr(0, at) + s.substr(s.find('\n', at));
+    };
+    EXPECT_EQ(withoutWall(ReadFile(dir / "a" / "summary.json")),
+              withoutWall(ReadFile(dir / "b" / "summary.json")));
+    fs::remove_all(dir);
+}
+
+TEST(Runner, ShippedScenariosRunAndEveryMessageCompletes)
+{
+    for (const char* name : {"default", "fat-tree-k4-permutation", "leaf-spine-2to1",
+                             "rail-optimized-64gpu", "incast-8to1"})
+    {
+        const fs::path dir = Scratch(name);
+        const std::string scenario = std::string(AI_FABRIC_SCENARIO_DIR) + "/" + name + ".json";
+        const Outcome o = RunRunner("--scenario=" + scenario + " --out=" + (dir / "r").string(), dir);
+        ASSERT_EQ(o.exitCode, 0) << name << ": " << o.stderrText;
+        const std::string summary = ReadFile(dir / "r" / "summary.json");
+        EXPECT_NE(summary.find("\"frames_dropped\": 0,"), std::string::npos) << name;
+        const std::string flows = ReadFile(dir / "r" / "flows.csv");
+        EXPECT_EQ(flows.find(",0\n"), std::string::npos) << name << ": an incomplete message";
+        fs::remove_all(dir);
+    }
+}
