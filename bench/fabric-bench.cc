@@ -3,6 +3,8 @@
 // Each host sends a message to the host half the hosts away (always in another pod) at line
 // rate in 4096-byte payloads over 100G links.  The baseline is what an ns-3 user would write
 // without ai-fabric: point-to-point links, the Internet stack, global routing with ECMP, UDP.
+// ns-3's ECMP (Ipv4GlobalRouting::RandomEcmpRouting) picks a next hop per packet, so ai-fabric
+// runs with per-packet spraying too: the same load balancing, the same simulated outcome.
 // Each run happens in its own child process so that its peak RSS is its own.
 //
 //   fabric-bench [--k=4,8] [--bytes=16777216]
@@ -45,7 +47,9 @@ RunAiFabric(uint32_t k, uint64_t bytes)
     ClusterHelper cluster(k * k * k / 4, 1);
     cluster.SetNicRate(DataRate(kRate));
     fatTree.SetCluster(cluster);
-    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(fatTree.Build());
+    FabricNetworkHelper network;
+    network.SetSwitchAttribute("LoadBalancing", EnumValue(FabricSwitch::PACKET_SPRAY));
+    Ptr<FabricNetwork> net = network.Install(fatTree.Build());
     const uint32_t hosts = net->GetNHosts();
     MessageSourceHelper sources;
     for (uint32_t h = 0; h < hosts; ++h)

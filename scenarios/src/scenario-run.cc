@@ -147,7 +147,9 @@ ScenarioRun::WriteResults(const std::string& version) const
     }
     fs::create_directories(tmp);
     const RunFigures& r = m_figures;
-    const Time elapsed = Simulator::Now();
+    // Utilization over the time traffic ran: the simulation itself may idle on a little after
+    // the last delivery (the progress reporter's last check).
+    const Time elapsed = m_stats.GetLastDelivery();
     {
         std::ofstream f(tmp / "links.csv");
         m_stats.WriteLinks(f, elapsed);
@@ -168,6 +170,7 @@ ScenarioRun::WriteResults(const std::string& version) const
         {"version", version},
         {"wall_seconds", r.wallSeconds},
         {"simulated_seconds", r.simulatedSeconds},
+        {"last_delivery_seconds", m_stats.GetLastDelivery().GetSeconds()},
         {"events", r.events},
         {"hosts", m_scenario.topology.GetNHosts()},
         {"switches", m_scenario.topology.GetNNodes() - m_scenario.topology.GetNHosts()},

@@ -85,6 +85,7 @@ FabricStatsHelper::Delivered(Ptr<const Packet> p, const FrameInfo& info)
 {
     ++m_framesDelivered;
     m_payloadDelivered += info.payloadBytes;
+    m_lastDelivery = Simulator::Now();
     if (info.destQp < m_flows.size())
     {
         FlowRecord& f = m_flows[info.destQp];

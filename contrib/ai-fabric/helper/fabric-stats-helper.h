@@ -45,10 +45,15 @@ class FabricStatsHelper
     const std::vector<FlowRecord>& Flows() const { return m_flows; }
     uint64_t GetFramesDelivered() const { return m_framesDelivered; }
     uint64_t GetPayloadDelivered() const { return m_payloadDelivered; }
+    /** When the last data frame was delivered (zero if none was). */
+    Time GetLastDelivery() const { return m_lastDelivery; }
 
     /** flow_id,src,dst,bytes,delivered_bytes,start_us,finish_us,fct_us,complete */
     void WriteFlows(std::ostream& os) const;
-    /** One row per port: counters, drops by reason, PFC, ECN, paused time, utilization. */
+    /**
+     * One row per port: counters, drops by reason, PFC, ECN, paused time, and utilization =
+     * time on the wire / \p elapsed.
+     */
     void WriteLinks(std::ostream& os, Time elapsed) const;
 
   private:
@@ -59,6 +64,7 @@ class FabricStatsHelper
     std::vector<FlowRecord> m_flows; //!< by flow id
     uint64_t m_framesDelivered{0};
     uint64_t m_payloadDelivered{0};
+    Time m_lastDelivery;
 };
 
 } // namespace ns3
