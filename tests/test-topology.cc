@@ -33,6 +33,9 @@ TEST_P(FatTreeFormulas, HostsSwitchesLinks)
     const auto tables = FabricRouting::ComputeTables(t, std::vector<bool>(t.Links().size(), true));
     const uint32_t edge0 = t.GetNHosts(); // first switch added
     EXPECT_EQ(tables[edge0].NextHops(t.GetNHosts() - 1).size(), k / 2);
+    // Table compression: an edge switch stores one port set per attached host, the uplink
+    // set, and the empty set, however many hosts there are.
+    EXPECT_EQ(tables[edge0].GetNDistinctSets(), k / 2 + 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(K, FatTreeFormulas, testing::Values(4u, 6u, 8u));

@@ -95,6 +95,24 @@ TopologyHelper::SetCableLengths(double hostToLeaf, double leafToSpine, double sp
     m_spineToCore = spineToCore;
 }
 
+void
+TopologyHelper::AttachHostsInOrder(FabricTopology& topo,
+                                   const std::vector<std::vector<uint32_t>>& gpus,
+                                   const std::vector<uint32_t>& leaves,
+                                   uint32_t hostsPerLeaf) const
+{
+    uint32_t port = 0;
+    for (const auto& server : gpus)
+    {
+        for (uint32_t g : server)
+        {
+            topo.AddLink(g, leaves[port / hostsPerLeaf], m_cluster.GetNicRate(), m_hostToLeaf,
+                         FabricTopology::Medium::Copper);
+            ++port;
+        }
+    }
+}
+
 DataRate
 TopologyHelper::FabricRate() const
 {

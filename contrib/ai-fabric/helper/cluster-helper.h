@@ -69,6 +69,14 @@ class TopologyHelper
 
   protected:
     DataRate FabricRate() const;
+    /**
+     * Cable every GPU of \p gpus, server by server, to \p leaves in order, \p hostsPerLeaf to
+     * a leaf (copper, host-to-leaf length, NIC rate).
+     */
+    void AttachHostsInOrder(FabricTopology& topology,
+                            const std::vector<std::vector<uint32_t>>& gpus,
+                            const std::vector<uint32_t>& leaves,
+                            uint32_t hostsPerLeaf) const;
     ClusterHelper m_cluster;
     DataRate m_fabricRate{0};
     double m_hostToLeaf{3};

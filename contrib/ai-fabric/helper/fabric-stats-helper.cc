@@ -123,7 +123,7 @@ void
 FabricStatsHelper::WriteLinks(std::ostream& os, Time elapsed) const
 {
     const FabricTopology& topo = m_network->GetTopology();
-    os << "link,node,port,peer,medium,rate_gbps,tx_frames,tx_bytes,rx_frames,rx_bytes";
+    os << "link,node,role,port,peer,medium,rate_gbps,tx_frames,tx_bytes,rx_frames,rx_bytes";
     for (std::size_t r = 0; r < static_cast<std::size_t>(DropReason::kCount); ++r)
     {
         os << ",drop_" << DropReasonName(static_cast<DropReason>(r));
@@ -140,7 +140,9 @@ FabricStatsHelper::WriteLinks(std::ostream& os, Time elapsed) const
             const uint32_t peer = end ? l.a : l.b;
             Ptr<FabricNetDevice> dev = m_network->GetPort(node, id);
             const FabricPortCounters& c = dev->GetCounters();
-            os << id << ',' << topo.GetNode(node).name << ',' << topo.PortOf(node, id) << ','
+            os << id << ',' << topo.GetNode(node).name << ','
+               << FabricTopology::RoleName(topo.GetNode(node).role) << ',' << topo.PortOf(node, id)
+               << ','
                << topo.GetNode(peer).name << ',' << FabricTopology::MediumName(l.medium) << ','
                << l.rate.GetBitRate() / 1e9 << ',' << c.txFrames << ',' << c.txBytes << ','
                << c.rxFrames << ',' << c.rxBytes;

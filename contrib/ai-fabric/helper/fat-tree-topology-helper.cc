@@ -54,16 +54,7 @@ FatTreeTopologyHelper::Build() const
     {
         core.push_back(topo.AddNode(FabricTopology::Role::Core, "c" + std::to_string(i)));
     }
-    uint32_t port = 0;
-    for (const auto& server : gpus)
-    {
-        for (uint32_t g : server)
-        {
-            topo.AddLink(g, edge[port / half], m_cluster.GetNicRate(), m_hostToLeaf,
-                         FabricTopology::Medium::Copper);
-            ++port;
-        }
-    }
+    AttachHostsInOrder(topo, gpus, edge, half);
     const DataRate rate = FabricRate();
     for (uint32_t p = 0; p < k; ++p)
     {

@@ -52,16 +52,7 @@ LeafSpineTopologyHelper::Build() const
     {
         spine.push_back(topo.AddNode(FabricTopology::Role::Spine, "sp" + std::to_string(s)));
     }
-    uint32_t port = 0;
-    for (const auto& server : gpus)
-    {
-        for (uint32_t g : server)
-        {
-            topo.AddLink(g, leaf[port / m_hostsPerLeaf], m_cluster.GetNicRate(), m_hostToLeaf,
-                         FabricTopology::Medium::Copper);
-            ++port;
-        }
-    }
+    AttachHostsInOrder(topo, gpus, leaf, m_hostsPerLeaf);
     for (uint32_t l : leaf)
     {
         for (uint32_t s : spine)
