@@ -116,7 +116,16 @@ main(int argc, char** argv)
     {
         run.EnablePcap();
     }
-    const RunFigures r = run.Run(true);
+    RunFigures r;
+    try
+    {
+        r = run.Run(true);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "ai-fabric-run: error: " << e.what() << '\n';
+        return kBadInput;
+    }
     run.WriteResults(AI_FABRIC_VERSION);
     spdlog::info("{} of {} messages complete, {} frames delivered, {} dropped; simulated {:.3f} "
                  "ms in {:.2f} s wall ({:.0f} frames/s); results in {}",

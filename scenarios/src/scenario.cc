@@ -325,6 +325,32 @@ BuildTopology(const json& t)
     }
 }
 
+/** Kmin must not exceed Kmax, taking the attribute default for the one not given. */
+void
+CheckEcnRamp(const json& port)
+{
+    auto bytes = [&port](const std::string& key, const std::string& attribute) {
+        TypeId::AttributeInformation info;
+        FabricNetDevice::GetTypeId().LookupAttributeByName(attribute, &info);
+        QueueSizeValue v;
+        if (port.contains(key))
+        {
+            ParseAttributeText(AttributeText(port.at(key)), *info.checker, v); // checked already
+        }
+        else
+        {
+            v.Set(DynamicCast<const QueueSizeValue>(info.initialValue)->Get());
+        }
+        return v.Get().GetValue();
+    };
+    if (bytes("ecn_kmin_per_25g", "EcnKminPer25G") > bytes("ecn_kmax_per_25g", "EcnKmaxPer25G"))
+    {
+        Fail("port.ecn_kmin_per_25g", port.contains("ecn_kmin_per_25g") ? port.at("ecn_kmin_per_25g")
+                                                                         : json(nullptr),
+             "must not exceed port.ecn_kmax_per_25g");
+    }
+}
+
 void
 ConfigureNetwork(const json& doc, Scenario& s)
 {
@@ -371,6 +397,7 @@ ConfigureNetwork(const json& doc, Scenario& s)
                     [&net](const std::string& n, const AttributeValue& v) {
                         net.SetDeviceAttribute(n, v);
                     });
+    CheckEcnRamp(port);
     ApplyAttributes(port, "port", FabricNetDevice::GetTypeId(),
                     {{"nvlink_payload_mtu", "PayloadMtu"}},
                     [&net](const std::string& n, const AttributeValue& v) {

@@ -5,6 +5,9 @@
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
+#include <stdexcept>
+#include <string>
+
 namespace ns3
 {
 
@@ -184,9 +187,15 @@ FabricNetworkHelper::Install(const FabricTopology& topology) const
                 ep->AddPort(dev);
             }
         }
-        if (sw)
+        if (sw && !sw->Finalize())
         {
-            sw->Finalize();
+            Ptr<SharedBufferMmu> mmu = sw->GetMmu();
+            throw std::invalid_argument(
+                "switch " + node.name + ": BufferSize of " +
+                std::to_string(mmu->GetBufferSize()) + " B cannot hold the " +
+                std::to_string(mmu->GetCarvedBytes()) + " B of reserves (ReservePerQueue x " +
+                std::to_string(sw->GetNPorts()) + " ports x 8 priorities) and PFC headroom its " +
+                "ports need; allowed: more than " + std::to_string(mmu->GetCarvedBytes()) + " B");
         }
     }
     net->m_routing = m_routingFactory.Create<FabricRouting>();

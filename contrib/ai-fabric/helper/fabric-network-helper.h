@@ -74,7 +74,10 @@ class FabricNetworkHelper
     void SetEcmpSeedBase(uint32_t base) { m_seedBase = base; }
     void SetCommonEcmpSeed(bool common) { m_commonSeed = common; }
 
-    /** Build the ns-3 objects of \p topology.  Needs picosecond time resolution or finer. */
+    /**
+     * Build the ns-3 objects of \p topology.  Needs picosecond time resolution or finer.
+     * Throws std::invalid_argument if a switch's buffer cannot hold its reserves and headroom.
+     */
     Ptr<FabricNetwork> Install(const FabricTopology& topology) const;
 
   private:

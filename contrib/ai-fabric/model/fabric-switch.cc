@@ -68,7 +68,7 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> port)
     port->SetDequeueHandler(MakeCallback(&FabricSwitch::Dequeued, this).Bind(index));
 }
 
-void
+bool
 FabricSwitch::Finalize()
 {
     if (!m_mmu)
@@ -91,8 +91,8 @@ FabricSwitch::Finalize()
         headroom.push_back(4 * frame + roce::kMinFrameBytes +
                            static_cast<uint64_t>(bytesPerSecond * flight + 1));
     }
-    m_mmu->Configure(headroom);
     m_mmu->SetPauseHandler(MakeCallback(&FabricSwitch::PauseIngress, this));
+    return m_mmu->Configure(headroom);
 }
 
 uint16_t

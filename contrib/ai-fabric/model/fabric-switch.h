@@ -38,8 +38,11 @@ class FabricSwitch : public Object
 
     /** Add \p port (already on the node, its ifIndex equal to the port count so far). */
     void AddPort(Ptr<FabricNetDevice> port);
-    /** Size the MMU from the ports' links; call once after the last AddPort. */
-    void Finalize();
+    /**
+     * Size the MMU from the ports' links; call once after the last AddPort.  False if the
+     * MMU's BufferSize cannot hold the reserves and PFC headroom these ports need.
+     */
+    bool Finalize();
     void SetForwardingTable(ForwardingTable table) { m_table = std::move(table); }
     const ForwardingTable& GetForwardingTable() const { return m_table; }
     uint32_t GetNPorts() const { return static_cast<uint32_t>(m_ports.size()); }

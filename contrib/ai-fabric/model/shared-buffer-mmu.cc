@@ -63,7 +63,7 @@ SharedBufferMmu::SharedBufferMmu()
 {
 }
 
-void
+bool
 SharedBufferMmu::Configure(const std::vector<uint64_t>& headroomBytes)
 {
     const std::size_t ports = headroomBytes.size();
@@ -71,19 +71,21 @@ SharedBufferMmu::Configure(const std::vector<uint64_t>& headroomBytes)
     m_egressShared.assign(ports * FabricNetDevice::kClasses, 0);
     m_headroomCap = headroomBytes;
     m_headroomUsed.assign(ports, 0);
-    uint64_t carved = ports * FabricNetDevice::kClasses * m_reserve.GetValue();
+    m_carved = ports * FabricNetDevice::kClasses * m_reserve.GetValue();
     if (m_pfcEnabled)
     {
         for (uint64_t h : headroomBytes)
         {
-            carved += h;
+            m_carved += h;
         }
     }
-    NS_ABORT_MSG_IF(carved >= m_bufferSize.GetValue(),
-                    "SharedBufferMmu: BufferSize " << m_bufferSize << " cannot hold the "
-                    << carved << " B of reserves (ReservePerQueue x " << ports
-                    << " ports x 8 priorities) and PFC headroom; allowed: BufferSize larger");
-    m_sharedCapacity = m_bufferSize.GetValue() - carved;
+    if (m_carved >= m_bufferSize.GetValue())
+    {
+        m_sharedCapacity = 0;
+        return false;
+    }
+    m_sharedCapacity = m_bufferSize.GetValue() - m_carved;
+    return true;
 }
 
 uint64_t

@@ -35,9 +35,13 @@ class SharedBufferMmu : public Object
 
     /**
      * Size the per-port state for \p headroomBytes.size() ports, each with the PFC headroom
-     * given (bytes).  Aborts with a message naming the attributes if the buffer is too small.
+     * given (bytes).  False if BufferSize cannot hold the reserves and headroom (GetCarvedBytes)
+     * with room left for a shared pool.
      */
-    void Configure(const std::vector<uint64_t>& headroomBytes);
+    bool Configure(const std::vector<uint64_t>& headroomBytes);
+    /** Bytes set aside for reserves and PFC headroom by Configure(). */
+    uint64_t GetCarvedBytes() const { return m_carved; }
+    uint64_t GetBufferSize() const { return m_bufferSize.GetValue(); }
     void SetPauseHandler(PauseHandler h) { m_pauseHandler = h; }
 
     /**
@@ -81,6 +85,7 @@ class SharedBufferMmu : public Object
     double m_alpha{0.125};
     bool m_pfcEnabled{true};
 
+    uint64_t m_carved{0};
     uint64_t m_sharedCapacity{0};
     uint64_t m_sharedUsed{0};
     uint64_t m_reservedUsed{0};
