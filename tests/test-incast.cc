@@ -16,12 +16,12 @@ struct IncastResult
 };
 
 IncastResult
-RunIncast(uint32_t senders, bool pfc)
+RunIncast(uint32_t senders, bool pfc, DataRate rate = DataRate("100Gbps"), double metres = 2)
 {
     FabricNetworkHelper helper;
     helper.SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
     helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("4MiB")));
-    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, rate, metres));
     MessageSourceHelper sources;
     for (uint32_t s = 1; s <= senders; ++s)
     {
@@ -70,3 +70,13 @@ TEST_P(Incast, DropsWithoutPfcAndConservesFrames)
 }
 
 INSTANTIATE_TEST_SUITE_P(Fanin, Incast, testing::Values(8u, 32u));
+
+TEST(IncastHeadroom, LosslessAt800GOver100MetreOptics)
+{
+    // The derived headroom must cover the longest pause round trip the fabric builds:
+    // 800G, 100 m cables (500 ns each way), 16 senders.
+    const IncastResult r = RunIncast(16, true, DataRate("800Gbps"), 100);
+    EXPECT_EQ(r.totals.framesDropped, 0u);
+    EXPECT_GT(r.totals.pfcPausesSent, 0u);
+    EXPECT_EQ(r.completeFlows, 16u);
+}
