@@ -11,6 +11,7 @@ namespace
 struct IncastResult
 {
     FabricTotals totals;
+    uint64_t leafBufferPeak{0};
     uint64_t delivered{0};
     uint64_t completeFlows{0};
 };
@@ -32,6 +33,7 @@ RunIncast(uint32_t senders, bool pfc, DataRate rate = DataRate("100Gbps"), doubl
     Simulator::Run();
     IncastResult r;
     r.totals = Totals(net);
+    r.leafBufferPeak = net->GetSwitch(senders + 1)->GetMmu()->GetPeakUsed();
     r.delivered = stats.GetFramesDelivered();
     for (const auto& f : stats.Flows())
     {
@@ -55,6 +57,9 @@ TEST_P(Incast, LosslessWithPfc)
     EXPECT_EQ(r.completeFlows, n);
     EXPECT_EQ(r.totals.hostDataFramesSent, r.delivered);
     EXPECT_EQ(r.totals.hostDataFramesSent, uint64_t(n) * 256);
+    // The buffer filled but never past its size (4 MiB).
+    EXPECT_GT(r.leafBufferPeak, 1u << 20);
+    EXPECT_LE(r.leafBufferPeak, 4u << 20);
 }
 
 TEST_P(Incast, DropsWithoutPfcAndConservesFrames)

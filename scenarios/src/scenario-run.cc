@@ -108,6 +108,7 @@ ScenarioRun::Run(bool progress)
         if (Ptr<FabricSwitch> sw = m_network->GetSwitch(n))
         {
             r.framesForwarded += sw->GetFramesForwarded();
+            r.switchBufferPeak = std::max(r.switchBufferPeak, sw->GetMmu()->GetPeakUsed());
         }
         Ptr<Node> node = m_network->GetNode(n);
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
@@ -182,6 +183,7 @@ ScenarioRun::WriteResults(const std::string& version) const
         {"flows", r.flows},
         {"flows_complete", r.flowsComplete},
         {"max_fct_us", r.maxFctUs},
+        {"switch_buffer_peak_bytes", r.switchBufferPeak},
         {"bom_total_usd", bom.TotalCost()},
     };
     {

@@ -22,6 +22,7 @@ struct RunFigures
     uint32_t flowsComplete{0};
     uint32_t flows{0};
     double maxFctUs{0};
+    uint64_t switchBufferPeak{0}; //!< largest occupancy any switch's buffer reached, bytes
 };
 
 /**

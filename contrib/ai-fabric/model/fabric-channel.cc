@@ -65,12 +65,6 @@ FabricChannel::GetDevice(std::size_t i) const
 }
 
 Ptr<FabricNetDevice>
-FabricChannel::GetFabricDevice(std::size_t i) const
-{
-    return m_devices[i];
-}
-
-Ptr<FabricNetDevice>
 FabricChannel::GetPeer(Ptr<const FabricNetDevice> device) const
 {
     return m_devices[0] == device ? m_devices[1] : m_devices[0];

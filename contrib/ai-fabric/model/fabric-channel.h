@@ -32,7 +32,6 @@ class FabricChannel : public Channel
     void Attach(Ptr<FabricNetDevice> device);
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
-    Ptr<FabricNetDevice> GetFabricDevice(std::size_t i) const;
     /** The port at the other end from \p device. */
     Ptr<FabricNetDevice> GetPeer(Ptr<const FabricNetDevice> device) const;
 

@@ -288,7 +288,8 @@ FabricNetDevice::SendPfcFrame(uint8_t priority, uint16_t quanta)
     pfc.SetPause(priority, quanta);
     VlanEthernetHeader eth;
     eth.SetSource(m_address);
-    eth.SetDestination(Mac48Address("01:80:c2:00:00:01"));
+    static const Mac48Address pfcGroup("01:80:c2:00:00:01"); // 802.1Qbb: MAC control group
+    eth.SetDestination(pfcGroup);
     eth.SetEtherType(VlanEthernetHeader::kEtherTypeMacControl);
     Ptr<Packet> p = Create<Packet>();
     p->AddHeader(pfc);

@@ -97,7 +97,6 @@ class FabricNetDevice : public NetDevice
      * frame ahead of all data, and while asserted re-sends it every half pause time.
      */
     void AssertPause(uint8_t priority, bool pause);
-    bool IsAssertingPause(uint8_t priority) const { return m_asserting[priority]; }
     /** Count a drop that the owner decided for a frame meant for this egress. */
     void RecordDrop(Ptr<const Packet> p, DropReason reason);
 

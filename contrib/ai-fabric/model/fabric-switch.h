@@ -44,7 +44,6 @@ class FabricSwitch : public Object
      */
     bool Finalize();
     void SetForwardingTable(ForwardingTable table) { m_table = std::move(table); }
-    const ForwardingTable& GetForwardingTable() const { return m_table; }
     uint32_t GetNPorts() const { return static_cast<uint32_t>(m_ports.size()); }
     Ptr<FabricNetDevice> GetPort(uint32_t i) const { return m_ports[i]; }
     Ptr<SharedBufferMmu> GetMmu() const { return m_mmu; }

@@ -31,8 +31,6 @@ class MessageSource : public Application
     MessageSource();
 
     uint32_t GetFlowId() const { return m_flowId; }
-    uint64_t GetMessageBytes() const { return m_bytes; }
-    uint32_t GetDestination() const { return m_destination; }
 
   protected:
     void DoDispose() override;

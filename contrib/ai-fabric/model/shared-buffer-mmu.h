@@ -53,9 +53,6 @@ class SharedBufferMmu : public Object
     /** Release what Admit() charged when the frame leaves \p egress. */
     void Release(uint16_t ingress, uint16_t egress, uint8_t priority, uint32_t bytes);
 
-    bool IsPfcEnabled() const { return m_pfcEnabled; }
-    uint64_t GetSharedCapacity() const { return m_sharedCapacity; }
-    uint64_t GetSharedUsed() const { return m_sharedUsed; }
     /** Bytes held now in every pool together. */
     uint64_t GetTotalUsed() const;
     /** Largest total occupancy seen (bytes). */
