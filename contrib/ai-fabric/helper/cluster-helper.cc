@@ -113,6 +113,17 @@ TopologyHelper::AttachHostsInOrder(FabricTopology& topo,
     }
 }
 
+void
+TopologyHelper::RequireHostPorts(uint32_t hostPorts, const std::string& fabric) const
+{
+    if (m_cluster.GetNGpus() > hostPorts)
+    {
+        throw std::invalid_argument("cluster of " + std::to_string(m_cluster.GetNGpus()) +
+                                    " GPUs does not fit " + fabric + " (" +
+                                    std::to_string(hostPorts) + " host ports)");
+    }
+}
+
 DataRate
 TopologyHelper::FabricRate() const
 {

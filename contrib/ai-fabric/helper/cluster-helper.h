@@ -4,6 +4,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/fabric-topology.h"
 
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -69,6 +70,8 @@ class TopologyHelper
 
   protected:
     DataRate FabricRate() const;
+    /** Throw unless the cluster's GPUs fit \p hostPorts host ports of \p fabric. */
+    void RequireHostPorts(uint32_t hostPorts, const std::string& fabric) const;
     /**
      * Cable every GPU of \p gpus, server by server, to \p leaves in order, \p hostsPerLeaf to
      * a leaf (copper, host-to-leaf length, NIC rate).

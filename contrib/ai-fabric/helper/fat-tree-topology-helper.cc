@@ -25,13 +25,7 @@ FatTreeTopologyHelper::Build() const
                                     ": a fat-tree needs an even k >= 2");
     }
     const uint32_t half = k / 2;
-    const uint32_t capacity = k * k * k / 4;
-    if (m_cluster.GetNGpus() > capacity)
-    {
-        throw std::invalid_argument("cluster of " + std::to_string(m_cluster.GetNGpus()) +
-                                    " GPUs does not fit a k=" + std::to_string(k) +
-                                    " fat-tree (" + std::to_string(capacity) + " host ports)");
-    }
+    RequireHostPorts(k * k * k / 4, "a k=" + std::to_string(k) + " fat-tree");
     FabricTopology topo;
     const auto gpus = m_cluster.Build(topo);
     std::vector<uint32_t> edge;

@@ -32,13 +32,8 @@ LeafSpineTopologyHelper::Build() const
                                     ": must be >= 1 and divide hosts_per_leaf (" +
                                     std::to_string(m_hostsPerLeaf) + ")");
     }
-    const uint32_t capacity = m_leaves * m_hostsPerLeaf;
-    if (m_cluster.GetNGpus() > capacity)
-    {
-        throw std::invalid_argument("cluster of " + std::to_string(m_cluster.GetNGpus()) +
-                                    " GPUs does not fit " + std::to_string(m_leaves) +
-                                    " leaves x " + std::to_string(m_hostsPerLeaf) + " host ports");
-    }
+    RequireHostPorts(m_leaves * m_hostsPerLeaf,
+                     std::to_string(m_leaves) + " leaves x " + std::to_string(m_hostsPerLeaf));
     FabricTopology topo;
     const auto gpus = m_cluster.Build(topo);
     std::vector<uint32_t> leaf;
