@@ -87,3 +87,25 @@ TEST(Frames, PfcFrameIsMinimumSizeMacControl)
     FrameInfo info;
     EXPECT_FALSE(roce::ParseDataFrame(*p, info));
 }
+
+TEST(Frames, AckCarriesAethAfterBth)
+{
+    DataFrameSpec spec;
+    spec.opcode = BthHeader::RC_ACKNOWLEDGE;
+    spec.syndrome = AethHeader::kNakSequenceError;
+    spec.msn = 77;
+    spec.psn = 1234;
+    Ptr<Packet> p = roce::MakeDataFrame(spec);
+    EXPECT_EQ(p->GetSize(), roce::kDataFrameOverheadBytes + 4); // BTH + AETH, no payload
+    std::vector<uint8_t> b(p->GetSize());
+    p->CopyData(b.data(), b.size());
+    EXPECT_EQ(b[46], BthHeader::RC_ACKNOWLEDGE);
+    EXPECT_EQ(b[58], AethHeader::kNakSequenceError); // AETH right after the 12-byte BTH
+    EXPECT_EQ((b[59] << 16) | (b[60] << 8) | b[61], 77);
+    FrameInfo info;
+    ASSERT_TRUE(roce::ParseDataFrame(*p, info));
+    EXPECT_EQ(info.payloadBytes, 0u);
+    EXPECT_EQ(info.syndrome, AethHeader::kNakSequenceError);
+    EXPECT_EQ(info.msn, 77u);
+    EXPECT_EQ(info.psn, 1234u);
+}

@@ -86,7 +86,10 @@ FabricStatsHelper::Delivered(Ptr<const Packet> p, const FrameInfo& info)
     ++m_framesDelivered;
     m_payloadDelivered += info.payloadBytes;
     m_lastDelivery = Simulator::Now();
-    if (info.destQp < m_flows.size())
+    // MessageSource frames carry their flow id as DestQP; frames of RDMA queue pairs are the
+    // NIC's to count (its QP numbers may collide with flow ids, so match the hosts too).
+    if (info.destQp < m_flows.size() && m_flows[info.destQp].src == info.srcHost &&
+        m_flows[info.destQp].dst == info.dstHost)
     {
         FlowRecord& f = m_flows[info.destQp];
         f.delivered += info.payloadBytes;

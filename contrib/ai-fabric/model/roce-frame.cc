@@ -35,13 +35,18 @@ RoceHeaderStack::Print(std::ostream& os) const
     udp.Print(os);
     os << " | ";
     bth.Print(os);
+    if (HasAeth())
+    {
+        os << " | ";
+        aeth.Print(os);
+    }
 }
 
 uint32_t
 RoceHeaderStack::GetSerializedSize() const
 {
     return eth.GetSerializedSize() + ip.GetSerializedSize() + udp.GetSerializedSize() +
-           bth.GetSerializedSize();
+           bth.GetSerializedSize() + (HasAeth() ? aeth.GetSerializedSize() : 0);
 }
 
 void
@@ -54,6 +59,11 @@ RoceHeaderStack::Serialize(Buffer::Iterator i) const
     udp.Serialize(i);
     i.Next(udp.GetSerializedSize());
     bth.Serialize(i);
+    if (HasAeth())
+    {
+        i.Next(bth.GetSerializedSize());
+        aeth.Serialize(i);
+    }
 }
 
 uint32_t
@@ -71,7 +81,14 @@ RoceHeaderStack::Deserialize(Buffer::Iterator i)
     m = udp.Deserialize(i);
     i.Next(m);
     n += m;
-    return n + bth.Deserialize(i);
+    m = bth.Deserialize(i);
+    n += m;
+    if (HasAeth())
+    {
+        i.Next(m);
+        n += aeth.Deserialize(i);
+    }
+    return n;
 }
 
 namespace roce
@@ -91,7 +108,11 @@ MakeDataFrame(const DataFrameSpec& s)
     h.bth.SetOpcode(s.opcode);
     h.bth.SetDestQp(s.destQp);
     h.bth.SetPsn(s.psn);
-    const uint32_t udpPayload = h.bth.GetSerializedSize() + s.payloadBytes + kIcrcBytes;
+    h.aeth.SetSyndrome(s.syndrome);
+    h.aeth.SetMsn(s.msn);
+    const uint32_t transportHeaders =
+        h.bth.GetSerializedSize() + (h.HasAeth() ? h.aeth.GetSerializedSize() : 0);
+    const uint32_t udpPayload = transportHeaders + s.payloadBytes + kIcrcBytes;
     h.udp.SetSourcePort(s.udpSrcPort);
     h.udp.SetDestinationPort(kUdpPort);
     // UdpHeader writes the forced size as the UDP length field: header + payload.
@@ -126,6 +147,12 @@ ParseDataFrame(const Packet& p, FrameInfo& info)
     info.destQp = h.bth.GetDestQp();
     info.psn = h.bth.GetPsn();
     info.payloadBytes = p.GetSize() - kDataFrameOverheadBytes;
+    if (h.HasAeth())
+    {
+        info.payloadBytes -= h.aeth.GetSerializedSize();
+        info.syndrome = h.aeth.GetSyndrome();
+        info.msn = h.aeth.GetMsn();
+    }
     return true;
 }
 

@@ -1,6 +1,7 @@
 #ifndef AI_FABRIC_ROCE_FRAME_H
 #define AI_FABRIC_ROCE_FRAME_H
 
+#include "aeth-header.h"
 #include "bth-header.h"
 #include "vlan-ethernet-header.h"
 
@@ -68,7 +69,8 @@ HostId(Ipv4Address a)
 
 /**
  * \ingroup ai-fabric
- * \brief The header stack of a RoCEv2 data frame: 802.1Q Ethernet, IPv4, UDP, BTH.
+ * \brief The header stack of a RoCEv2 frame: 802.1Q Ethernet, IPv4, UDP, BTH, and the AETH
+ * of an acknowledgement.
  *
  * Each layer is its own ns-3 header class; this one reads or writes them in order in one pass,
  * so a port classifies a frame with a single PeekHeader.  Deserialize stops after the Ethernet
@@ -85,11 +87,14 @@ class RoceHeaderStack : public Header
     uint32_t Deserialize(Buffer::Iterator start) override;
 
     bool IsIpv4() const { return eth.GetEtherType() == VlanEthernetHeader::kEtherTypeIpv4; }
+    /** Whether an AETH follows the BTH (ACK and NAK frames). */
+    bool HasAeth() const { return bth.GetOpcode() == BthHeader::RC_ACKNOWLEDGE; }
 
     VlanEthernetHeader eth; //!< layer 2 with the 802.1Q PCP carrying the traffic class
     Ipv4Header ip;          //!< layer 3 with DSCP and the ECN codepoint
     UdpHeader udp;          //!< destination port 4791, source port as ECMP entropy
     BthHeader bth;          //!< InfiniBand transport header
+    AethHeader aeth;        //!< present only when HasAeth()
 };
 
 /** What a port needs to know of a frame, read once per hop. */
@@ -104,6 +109,8 @@ struct FrameInfo
     uint32_t destQp{0};      //!< BTH destination queue pair
     uint32_t psn{0};         //!< BTH packet sequence number
     uint32_t payloadBytes{0}; //!< transport payload bytes
+    uint8_t syndrome{0};     //!< AETH syndrome of an ACK/NAK
+    uint32_t msn{0};         //!< AETH message sequence number of an ACK/NAK
 };
 
 /** Fields of a data frame to build. */
@@ -120,11 +127,13 @@ struct DataFrameSpec
     uint32_t destQp{0};
     uint32_t psn{0};
     uint32_t payloadBytes{0};
+    uint8_t syndrome{AethHeader::kAck}; //!< for RC_ACKNOWLEDGE frames
+    uint32_t msn{0};                     //!< for RC_ACKNOWLEDGE frames
 };
 
 namespace roce
 {
-/** Build a RoCEv2 data frame (headers, zero-filled payload, ICRC, FCS). */
+/** Build a RoCEv2 frame (headers, AETH for an ACK, zero-filled payload, ICRC, FCS). */
 Ptr<Packet> MakeDataFrame(const DataFrameSpec& spec);
 /** Classify a frame; false if it is not an IPv4 RoCEv2 data frame. */
 bool ParseDataFrame(const Packet& p, FrameInfo& info);

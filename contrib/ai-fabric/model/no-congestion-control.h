@@ -1,0 +1,24 @@
+#ifndef AI_FABRIC_NO_CONGESTION_CONTROL_H
+#define AI_FABRIC_NO_CONGESTION_CONTROL_H
+
+#include "rdma-congestion-control.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief No congestion control: always the line rate; PFC alone keeps the fabric lossless.
+ */
+class NoCongestionControl : public RdmaCongestionControl
+{
+  public:
+    static TypeId GetTypeId();
+
+  private:
+    DataRate DoGetRate() const override { return GetLineRate(); }
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,82 @@
+#include "rdma-nic.h"
+
+#include "fabric-endpoint.h"
+#include "no-congestion-control.h"
+
+#include "ns3/log.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaNic");
+NS_OBJECT_ENSURE_REGISTERED(RdmaNic);
+
+TypeId
+RdmaNic::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaNic")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RdmaNic>()
+            .AddAttribute("CongestionControl",
+                          "TypeId of each queue pair's congestion control (a subclass of "
+                          "ns3::RdmaCongestionControl).",
+                          TypeIdValue(NoCongestionControl::GetTypeId()),
+                          MakeTypeIdAccessor(&RdmaNic::m_ccType),
+                          MakeTypeIdChecker());
+    return tid;
+}
+
+RdmaNic::RdmaNic()
+    : m_ccType(NoCongestionControl::GetTypeId()),
+      m_qps(1)
+{
+}
+
+void
+RdmaNic::DoDispose()
+{
+    m_endpoint = nullptr;
+    m_qps.clear();
+    Object::DoDispose();
+}
+
+void
+RdmaNic::Install(Ptr<FabricEndpoint> endpoint)
+{
+    m_endpoint = endpoint;
+    endpoint->TraceConnectWithoutContext("Deliver", MakeCallback(&RdmaNic::Deliver, this));
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::CreateQueuePair(const ObjectFactory& factory, uint32_t remoteHost, uint32_t remoteQpn)
+{
+    const auto qpn = static_cast<uint32_t>(m_qps.size());
+    NS_ABORT_MSG_IF(qpn >= (1u << 24), "RdmaNic: QP numbers are 24 bits");
+    Ptr<RdmaQueuePair> qp = factory.Create<RdmaQueuePair>();
+    m_qps.push_back(qp);
+    ObjectFactory cc(m_ccType.GetName());
+    qp->Setup(m_endpoint, qpn, remoteHost, remoteQpn, cc.Create<RdmaCongestionControl>());
+    return qp;
+}
+
+Ptr<RdmaQueuePair>
+RdmaNic::GetQueuePair(uint32_t qpn) const
+{
+    return qpn < m_qps.size() ? m_qps[qpn] : nullptr;
+}
+
+void
+RdmaNic::Deliver(Ptr<const Packet>, const FrameInfo& info)
+{
+    if (info.destQp == 0 || info.destQp >= m_qps.size())
+    {
+        NS_LOG_WARN("host " << m_endpoint->GetHostId() << ": frame for unknown QP "
+                            << info.destQp);
+        return;
+    }
+    m_qps[info.destQp]->Receive(info);
+}
+
+} // namespace ns3

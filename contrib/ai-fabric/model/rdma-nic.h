@@ -1,0 +1,56 @@
+#ifndef AI_FABRIC_RDMA_NIC_H
+#define AI_FABRIC_RDMA_NIC_H
+
+#include "rdma-queue-pair.h"
+
+#include "ns3/object-factory.h"
+#include "ns3/object.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+class FabricEndpoint;
+
+/**
+ * \ingroup ai-fabric
+ * \brief The RDMA engine of a fabric host, aggregated to its Node beside its FabricEndpoint.
+ *
+ * Creates reliable-connection queue pairs, numbered from 1 on this host, each with its own
+ * congestion control made from the CongestionControl TypeId, and hands every arriving RoCEv2
+ * frame to the queue pair its BTH DestQP names (a vector index, no lookup).
+ */
+class RdmaNic : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    RdmaNic();
+
+    /** Follow \p endpoint's deliveries; call once, after the endpoint has its ports. */
+    void Install(Ptr<FabricEndpoint> endpoint);
+    /**
+     * A queue pair toward \p remoteHost's queue pair \p remoteQpn, made by \p factory (its
+     * attributes: priority, ACK interval, timeout, ...).  The port is the one routing picks
+     * for the QP's UDP source port.
+     */
+    Ptr<RdmaQueuePair> CreateQueuePair(const ObjectFactory& factory, uint32_t remoteHost,
+                                       uint32_t remoteQpn);
+    /** The QP number the next CreateQueuePair will use. */
+    uint32_t GetNextQpn() const { return static_cast<uint32_t>(m_qps.size()); }
+    Ptr<RdmaQueuePair> GetQueuePair(uint32_t qpn) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void Deliver(Ptr<const Packet> p, const FrameInfo& info);
+
+    Ptr<FabricEndpoint> m_endpoint;
+    TypeId m_ccType;
+    std::vector<Ptr<RdmaQueuePair>> m_qps; //!< by QP number; [0] unused (QP 0 is special in IB)
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,353 @@
+#include "rdma-queue-pair.h"
+
+#include "fabric-channel.h"
+#include "fabric-endpoint.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RdmaQueuePair");
+NS_OBJECT_ENSURE_REGISTERED(RdmaQueuePair);
+
+namespace
+{
+constexpr uint32_t kPsnMask = 0xffffff;
+
+bool
+IsLastOfMessage(uint8_t opcode)
+{
+    return opcode == BthHeader::RC_SEND_LAST || opcode == BthHeader::RC_SEND_ONLY;
+}
+} // namespace
+
+TypeId
+RdmaQueuePair::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RdmaQueuePair")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RdmaQueuePair>()
+            .AddAttribute("Priority",
+                          "802.1Q PCP of data frames.  Default 3, the class RoCE deployments "
+                          "commonly make lossless.",
+                          UintegerValue(3),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_priority),
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("AckPriority",
+                          "802.1Q PCP of ACK/NAK frames.  Default 7, the highest class, so "
+                          "acknowledgements do not wait behind data.",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_ackPriority),
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("AckInterval",
+                          "The responder ACKs every this many in-order frames (and always at "
+                          "a message's last frame).  Default 1: no coalescing.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_ackInterval),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("RetransmissionTimeout",
+                          "Time without acknowledgement progress after which the requester "
+                          "goes back to its first unacknowledged frame.  Default 4.096 us x "
+                          "2^8 = 1.05 ms: the IBA local ACK timeout encoding (vol. 1, "
+                          "9.7.6.1.3) at timeout value 8.",
+                          TimeValue(MicroSeconds(1048.576)),
+                          MakeTimeAccessor(&RdmaQueuePair::m_rto),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("UdpSourcePort",
+                          "UDP source port of this QP's frames, its ECMP entropy; 0 derives "
+                          "one from the QP number in 49152-65535 (RFC 6335).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_udpSrcPort),
+                          MakeUintegerChecker<uint16_t>())
+            .AddTraceSource("MessageCompleted",
+                            "A posted message was acknowledged: message id, bytes.",
+                            MakeTraceSourceAccessor(&RdmaQueuePair::m_completedTrace),
+                            "ns3::RdmaQueuePair::CompletedTracedCallback")
+            .AddTraceSource("MessageReceived",
+                            "The responder accepted a message's last frame: its MSN.",
+                            MakeTraceSourceAccessor(&RdmaQueuePair::m_receivedTrace),
+                            "ns3::RdmaQueuePair::ReceivedTracedCallback");
+    return tid;
+}
+
+RdmaQueuePair::RdmaQueuePair() = default;
+
+void
+RdmaQueuePair::DoDispose()
+{
+    m_endpoint = nullptr;
+    m_port = nullptr;
+    m_cc = nullptr;
+    m_messages.clear();
+    Object::DoDispose();
+}
+
+void
+RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t remoteHost,
+                     uint32_t remoteQpn, Ptr<RdmaCongestionControl> cc)
+{
+    m_endpoint = endpoint;
+    m_localQpn = localQpn;
+    m_remoteHost = remoteHost;
+    m_remoteQpn = remoteQpn;
+    m_cc = cc;
+    if (m_udpSrcPort == 0)
+    {
+        m_udpSrcPort = static_cast<uint16_t>(
+            49152 + ((endpoint->GetHostId() * 40503u + localQpn) * 2654435761u >> 18) % 16384);
+    }
+    m_port = endpoint->PortToward(remoteHost, m_udpSrcPort);
+    NS_ABORT_MSG_IF(!m_port,
+                    "RdmaQueuePair: host " << endpoint->GetHostId() << " has no route to host "
+                                           << remoteHost);
+    m_mtu = m_port->GetPayloadMtu();
+    m_cc->Attach(m_port->GetFabricChannel()->GetDataRate());
+}
+
+uint64_t
+RdmaQueuePair::PostSend(uint64_t bytes, CompletionCallback done)
+{
+    NS_ABORT_MSG_IF(bytes == 0, "RdmaQueuePair::PostSend: a message needs at least one byte");
+    const uint64_t frames = (bytes + m_mtu - 1) / m_mtu;
+    m_messages.push_back({m_nextMessageId, bytes, m_endSeq, frames, done});
+    m_endSeq += frames;
+    if (!m_waitingForPort && !m_paceEvent.IsRunning())
+    {
+        SendNext();
+    }
+    return m_nextMessageId++;
+}
+
+const RdmaQueuePair::Message&
+RdmaQueuePair::MessageOf(uint64_t seq) const
+{
+    for (const auto& m : m_messages)
+    {
+        if (seq < m.firstSeq + m.frames)
+        {
+            return m;
+        }
+    }
+    NS_FATAL_ERROR("RdmaQueuePair: no posted message holds frame " << seq);
+}
+
+void
+RdmaQueuePair::SendNext()
+{
+    m_waitingForPort = false;
+    while (m_sndNxt < m_endSeq)
+    {
+        if (m_port->GetQueueBytes(m_priority) > 0)
+        {
+            SendWhenPortHasRoom();
+            return;
+        }
+        SendFrame(m_sndNxt++);
+        const DataRate rate = m_cc->GetRate();
+        if (rate < m_cc->GetLineRate())
+        {
+            const uint32_t frame = m_mtu + roce::kDataFrameOverheadBytes;
+            m_paceEvent =
+                Simulator::Schedule(PicoSeconds(roce::WirePicoSeconds(frame, rate.GetBitRate())),
+                                    &RdmaQueuePair::SendNext,
+                                    this);
+            return;
+        }
+    }
+}
+
+void
+RdmaQueuePair::SendWhenPortHasRoom()
+{
+    m_waitingForPort = true;
+    m_endpoint->NotifyWhenPortDequeues(m_port->GetIfIndex(),
+                                       MakeCallback(&RdmaQueuePair::SendNext, this));
+}
+
+void
+RdmaQueuePair::SendFrame(uint64_t seq)
+{
+    const Message& m = MessageOf(seq);
+    const uint64_t index = seq - m.firstSeq;
+    const bool first = index == 0;
+    const bool last = index + 1 == m.frames;
+    DataFrameSpec spec;
+    spec.dstHost = m_remoteHost;
+    spec.udpSrcPort = m_udpSrcPort;
+    spec.priority = m_priority;
+    spec.destQp = m_remoteQpn;
+    spec.psn = static_cast<uint32_t>(seq & kPsnMask);
+    spec.payloadBytes = static_cast<uint32_t>(last ? m.bytes - index * m_mtu : m_mtu);
+    spec.opcode = first && last ? BthHeader::RC_SEND_ONLY
+                  : first       ? BthHeader::RC_SEND_FIRST
+                  : last        ? BthHeader::RC_SEND_LAST
+                                : BthHeader::RC_SEND_MIDDLE;
+    ++m_counters.framesSent;
+    m_counters.payloadSent += spec.payloadBytes;
+    if (seq < m_highestSent)
+    {
+        m_counters.payloadRetransmitted += spec.payloadBytes;
+    }
+    m_highestSent = std::max(m_highestSent, seq + 1);
+    m_endpoint->Send(spec);
+    m_cc->NotifySent(spec.payloadBytes + roce::kDataFrameOverheadBytes);
+    if (!m_timer.IsRunning())
+    {
+        ArmTimer();
+    }
+}
+
+uint64_t
+RdmaQueuePair::Unwrap(uint32_t psn, uint64_t reference)
+{
+    // Signed 24-bit distance from the reference's low bits.
+    int32_t d = static_cast<int32_t>((psn - static_cast<uint32_t>(reference)) & kPsnMask);
+    if (d & 0x800000)
+    {
+        d -= 0x1000000;
+    }
+    return reference + d;
+}
+
+void
+RdmaQueuePair::Receive(const FrameInfo& info)
+{
+    if (info.opcode == BthHeader::RC_ACKNOWLEDGE)
+    {
+        ReceiveAck(info);
+    }
+    else
+    {
+        ReceiveData(info);
+    }
+}
+
+void
+RdmaQueuePair::ReceiveAck(const FrameInfo& info)
+{
+    const bool nak = (info.syndrome >> 5) == 0x3;
+    // An ACK carries the last frame received in order; a NAK the frame expected next.
+    const uint64_t una = nak ? Unwrap(info.psn, m_sndUna) : Unwrap(info.psn, m_sndUna) + 1;
+    if (una > m_highestSent || una < m_sndUna)
+    {
+        return; // stale or from before a go-back
+    }
+    uint64_t ackedBytes = 0;
+    while (!m_messages.empty() && m_messages.front().firstSeq + m_messages.front().frames <= una)
+    {
+        Message m = m_messages.front();
+        m_messages.pop_front();
+        ackedBytes += m.bytes;
+        m_completedTrace(m.id, m.bytes);
+        if (!m.done.IsNull())
+        {
+            m.done(m.id, m.bytes);
+        }
+    }
+    const bool progress = una > m_sndUna;
+    m_sndUna = una;
+    if (ackedBytes)
+    {
+        m_cc->NotifyAcked(ackedBytes);
+    }
+    if (nak)
+    {
+        ++m_counters.naksReceived;
+        m_sndNxt = una; // go back N
+    }
+    if (m_sndUna >= m_sndNxt && m_sndNxt >= m_endSeq)
+    {
+        m_timer.Cancel(); // nothing in flight
+    }
+    else if (progress || nak)
+    {
+        ArmTimer();
+    }
+    if (nak && !m_waitingForPort && !m_paceEvent.IsRunning())
+    {
+        SendNext();
+    }
+}
+
+void
+RdmaQueuePair::ArmTimer()
+{
+    m_timer.Cancel();
+    m_timer = Simulator::Schedule(m_rto, &RdmaQueuePair::Timeout, this);
+}
+
+void
+RdmaQueuePair::Timeout()
+{
+    if (m_sndUna >= m_highestSent)
+    {
+        return;
+    }
+    ++m_counters.timeouts;
+    NS_LOG_INFO("QP " << m_localQpn << " timeout: back to " << m_sndUna);
+    m_sndNxt = m_sndUna;
+    ArmTimer();
+    if (!m_waitingForPort && !m_paceEvent.IsRunning())
+    {
+        SendNext();
+    }
+}
+
+void
+RdmaQueuePair::ReceiveData(const FrameInfo& info)
+{
+    const uint64_t seq = Unwrap(info.psn, m_ePsn);
+    if (seq == m_ePsn)
+    {
+        ++m_ePsn;
+        m_nakOutstanding = false;
+        m_counters.payloadReceived += info.payloadBytes;
+        const bool last = IsLastOfMessage(info.opcode);
+        if (last)
+        {
+            ++m_msn;
+            m_receivedTrace(m_msn);
+        }
+        if (++m_unacked >= m_ackInterval || last)
+        {
+            SendAck(AethHeader::kAck, m_ePsn - 1);
+        }
+    }
+    else if (seq > m_ePsn)
+    {
+        if (!m_nakOutstanding)
+        {
+            m_nakOutstanding = true;
+            SendAck(AethHeader::kNakSequenceError, m_ePsn);
+        }
+    }
+    else if (m_ePsn > 0)
+    {
+        SendAck(AethHeader::kAck, m_ePsn - 1); // a duplicate: tell the requester where we are
+    }
+}
+
+void
+RdmaQueuePair::SendAck(uint8_t syndrome, uint64_t psnSeq)
+{
+    m_unacked = 0;
+    ++(syndrome == AethHeader::kAck ? m_counters.acksSent : m_counters.naksSent);
+    DataFrameSpec spec;
+    spec.dstHost = m_remoteHost;
+    spec.udpSrcPort = m_udpSrcPort;
+    spec.priority = m_ackPriority;
+    spec.ecnCapable = false;
+    spec.opcode = BthHeader::RC_ACKNOWLEDGE;
+    spec.destQp = m_remoteQpn;
+    spec.psn = static_cast<uint32_t>(psnSeq & kPsnMask);
+    spec.syndrome = syndrome;
+    spec.msn = m_msn;
+    m_endpoint->Send(spec);
+}
+
+} // namespace ns3

@@ -1,0 +1,135 @@
+#ifndef AI_FABRIC_RDMA_QUEUE_PAIR_H
+#define AI_FABRIC_RDMA_QUEUE_PAIR_H
+
+#include "rdma-congestion-control.h"
+#include "roce-frame.h"
+
+#include "ns3/callback.h"
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+
+namespace ns3
+{
+
+class FabricEndpoint;
+class FabricNetDevice;
+
+/** Counters of one queue pair. */
+struct RdmaQpCounters
+{
+    uint64_t framesSent{0};        //!< data frames put on the wire, retransmissions included
+    uint64_t payloadSent{0};       //!< payload bytes of those frames
+    uint64_t payloadRetransmitted{0}; //!< payload bytes sent again after a NAK or timeout
+    uint64_t naksReceived{0};
+    uint64_t timeouts{0};
+    uint64_t acksSent{0};
+    uint64_t naksSent{0};
+    uint64_t payloadReceived{0};   //!< in-order payload bytes accepted by the responder side
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief A reliable-connection queue pair (IBA RC): one end of a connection.
+ *
+ * Requester: messages posted with PostSend are cut into frames of the port's payload MTU,
+ * numbered with consecutive PSNs, and sent when the port can take a frame (and at the
+ * congestion control's rate when that is below line rate).  A cumulative ACK completes the
+ * messages it covers, calling their callbacks; a NAK (PSN sequence error) or a retransmission
+ * timeout goes back to the first unacknowledged PSN (go-back-N).
+ * Responder: accepts frames in PSN order, ACKs every AckInterval frames and at each message's
+ * last frame, NAKs the first frame past a gap once, and re-ACKs duplicates.
+ */
+class RdmaQueuePair : public Object
+{
+  public:
+    /** Called when a posted message is acknowledged: message id, bytes. */
+    using CompletionCallback = Callback<void, uint64_t, uint64_t>;
+
+    static TypeId GetTypeId();
+    RdmaQueuePair();
+
+    /**
+     * Wire this QP: \p localQpn on \p endpoint toward \p remoteQpn on \p remoteHost, paced
+     * by \p cc, through the port routing picks for its UDP source port.
+     */
+    void Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t remoteHost,
+               uint32_t remoteQpn, Ptr<RdmaCongestionControl> cc);
+    uint32_t GetLocalQpn() const { return m_localQpn; }
+    uint32_t GetRemoteHost() const { return m_remoteHost; }
+
+    /** Queue a message of \p bytes; \p done is called when it is acknowledged.  Returns its id. */
+    uint64_t PostSend(uint64_t bytes, CompletionCallback done = CompletionCallback());
+    /** A frame for this QP arrived (data for the responder, ACK/NAK for the requester). */
+    void Receive(const FrameInfo& info);
+
+    const RdmaQpCounters& GetCounters() const { return m_counters; }
+    /** Messages posted and not yet acknowledged. */
+    std::size_t GetOutstandingMessages() const { return m_messages.size(); }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Message
+    {
+        uint64_t id;
+        uint64_t bytes;
+        uint64_t firstSeq; //!< sequence number of its first frame (PSN = seq mod 2^24)
+        uint64_t frames;
+        CompletionCallback done;
+    };
+
+    void SendNext();
+    void SendWhenPortHasRoom();
+    void SendFrame(uint64_t seq);
+    const Message& MessageOf(uint64_t seq) const;
+    void ReceiveAck(const FrameInfo& info);
+    void ReceiveData(const FrameInfo& info);
+    void SendAck(uint8_t syndrome, uint64_t psnSeq);
+    void ArmTimer();
+    void Timeout();
+    /** The 64-bit sequence number nearest \p reference whose low 24 bits are \p psn. */
+    static uint64_t Unwrap(uint32_t psn, uint64_t reference);
+
+    Ptr<FabricEndpoint> m_endpoint;
+    Ptr<FabricNetDevice> m_port;
+    Ptr<RdmaCongestionControl> m_cc;
+    uint32_t m_localQpn{0};
+    uint32_t m_remoteHost{0};
+    uint32_t m_remoteQpn{0};
+    uint16_t m_udpSrcPort{0};
+    uint8_t m_priority{3};
+    uint8_t m_ackPriority{7};
+    uint32_t m_ackInterval{1};
+    Time m_rto;
+    uint32_t m_mtu{4096};
+
+    // Requester
+    std::deque<Message> m_messages; //!< posted, not yet acknowledged, in order
+    uint64_t m_nextMessageId{0};
+    uint64_t m_endSeq{0};  //!< one past the last frame posted
+    uint64_t m_sndNxt{0};  //!< next frame to send
+    uint64_t m_sndUna{0};  //!< oldest unacknowledged frame
+    uint64_t m_highestSent{0}; //!< one past the highest frame ever sent
+    bool m_waitingForPort{false};
+    EventId m_paceEvent;
+    EventId m_timer;
+
+    // Responder
+    uint64_t m_ePsn{0};          //!< next expected frame
+    uint32_t m_msn{0};           //!< messages completed
+    uint32_t m_unacked{0};       //!< frames accepted since the last ACK
+    bool m_nakOutstanding{false}; //!< a NAK was sent for the current gap
+
+    RdmaQpCounters m_counters;
+    TracedCallback<uint64_t, uint64_t> m_completedTrace; //!< requester: message id, bytes
+    TracedCallback<uint32_t> m_receivedTrace;            //!< responder: MSN of a message
+};
+
+} // namespace ns3
+
+#endif

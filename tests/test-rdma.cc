@@ -1,0 +1,137 @@
+// RDMA reliable connections: line rate when lossless; every byte delivered by go-back-N when
+// the fabric drops; frame accounting closes with retransmissions and acknowledgements.
+#include "fabric-fixture.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+using namespace aifabric_test;
+
+namespace
+{
+struct Completions
+{
+    std::vector<std::pair<uint64_t, Time>> done; //!< message id, time
+    void Record(uint64_t id, uint64_t) { done.emplace_back(id, Simulator::Now()); }
+};
+
+uint64_t
+EndpointDeliveries(Ptr<FabricNetwork> net)
+{
+    uint64_t n = 0;
+    for (uint32_t h = 0; h < net->GetNHosts(); ++h)
+    {
+        n += net->GetEndpoint(h)->GetFramesDelivered();
+    }
+    return n;
+}
+} // namespace
+
+TEST(Rdma, LosslessMessageAtLineRateWithoutRetransmission)
+{
+    const uint64_t bytes = 64ull << 20;
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("400Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.Install(net);
+    auto [a, b] = rdma.Connect(net, 0, 1);
+    Completions c;
+    a->PostSend(bytes, MakeCallback(&Completions::Record, &c));
+    Simulator::Run();
+
+    ASSERT_EQ(c.done.size(), 1u);
+    EXPECT_EQ(b->GetCounters().payloadReceived, bytes);
+    EXPECT_EQ(a->GetCounters().payloadRetransmitted, 0u);
+    EXPECT_EQ(a->GetCounters().framesSent, bytes / 4096);
+    EXPECT_EQ(b->GetCounters().acksSent, bytes / 4096); // AckInterval 1
+    const double goodput = double(bytes) * 8 / c.done[0].second.GetSeconds();
+    const double closedForm = 400e9 * 4096.0 / roce::WireBytesForPayload(4096);
+    EXPECT_NEAR(goodput / closedForm, 1.0, 0.005);
+    EXPECT_LT(goodput, closedForm);
+    Simulator::Destroy();
+}
+
+TEST(Rdma, MessagesOnOneQueuePairCompleteInOrder)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("AckInterval", UintegerValue(8));
+    rdma.Install(net);
+    auto [a, b] = rdma.Connect(net, 0, 1);
+    Completions c;
+    for (uint64_t bytes : {1u, 4096u, 4097u, 100000u, 1u << 20})
+    {
+        a->PostSend(bytes, MakeCallback(&Completions::Record, &c));
+    }
+    Simulator::Run();
+    ASSERT_EQ(c.done.size(), 5u);
+    for (uint64_t i = 0; i < 5; ++i)
+    {
+        EXPECT_EQ(c.done[i].first, i);
+    }
+    EXPECT_EQ(b->GetCounters().payloadReceived, 1u + 4096 + 4097 + 100000 + (1u << 20));
+    EXPECT_EQ(a->GetOutstandingMessages(), 0u);
+    Simulator::Destroy();
+}
+
+TEST(Rdma, LossyIncastDeliversEveryByteByRetransmission)
+{
+    const uint32_t senders = 8;
+    const uint64_t bytes = 1 << 20;
+    FabricNetworkHelper helper;
+    helper.SetMmuAttribute("PfcEnabled", BooleanValue(false));
+    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("1MiB")));
+    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(100)));
+    rdma.Install(net);
+    Completions c;
+    std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> qps;
+    for (uint32_t s = 1; s <= senders; ++s)
+    {
+        qps.push_back(rdma.Connect(net, s, 0));
+        qps.back().first->PostSend(bytes, MakeCallback(&Completions::Record, &c));
+    }
+    Simulator::Run();
+
+    EXPECT_EQ(c.done.size(), senders);
+    uint64_t retransmitted = 0;
+    for (const auto& [requester, responder] : qps)
+    {
+        EXPECT_EQ(responder->GetCounters().payloadReceived, bytes);
+        retransmitted += requester->GetCounters().payloadRetransmitted;
+    }
+    const FabricTotals t = Totals(net);
+    EXPECT_GT(t.framesDropped, 0u);
+    EXPECT_GT(retransmitted, 0u);
+    // Every frame hosts sent (data, retransmissions, ACKs, NAKs) was delivered or dropped.
+    EXPECT_EQ(t.hostDataFramesSent, EndpointDeliveries(net) + t.framesDropped);
+    Simulator::Destroy();
+}
+
+TEST(Rdma, LosslessIncastWithPfcNeedsNoRetransmission)
+{
+    const uint32_t senders = 8;
+    FabricNetworkHelper helper;
+    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("1MiB")));
+    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.Install(net);
+    Completions c;
+    std::vector<Ptr<RdmaQueuePair>> requesters;
+    for (uint32_t s = 1; s <= senders; ++s)
+    {
+        requesters.push_back(rdma.Connect(net, s, 0).first);
+        requesters.back()->PostSend(1 << 20, MakeCallback(&Completions::Record, &c));
+    }
+    Simulator::Run();
+    EXPECT_EQ(c.done.size(), senders);
+    const FabricTotals t = Totals(net);
+    EXPECT_EQ(t.framesDropped, 0u);
+    EXPECT_GT(t.pfcPausesSent, 0u);
+    for (const auto& qp : requesters)
+    {
+        EXPECT_EQ(qp->GetCounters().payloadRetransmitted, 0u);
+        EXPECT_EQ(qp->GetCounters().timeouts, 0u);
+    }
+    Simulator::Destroy();
+}
