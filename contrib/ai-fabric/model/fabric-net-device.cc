@@ -225,14 +225,8 @@ FabricNetDevice::Enqueue(Ptr<Packet> p, const FrameInfo& info, uint16_t ingressP
         return false;
     }
     const uint8_t c = info.priority;
-    if (m_ecnEnabled && info.ecn != Ipv4Header::ECN_NotECT && info.ecn != Ipv4Header::ECN_CE &&
-        ShouldMarkEcn(m_queueBytes[c]))
-    {
-        roce::MarkCongestionExperienced(p);
-        ++m_counters.ecnMarked;
-        m_ecnMarkTrace(p);
-    }
-    m_queues[c].push_back({p, ingressPort});
+    const bool markable = info.ecn == Ipv4Header::ECN_ECT0 || info.ecn == Ipv4Header::ECN_ECT1;
+    m_queues[c].push_back({p, ingressPort, markable});
     m_queueBytes[c] += p->GetSize();
     ++m_queuedFrames;
     Kick();
@@ -414,6 +408,14 @@ FabricNetDevice::TransmitNext()
     --m_queuedFrames;
     const uint32_t size = f.packet->GetSize();
     m_queueBytes[c] -= size;
+    // Marking as the frame leaves, on the queue it leaves behind: the congestion signal is
+    // not delayed by the queue itself (as the HPCC artifact's switches do).
+    if (m_ecnEnabled && f.ecnCapable && ShouldMarkEcn(m_queueBytes[c]))
+    {
+        roce::MarkCongestionExperienced(f.packet);
+        ++m_counters.ecnMarked;
+        m_ecnMarkTrace(f.packet);
+    }
     StartTransmission(f.packet, m_peerForwardingLatency);
     // After the frame is on the wire, so a handler that queues another one sees a busy port.
     if (!m_dequeueHandler.IsNull())

@@ -54,7 +54,8 @@ struct FabricPortCounters
  *
  * Egress: a FIFO per traffic class (802.1Q PCP 0..7) and a control queue for PFC frames that
  * goes first; strict priority (7 highest) or deficit weighted round robin between classes;
- * RED-style ECN marking on the instantaneous class queue (Kmin, Kmax, Pmax, as in DCQCN);
+ * RED-style ECN marking, as a frame leaves, on the class queue it leaves behind (Kmin, Kmax,
+ * Pmax, as in DCQCN);
  * classes paused by received 802.1Qbb frames are not served until their pause time ends.
  * A frame's time on the wire counts its preamble, SFD and inter-frame gap.
  *
@@ -87,9 +88,9 @@ class FabricNetDevice : public NetDevice
     Ptr<FabricChannel> GetFabricChannel() const;
 
     /**
-     * Queue a data frame for transmission in class \p info.priority, marking it CE by the RED
-     * ramp if ECN-capable.  \p ingressPort is returned to the dequeue handler.  A port whose
-     * link is down drops the frame (LinkDown) and returns false.
+     * Queue a data frame for transmission in class \p info.priority (if ECN-capable it may be
+     * marked CE by the RED ramp when it leaves).  \p ingressPort is returned to the dequeue
+     * handler.  A port whose link is down drops the frame (LinkDown) and returns false.
      */
     bool Enqueue(Ptr<Packet> p, const FrameInfo& info, uint16_t ingressPort);
     /**
@@ -163,6 +164,7 @@ class FabricNetDevice : public NetDevice
     {
         Ptr<Packet> packet;
         uint16_t ingressPort;
+        bool ecnCapable; //!< ECT(0) or ECT(1): may be marked CE on the way out
     };
 
     void Kick();

@@ -58,6 +58,12 @@ RdmaQueuePair::GetTypeId()
                           TimeValue(MicroSeconds(1048.576)),
                           MakeTimeAccessor(&RdmaQueuePair::m_rto),
                           MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("CnpInterval",
+                          "The responder sends at most one CNP per this interval.  Default "
+                          "50 us (DCQCN, Zhu et al. SIGCOMM 2015).",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&RdmaQueuePair::m_cnpInterval),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("UdpSourcePort",
                           "UDP source port of this QP's frames, its ECMP entropy; 0 derives "
                           "one from the QP number in 49152-65535 (RFC 6335).",
@@ -221,6 +227,11 @@ RdmaQueuePair::Receive(const FrameInfo& info)
     {
         ReceiveAck(info);
     }
+    else if (info.opcode == BthHeader::CNP)
+    {
+        ++m_counters.cnpsReceived;
+        m_cc->NotifyCongestion();
+    }
     else
     {
         ReceiveData(info);
@@ -301,6 +312,11 @@ RdmaQueuePair::Timeout()
 void
 RdmaQueuePair::ReceiveData(const FrameInfo& info)
 {
+    if (info.ecn == Ipv4Header::ECN_CE &&
+        (!m_cnpSent || Simulator::Now() - m_lastCnp >= m_cnpInterval))
+    {
+        SendCnp();
+    }
     const uint64_t seq = Unwrap(info.psn, m_ePsn);
     if (seq == m_ePsn)
     {
@@ -330,6 +346,23 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
     {
         SendAck(AethHeader::kAck, m_ePsn - 1); // a duplicate: tell the requester where we are
     }
+}
+
+void
+RdmaQueuePair::SendCnp()
+{
+    m_cnpSent = true;
+    m_lastCnp = Simulator::Now();
+    ++m_counters.cnpsSent;
+    DataFrameSpec spec;
+    spec.dstHost = m_remoteHost;
+    spec.udpSrcPort = m_udpSrcPort;
+    spec.priority = m_ackPriority;
+    spec.ecnCapable = false;
+    spec.opcode = BthHeader::CNP;
+    spec.destQp = m_remoteQpn;
+    spec.payloadBytes = 16; // RoCEv2 CNP: 16 reserved bytes after the BTH (annex A17.9.3)
+    m_endpoint->Send(spec);
 }
 
 void

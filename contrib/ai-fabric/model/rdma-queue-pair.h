@@ -28,6 +28,8 @@ struct RdmaQpCounters
     uint64_t timeouts{0};
     uint64_t acksSent{0};
     uint64_t naksSent{0};
+    uint64_t cnpsSent{0};          //!< responder: congestion notifications for CE-marked frames
+    uint64_t cnpsReceived{0};
     uint64_t payloadReceived{0};   //!< in-order payload bytes accepted by the responder side
 };
 
@@ -41,7 +43,8 @@ struct RdmaQpCounters
  * messages it covers, calling their callbacks; a NAK (PSN sequence error) or a retransmission
  * timeout goes back to the first unacknowledged PSN (go-back-N).
  * Responder: accepts frames in PSN order, ACKs every AckInterval frames and at each message's
- * last frame, NAKs the first frame past a gap once, and re-ACKs duplicates.
+ * last frame, NAKs the first frame past a gap once, re-ACKs duplicates, and answers frames
+ * marked CE with a CNP, at most one per CnpInterval (DCQCN's notification point).
  */
 class RdmaQueuePair : public Object
 {
@@ -90,6 +93,7 @@ class RdmaQueuePair : public Object
     void ReceiveAck(const FrameInfo& info);
     void ReceiveData(const FrameInfo& info);
     void SendAck(uint8_t syndrome, uint64_t psnSeq);
+    void SendCnp();
     void ArmTimer();
     void Timeout();
     /** The 64-bit sequence number nearest \p reference whose low 24 bits are \p psn. */
@@ -106,6 +110,7 @@ class RdmaQueuePair : public Object
     uint8_t m_ackPriority{7};
     uint32_t m_ackInterval{1};
     Time m_rto;
+    Time m_cnpInterval;
     uint32_t m_mtu{4096};
 
     // Requester
@@ -124,6 +129,8 @@ class RdmaQueuePair : public Object
     uint32_t m_msn{0};           //!< messages completed
     uint32_t m_unacked{0};       //!< frames accepted since the last ACK
     bool m_nakOutstanding{false}; //!< a NAK was sent for the current gap
+    Time m_lastCnp;                //!< when the last CNP was sent
+    bool m_cnpSent{false};
 
     RdmaQpCounters m_counters;
     TracedCallback<uint64_t, uint64_t> m_completedTrace; //!< requester: message id, bytes

@@ -1,0 +1,179 @@
+#include "dcqcn-congestion-control.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("DcqcnCongestionControl");
+NS_OBJECT_ENSURE_REGISTERED(DcqcnCongestionControl);
+
+TypeId
+DcqcnCongestionControl::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::DcqcnCongestionControl")
+            .SetParent<RdmaCongestionControl>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<DcqcnCongestionControl>()
+            .AddAttribute("G",
+                          "Gain of the alpha estimate.  Default 1/256 (DCQCN paper).",
+                          DoubleValue(1.0 / 256),
+                          MakeDoubleAccessor(&DcqcnCongestionControl::m_g),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("AlphaTimer",
+                          "Period of alpha's decay without CNPs.  Default 55 us (DCQCN paper).",
+                          TimeValue(MicroSeconds(55)),
+                          MakeTimeAccessor(&DcqcnCongestionControl::m_alphaTimer),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RateTimer",
+                          "Period of the rate-increase timer.  Default 55 us (DCQCN paper).",
+                          TimeValue(MicroSeconds(55)),
+                          MakeTimeAccessor(&DcqcnCongestionControl::m_rateTimer),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("ByteCounter",
+                          "Bytes sent per rate-increase stage.  Default 10 MB (DCQCN paper).",
+                          UintegerValue(10000000),
+                          MakeUintegerAccessor(&DcqcnCongestionControl::m_byteCounter),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("FastRecoverySteps",
+                          "Stages of fast recovery (F) before additive increase.  Default 5 "
+                          "(DCQCN paper).",
+                          UintegerValue(5),
+                          MakeUintegerAccessor(&DcqcnCongestionControl::m_f),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("AdditiveIncreasePer25G",
+                          "R_AI per 25 Gb/s of line rate.  Default 5 Mb/s (HPCC artifact).",
+                          DataRateValue(DataRate("5Mbps")),
+                          MakeDataRateAccessor(&DcqcnCongestionControl::m_raiPer25G),
+                          MakeDataRateChecker())
+            .AddAttribute("HyperIncreasePer25G",
+                          "R_HAI per 25 Gb/s of line rate.  Default 50 Mb/s (HPCC artifact).",
+                          DataRateValue(DataRate("50Mbps")),
+                          MakeDataRateAccessor(&DcqcnCongestionControl::m_rhaiPer25G),
+                          MakeDataRateChecker())
+            .AddAttribute("MinRate",
+                          "Floor of the current rate.  Default 100 Mb/s (our choice: 0.1% of "
+                          "100G, so a QP never stalls).",
+                          DataRateValue(DataRate("100Mbps")),
+                          MakeDataRateAccessor(&DcqcnCongestionControl::m_minRate),
+                          MakeDataRateChecker());
+    return tid;
+}
+
+DcqcnCongestionControl::DcqcnCongestionControl()
+    : m_alphaTimer(MicroSeconds(55)),
+      m_rateTimer(MicroSeconds(55)),
+      m_raiPer25G("5Mbps"),
+      m_rhaiPer25G("50Mbps"),
+      m_minRate("100Mbps")
+{
+}
+
+void
+DcqcnCongestionControl::DoDispose()
+{
+    m_rateEvent.Cancel();
+    RdmaCongestionControl::DoDispose();
+}
+
+void
+DcqcnCongestionControl::DoAttach()
+{
+    m_rate = m_target = double(GetLineRate().GetBitRate());
+    m_alpha = 1.0;
+    m_alphaUpdated = Simulator::Now();
+}
+
+DataRate
+DcqcnCongestionControl::DoGetRate() const
+{
+    return DataRate(static_cast<uint64_t>(m_rate));
+}
+
+void
+DcqcnCongestionControl::DecayAlpha()
+{
+    const int64_t periods =
+        (Simulator::Now() - m_alphaUpdated).GetTimeStep() / m_alphaTimer.GetTimeStep();
+    if (periods > 0)
+    {
+        m_alpha *= std::pow(1.0 - m_g, double(periods));
+        m_alphaUpdated += m_alphaTimer * periods;
+    }
+}
+
+void
+DcqcnCongestionControl::DoNotifyCongestion()
+{
+    DecayAlpha();
+    m_target = m_rate;
+    m_rate = std::max(m_rate * (1 - m_alpha / 2), double(m_minRate.GetBitRate()));
+    m_alpha = (1 - m_g) * m_alpha + m_g;
+    m_alphaUpdated = Simulator::Now(); // the decay period restarts at each CNP
+    m_timerStage = 0;
+    m_byteStage = 0;
+    m_bytesSinceStage = 0;
+    m_rateEvent.Cancel();
+    m_rateEvent =
+        Simulator::Schedule(m_rateTimer, &DcqcnCongestionControl::RateTimerExpired, this);
+    NS_LOG_LOGIC("CNP: rate " << m_rate / 1e9 << " Gb/s, alpha " << m_alpha);
+}
+
+void
+DcqcnCongestionControl::DoNotifySent(uint32_t bytes)
+{
+    if (m_rate >= double(GetLineRate().GetBitRate()))
+    {
+        return; // at line rate there is nothing to recover
+    }
+    m_bytesSinceStage += bytes;
+    if (m_bytesSinceStage >= m_byteCounter)
+    {
+        m_bytesSinceStage -= m_byteCounter;
+        ++m_byteStage;
+        Increase();
+    }
+}
+
+void
+DcqcnCongestionControl::RateTimerExpired()
+{
+    ++m_timerStage;
+    Increase();
+    if (m_rate < double(GetLineRate().GetBitRate()))
+    {
+        m_rateEvent =
+            Simulator::Schedule(m_rateTimer, &DcqcnCongestionControl::RateTimerExpired, this);
+    }
+}
+
+void
+DcqcnCongestionControl::Increase()
+{
+    const double line = double(GetLineRate().GetBitRate());
+    const double scale = line / 25e9;
+    if (m_timerStage >= m_f && m_byteStage >= m_f)
+    {
+        const uint32_t i = std::min(m_timerStage, m_byteStage) - m_f + 1;
+        m_target += i * double(m_rhaiPer25G.GetBitRate()) * scale; // hyper increase
+    }
+    else if (m_timerStage >= m_f || m_byteStage >= m_f)
+    {
+        m_target += double(m_raiPer25G.GetBitRate()) * scale; // additive increase
+    }
+    m_target = std::min(m_target, line);
+    m_rate = std::min((m_rate + m_target) / 2, line); // fast recovery toward the target
+    if (line - m_rate < 1.0)
+    {
+        m_rate = line;
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,66 @@
+#ifndef AI_FABRIC_DCQCN_CONGESTION_CONTROL_H
+#define AI_FABRIC_DCQCN_CONGESTION_CONTROL_H
+
+#include "rdma-congestion-control.h"
+
+#include "ns3/event-id.h"
+#include "ns3/nstime.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief DCQCN (Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM
+ * 2015): the reaction point of a queue pair.
+ *
+ * On a CNP: target rate Rt <- current Rc, Rc <- Rc (1 - alpha/2), alpha <- (1 - g) alpha + g.
+ * Without CNPs alpha decays by (1 - g) every AlphaTimer (applied when next needed, so it costs
+ * no events).  The rate recovers at each RateTimer expiry and each ByteCounter bytes sent: while
+ * both stage counts are below F, fast recovery (Rc <- (Rt + Rc) / 2); once one reaches F,
+ * additive increase (Rt += R_AI first); once both do, hyper increase (Rt += i R_HAI).  The rate
+ * timer stops when Rc is back at line rate.  R_AI and R_HAI are given per 25 Gb/s of line rate
+ * and scaled, as in the HPCC artifact's DCQCN setup (Li et al., SIGCOMM 2019).
+ */
+class DcqcnCongestionControl : public RdmaCongestionControl
+{
+  public:
+    static TypeId GetTypeId();
+    DcqcnCongestionControl();
+    double GetAlpha() const { return m_alpha; }
+    DataRate GetTargetRate() const { return DataRate(static_cast<uint64_t>(m_target)); }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void DoAttach() override;
+    DataRate DoGetRate() const override;
+    void DoNotifySent(uint32_t bytes) override;
+    void DoNotifyCongestion() override;
+    void DecayAlpha();
+    void RateTimerExpired();
+    void Increase();
+
+    double m_g{1.0 / 256};
+    Time m_alphaTimer;
+    Time m_rateTimer;
+    uint64_t m_byteCounter{10000000};
+    uint32_t m_f{5};
+    DataRate m_raiPer25G;
+    DataRate m_rhaiPer25G;
+    DataRate m_minRate;
+
+    double m_rate{0};   //!< Rc, bit/s
+    double m_target{0}; //!< Rt, bit/s
+    double m_alpha{1};
+    Time m_alphaUpdated; //!< when alpha was last brought up to date
+    uint32_t m_timerStage{0};
+    uint32_t m_byteStage{0};
+    uint64_t m_bytesSinceStage{0};
+    EventId m_rateEvent;
+};
+
+} // namespace ns3
+
+#endif
