@@ -122,6 +122,14 @@ INSTANTIATE_TEST_SUITE_P(
                  "port.ecn_kmin_per_25g"},
         BadInput{"buffer_too_small", Scenario(kTopo, ",\"switch\":{\"buffer_size\":\"64KB\"}"),
                  "", "BufferSize"},
+        BadInput{"unknown_transport",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"shift\",\"transport\":\"tcp\"}}",
+                 "", "traffic.transport"},
+        BadInput{"cc_without_rdma",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"shift\",\"congestion_control\":\"dcqcn\"}}",
+                 "", "traffic.congestion_control"},
         BadInput{"bad_enum", Scenario(kTopo, ",\"switch\":{\"load_balancing\":\"Random\"}"), "",
                  "switch.load_balancing"},
         BadInput{"bad_time", Scenario(kTopo, ",\"routing\":{\"convergence_delay\":\"soon\"}"),
@@ -170,7 +178,7 @@ TEST(Runner, SameScenarioAndSeedGiveIdenticalResults)
 TEST(Runner, ShippedScenariosRunAndEveryMessageCompletes)
 {
     for (const char* name : {"default", "fat-tree-k4-permutation", "leaf-spine-2to1",
-                             "rail-optimized-64gpu", "incast-8to1"})
+                             "rail-optimized-64gpu", "incast-8to1", "incast-16to1-dcqcn"})
     {
         const fs::path dir = Scratch(name);
         const std::string scenario = std::string(AI_FABRIC_SCENARIO_DIR) + "/" + name + ".json";
@@ -182,4 +190,16 @@ TEST(Runner, ShippedScenariosRunAndEveryMessageCompletes)
         EXPECT_EQ(flows.find(",0\n"), std::string::npos) << name << ": an incomplete message";
         fs::remove_all(dir);
     }
+}
+
+TEST(Runner, LossyRdmaScenarioDeliversEveryMessageDespiteDrops)
+{
+    const fs::path dir = Scratch("lossy-rdma");
+    const std::string scenario = std::string(AI_FABRIC_SCENARIO_DIR) + "/lossy-incast-rdma.json";
+    const Outcome o = RunRunner("--scenario=" + scenario + " --out=" + (dir / "r").string(), dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const std::string summary = ReadFile(dir / "r" / "summary.json");
+    EXPECT_EQ(summary.find("\"frames_dropped\": 0,"), std::string::npos) << "expected drops";
+    EXPECT_NE(summary.find("\"flows_complete\": 8,"), std::string::npos) << summary;
+    fs::remove_all(dir);
 }

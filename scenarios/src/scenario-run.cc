@@ -72,9 +72,16 @@ ScenarioRun::Run(bool progress)
     Scenario& s = m_scenario;
     m_network = s.network.Install(s.topology);
     m_network->AssignStreams(100);
-    for (const auto& f : s.flows)
+    if (s.rdma)
     {
-        s.sources.Install(m_network, f.src, f.dst, f.bytes, f.start);
+        InstallRdmaFlows();
+    }
+    else
+    {
+        for (const auto& f : s.flows)
+        {
+            s.sources.Install(m_network, f.src, f.dst, f.bytes, f.start);
+        }
     }
     m_stats.Install(m_network, s.sources.GetSources());
     if (m_pcap)
@@ -135,6 +142,24 @@ ScenarioRun::Run(bool progress)
         }
     }
     return r;
+}
+
+void
+ScenarioRun::InstallRdmaFlows()
+{
+    Scenario& s = m_scenario;
+    s.rdmaHelper.Install(m_network);
+    for (uint32_t id = 0; id < s.flows.size(); ++id)
+    {
+        const FlowSpec& f = s.flows[id];
+        Ptr<RdmaQueuePair> qp = s.rdmaHelper.Connect(m_network, f.src, f.dst).first;
+        Simulator::Schedule(f.start, [this, qp, id, f]() {
+            m_stats.RecordRdmaMessage(id, f.src, f.dst, f.bytes);
+            qp->PostSend(f.bytes, Callback<void, uint64_t, uint64_t>([this, id](uint64_t, uint64_t) {
+                             m_stats.RdmaMessageCompleted(id);
+                         }));
+        });
+    }
 }
 
 void

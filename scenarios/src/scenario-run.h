@@ -44,6 +44,9 @@ class ScenarioRun
     void EnablePcap() { m_pcap = true; }
 
   private:
+    /** One queue pair per flow, each message posted at its start time. */
+    void InstallRdmaFlows();
+
     Scenario& m_scenario;
     ns3::Ptr<ns3::FabricNetwork> m_network;
     ns3::FabricStatsHelper m_stats;

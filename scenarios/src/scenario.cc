@@ -423,6 +423,48 @@ GetHost(const json& obj, const std::string& where, const std::string& key, uint3
     return uint32_t(GetUnsigned(obj, where, key, 0, 0, hosts - 1));
 }
 
+/** traffic.transport and what goes with it. */
+void
+BuildTransport(const json& t, Scenario& s)
+{
+    const std::string w = "traffic";
+    const std::string transport = GetString(t, w, "transport", "messages");
+    if (transport != "messages" && transport != "rdma")
+    {
+        Fail("traffic.transport", t.at("transport"), "allowed: \"messages\", \"rdma\"");
+    }
+    s.rdma = transport == "rdma";
+    for (const char* key : {"congestion_control", "ack_interval", "retransmission_timeout"})
+    {
+        if (!s.rdma && t.contains(key))
+        {
+            Fail(Path(w, key), t.at(key), "only with \"transport\": \"rdma\"");
+        }
+    }
+    if (s.rdma && (t.contains("rate")))
+    {
+        Fail("traffic.rate", t.at("rate"), "not with \"transport\": \"rdma\" (its congestion "
+                                            "control sets the rate)");
+    }
+    const std::string cc = GetString(t, w, "congestion_control", "none");
+    if (cc != "none" && cc != "dcqcn")
+    {
+        Fail("traffic.congestion_control", t.at("congestion_control"),
+             "allowed: \"none\", \"dcqcn\"");
+    }
+    s.rdmaHelper.SetNicAttribute("CongestionControl",
+                                 TypeIdValue(cc == "dcqcn" ? DcqcnCongestionControl::GetTypeId()
+                                                           : NoCongestionControl::GetTypeId()));
+    auto& rdma = s.rdmaHelper;
+    ApplyAttributes(t, w, RdmaQueuePair::GetTypeId(),
+                    {{"ack_interval", "AckInterval"},
+                     {"retransmission_timeout", "RetransmissionTimeout"},
+                     {"priority", "Priority"}},
+                    [&rdma](const std::string& n, const AttributeValue& v) {
+                        rdma.SetQueuePairAttribute(n, v);
+                    });
+}
+
 void
 BuildTraffic(const json& doc, Scenario& s)
 {
@@ -433,7 +475,9 @@ BuildTraffic(const json& doc, Scenario& s)
     }
     const json& t = doc.at("traffic");
     CheckKeys(t, w, {"pattern", "bytes", "start", "rate", "priority", "shift", "senders",
-                     "receiver", "flows"});
+                     "receiver", "flows", "transport", "congestion_control", "ack_interval",
+                     "retransmission_timeout"});
+    BuildTransport(t, s);
     const uint32_t hosts = s.topology.GetNHosts();
     const uint64_t bytes = GetUnsigned(t, w, "bytes", 1 << 20, 1, uint64_t(1) << 40);
     const Time start = GetTime(t, w, "start", Time(0));

@@ -46,6 +46,8 @@ struct Scenario
     ns3::FabricTopology topology;
     ns3::FabricNetworkHelper network;
     ns3::MessageSourceHelper sources; //!< attributes only; flows are installed by the run
+    bool rdma{false};                 //!< flows as RDMA messages on reliable queue pairs
+    ns3::RdmaHelper rdmaHelper;       //!< NIC and queue-pair attributes when rdma
     std::vector<FlowSpec> flows;
     std::vector<LinkEvent> linkEvents;
     ns3::Time stopTime; //!< zero: run until every event is done

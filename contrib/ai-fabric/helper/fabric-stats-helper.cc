@@ -71,6 +71,17 @@ FabricStatsHelper::EnablePcap(const std::string& prefix)
 void
 FabricStatsHelper::MessageStarted(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes)
 {
+    RecordRdmaMessage(flowId, src, dst, bytes);
+    m_flows[flowId].counted = true;
+}
+
+void
+FabricStatsHelper::RecordRdmaMessage(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes)
+{
+    if (flowId >= m_flows.size())
+    {
+        m_flows.resize(flowId + 1);
+    }
     FlowRecord& f = m_flows[flowId];
     f.flowId = flowId;
     f.src = src;
@@ -81,15 +92,23 @@ FabricStatsHelper::MessageStarted(uint32_t flowId, uint32_t src, uint32_t dst, u
 }
 
 void
+FabricStatsHelper::RdmaMessageCompleted(uint32_t flowId)
+{
+    FlowRecord& f = m_flows[flowId];
+    f.delivered = f.bytes;
+    f.lastArrival = Simulator::Now();
+}
+
+void
 FabricStatsHelper::Delivered(Ptr<const Packet> p, const FrameInfo& info)
 {
     ++m_framesDelivered;
     m_payloadDelivered += info.payloadBytes;
     m_lastDelivery = Simulator::Now();
-    // MessageSource frames carry their flow id as DestQP; frames of RDMA queue pairs are the
-    // NIC's to count (its QP numbers may collide with flow ids, so match the hosts too).
-    if (info.destQp < m_flows.size() && m_flows[info.destQp].src == info.srcHost &&
-        m_flows[info.destQp].dst == info.dstHost)
+    // MessageSource frames carry their flow id as DestQP; RDMA messages are recorded from their
+    // queue pairs instead.
+    if (info.destQp < m_flows.size() && m_flows[info.destQp].counted &&
+        m_flows[info.destQp].src == info.srcHost && m_flows[info.destQp].dst == info.dstHost)
     {
         FlowRecord& f = m_flows[info.destQp];
         f.delivered += info.payloadBytes;

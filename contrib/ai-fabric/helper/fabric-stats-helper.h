@@ -17,13 +17,14 @@ namespace ns3
  * \brief Follows a run through trace sources and writes its tables.
  *
  * Messages: each MessageSource's MessageStarted opens a record; each endpoint's Deliver adds the
- * frame's payload to its flow; a message is complete when every byte arrived.  Ports: the
- * counters each FabricNetDevice keeps.  Models never print; this helper writes.
+ * frame's payload to its flow; a message is complete when every byte arrived.  Messages of RDMA
+ * queue pairs are recorded by RecordRdmaMessage (start) and RdmaMessageCompleted (acknowledged).
+ * Ports: the counters each FabricNetDevice keeps.  Models never print; this helper writes.
  */
 class FabricStatsHelper
 {
   public:
-    /** One message of a MessageSource. */
+    /** One message, of a MessageSource or of an RDMA queue pair. */
     struct FlowRecord
     {
         uint32_t flowId{0};
@@ -34,15 +35,21 @@ class FabricStatsHelper
         uint64_t delivered{0}; //!< payload bytes delivered so far
         Time lastArrival;
         bool started{false};
+        bool counted{false}; //!< a MessageSource flow, counted from its deliveries
         bool Complete() const { return started && delivered >= bytes; }
     };
 
     /** Follow \p network's endpoints and the MessageSources in \p sources. */
     void Install(Ptr<FabricNetwork> network, const ApplicationContainer& sources);
+    /** An RDMA message \p flowId (distinct from MessageSource flow ids) is posted now. */
+    void RecordRdmaMessage(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes);
+    /** RDMA message \p flowId was acknowledged in full now. */
+    void RdmaMessageCompleted(uint32_t flowId);
     /** Write a PCAP file per host NIC (DLT_EN10MB) named \p prefix-<host>.pcap. */
     void EnablePcap(const std::string& prefix);
 
     const std::vector<FlowRecord>& Flows() const { return m_flows; }
+    /** Frames delivered to hosts: data, and on RDMA traffic ACKs, NAKs and CNPs too. */
     uint64_t GetFramesDelivered() const { return m_framesDelivered; }
     uint64_t GetPayloadDelivered() const { return m_payloadDelivered; }
     /** When the last data frame was delivered (zero if none was). */

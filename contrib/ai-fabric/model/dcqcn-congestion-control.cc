@@ -77,13 +77,6 @@ DcqcnCongestionControl::DcqcnCongestionControl()
 }
 
 void
-DcqcnCongestionControl::DoDispose()
-{
-    m_rateEvent.Cancel();
-    RdmaCongestionControl::DoDispose();
-}
-
-void
 DcqcnCongestionControl::DoAttach()
 {
     m_rate = m_target = double(GetLineRate().GetBitRate());
@@ -92,8 +85,9 @@ DcqcnCongestionControl::DoAttach()
 }
 
 DataRate
-DcqcnCongestionControl::DoGetRate() const
+DcqcnCongestionControl::DoGetRate()
 {
+    AdvanceRateTimer();
     return DataRate(static_cast<uint64_t>(m_rate));
 }
 
@@ -112,6 +106,7 @@ DcqcnCongestionControl::DecayAlpha()
 void
 DcqcnCongestionControl::DoNotifyCongestion()
 {
+    AdvanceRateTimer(); // the cut applies to the rate recovered so far
     DecayAlpha();
     m_target = m_rate;
     m_rate = std::max(m_rate * (1 - m_alpha / 2), double(m_minRate.GetBitRate()));
@@ -120,15 +115,15 @@ DcqcnCongestionControl::DoNotifyCongestion()
     m_timerStage = 0;
     m_byteStage = 0;
     m_bytesSinceStage = 0;
-    m_rateEvent.Cancel();
-    m_rateEvent =
-        Simulator::Schedule(m_rateTimer, &DcqcnCongestionControl::RateTimerExpired, this);
+    m_timerRunning = true;
+    m_timerStart = Simulator::Now();
     NS_LOG_LOGIC("CNP: rate " << m_rate / 1e9 << " Gb/s, alpha " << m_alpha);
 }
 
 void
 DcqcnCongestionControl::DoNotifySent(uint32_t bytes)
 {
+    AdvanceRateTimer();
     if (m_rate >= double(GetLineRate().GetBitRate()))
     {
         return; // at line rate there is nothing to recover
@@ -143,14 +138,15 @@ DcqcnCongestionControl::DoNotifySent(uint32_t bytes)
 }
 
 void
-DcqcnCongestionControl::RateTimerExpired()
+DcqcnCongestionControl::AdvanceRateTimer()
 {
-    ++m_timerStage;
-    Increase();
-    if (m_rate < double(GetLineRate().GetBitRate()))
+    const double line = double(GetLineRate().GetBitRate());
+    while (m_timerRunning && Simulator::Now() - m_timerStart >= m_rateTimer)
     {
-        m_rateEvent =
-            Simulator::Schedule(m_rateTimer, &DcqcnCongestionControl::RateTimerExpired, this);
+        m_timerStart += m_rateTimer;
+        ++m_timerStage;
+        Increase();
+        m_timerRunning = m_rate < line;
     }
 }
 

@@ -3,7 +3,6 @@
 
 #include "rdma-congestion-control.h"
 
-#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 
 namespace ns3
@@ -19,7 +18,8 @@ namespace ns3
  * no events).  The rate recovers at each RateTimer expiry and each ByteCounter bytes sent: while
  * both stage counts are below F, fast recovery (Rc <- (Rt + Rc) / 2); once one reaches F,
  * additive increase (Rt += R_AI first); once both do, hyper increase (Rt += i R_HAI).  The rate
- * timer stops when Rc is back at line rate.  R_AI and R_HAI are given per 25 Gb/s of line rate
+ * timer's expiries are applied when the rate is next needed (exact, and no events while a QP
+ * idles); it stops when Rc is back at line rate.  R_AI and R_HAI are given per 25 Gb/s of line rate
  * and scaled, as in the HPCC artifact's DCQCN setup (Li et al., SIGCOMM 2019).
  */
 class DcqcnCongestionControl : public RdmaCongestionControl
@@ -30,16 +30,14 @@ class DcqcnCongestionControl : public RdmaCongestionControl
     double GetAlpha() const { return m_alpha; }
     DataRate GetTargetRate() const { return DataRate(static_cast<uint64_t>(m_target)); }
 
-  protected:
-    void DoDispose() override;
-
   private:
     void DoAttach() override;
-    DataRate DoGetRate() const override;
+    DataRate DoGetRate() override;
     void DoNotifySent(uint32_t bytes) override;
     void DoNotifyCongestion() override;
     void DecayAlpha();
-    void RateTimerExpired();
+    /** Apply the rate-timer expiries due by now (lazily: the timer costs no events). */
+    void AdvanceRateTimer();
     void Increase();
 
     double m_g{1.0 / 256};
@@ -58,7 +56,8 @@ class DcqcnCongestionControl : public RdmaCongestionControl
     uint32_t m_timerStage{0};
     uint32_t m_byteStage{0};
     uint64_t m_bytesSinceStage{0};
-    EventId m_rateEvent;
+    bool m_timerRunning{false};
+    Time m_timerStart; //!< start of the current rate-timer period
 };
 
 } // namespace ns3

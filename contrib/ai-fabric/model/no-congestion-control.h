@@ -16,7 +16,7 @@ class NoCongestionControl : public RdmaCongestionControl
     static TypeId GetTypeId();
 
   private:
-    DataRate DoGetRate() const override { return GetLineRate(); }
+    DataRate DoGetRate() override { return GetLineRate(); }
 };
 
 } // namespace ns3

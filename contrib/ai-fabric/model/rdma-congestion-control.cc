@@ -23,7 +23,7 @@ RdmaCongestionControl::Attach(DataRate lineRate)
 }
 
 DataRate
-RdmaCongestionControl::GetRate() const
+RdmaCongestionControl::GetRate()
 {
     return std::min(DoGetRate(), m_lineRate);
 }

@@ -24,7 +24,7 @@ class RdmaCongestionControl : public Object
     /** Start at \p lineRate, the rate of the queue pair's port. */
     void Attach(DataRate lineRate);
     /** The rate to pace at now (never above the line rate). */
-    DataRate GetRate() const;
+    DataRate GetRate();
     /** \p bytes of frames were put on the wire. */
     void NotifySent(uint32_t bytes) { DoNotifySent(bytes); }
     /** \p bytes of payload were newly acknowledged. */
@@ -35,7 +35,7 @@ class RdmaCongestionControl : public Object
 
   private:
     virtual void DoAttach() {}
-    virtual DataRate DoGetRate() const = 0;
+    virtual DataRate DoGetRate() = 0;
     virtual void DoNotifySent(uint32_t) {}
     virtual void DoNotifyAcked(uint64_t) {}
     virtual void DoNotifyCongestion() {}
