@@ -70,10 +70,13 @@ RdmaNic::GetQueuePair(uint32_t qpn) const
 void
 RdmaNic::Deliver(Ptr<const Packet>, const FrameInfo& info)
 {
-    if (info.destQp == 0 || info.destQp >= m_qps.size())
+    // A frame for no QP of ours (or from another host than the QP's peer: a MessageSource's
+    // flow id in the DestQP field) is not the transport's.
+    if (info.destQp == 0 || info.destQp >= m_qps.size() ||
+        m_qps[info.destQp]->GetRemoteHost() != info.srcHost)
     {
-        NS_LOG_WARN("host " << m_endpoint->GetHostId() << ": frame for unknown QP "
-                            << info.destQp);
+        NS_LOG_LOGIC("host " << m_endpoint->GetHostId() << ": no QP " << info.destQp << " for host "
+                             << info.srcHost);
         return;
     }
     m_qps[info.destQp]->Receive(info);
