@@ -135,3 +135,38 @@ TEST(Rdma, LosslessIncastWithPfcNeedsNoRetransmission)
     }
     Simulator::Destroy();
 }
+
+TEST(Rdma, PsnWrapsAroundInsideMessages)
+{
+    // Start 100 frames before 2^24: every message here crosses the PSN wrap, and in the lossy
+    // incast so do the NAKs and go-back-N retransmissions.
+    const uint32_t senders = 4;
+    const uint64_t bytes = 1 << 20; // 256 frames
+    FabricNetworkHelper helper;
+    helper.SetMmuAttribute("PfcEnabled", BooleanValue(false));
+    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("512KiB")));
+    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("StartingPsn", UintegerValue((1u << 24) - 100));
+    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(100)));
+    rdma.Install(net);
+    Completions c;
+    std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> qps;
+    for (uint32_t s = 1; s <= senders; ++s)
+    {
+        qps.push_back(rdma.Connect(net, s, 0));
+        qps.back().first->PostSend(bytes, MakeCallback(&Completions::Record, &c));
+        qps.back().first->PostSend(bytes, MakeCallback(&Completions::Record, &c));
+    }
+    Simulator::Run();
+    EXPECT_EQ(c.done.size(), 2 * senders);
+    uint64_t retransmitted = 0;
+    for (const auto& [requester, responder] : qps)
+    {
+        EXPECT_EQ(responder->GetCounters().payloadReceived, 2 * bytes);
+        retransmitted += requester->GetCounters().payloadRetransmitted;
+    }
+    EXPECT_GT(Totals(net).framesDropped, 0u);
+    EXPECT_GT(retransmitted, 0u);
+    Simulator::Destroy();
+}

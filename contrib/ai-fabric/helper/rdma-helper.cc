@@ -53,6 +53,8 @@ RdmaHelper::Connect(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) const
     }
     Ptr<RdmaQueuePair> qpA = nicA->CreateQueuePair(m_qpFactory, b, nicB->GetNextQpn());
     Ptr<RdmaQueuePair> qpB = nicB->CreateQueuePair(m_qpFactory, a, qpA->GetLocalQpn());
+    qpA->SetExpectedPsn(qpB->GetStartingPsn());
+    qpB->SetExpectedPsn(qpA->GetStartingPsn());
     return {qpA, qpB};
 }
 

@@ -64,6 +64,12 @@ RdmaQueuePair::GetTypeId()
                           TimeValue(MicroSeconds(50)),
                           MakeTimeAccessor(&RdmaQueuePair::m_cnpInterval),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("StartingPsn",
+                          "PSN of the first frame this QP sends (IBA: chosen at connection "
+                          "setup; 24 bits).  PSNs wrap from 2^24 - 1 to 0.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_startingPsn),
+                          MakeUintegerChecker<uint32_t>(0, (1u << 24) - 1))
             .AddAttribute("UdpSourcePort",
                           "UDP source port of this QP's frames, its ECMP entropy; 0 derives "
                           "one from the QP number in 49152-65535 (RFC 6335).",
@@ -102,6 +108,7 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
     m_remoteHost = remoteHost;
     m_remoteQpn = remoteQpn;
     m_cc = cc;
+    m_endSeq = m_sndNxt = m_sndUna = m_highestSent = m_startingPsn;
     if (m_udpSrcPort == 0)
     {
         m_udpSrcPort = static_cast<uint16_t>(
@@ -342,7 +349,7 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
             SendAck(AethHeader::kNakSequenceError, m_ePsn);
         }
     }
-    else if (m_ePsn > 0)
+    else
     {
         SendAck(AethHeader::kAck, m_ePsn - 1); // a duplicate: tell the requester where we are
     }

@@ -62,6 +62,10 @@ class RdmaQueuePair : public Object
     void Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t remoteHost,
                uint32_t remoteQpn, Ptr<RdmaCongestionControl> cc);
     uint32_t GetLocalQpn() const { return m_localQpn; }
+    /** PSN of this QP's first frame (its StartingPsn attribute). */
+    uint32_t GetStartingPsn() const { return m_startingPsn; }
+    /** The PSN the peer's first frame will carry; set at connection, before any traffic. */
+    void SetExpectedPsn(uint32_t psn) { m_ePsn = psn; }
     uint32_t GetRemoteHost() const { return m_remoteHost; }
 
     /** Queue a message of \p bytes; \p done is called when it is acknowledged.  Returns its id. */
@@ -112,6 +116,7 @@ class RdmaQueuePair : public Object
     Time m_rto;
     Time m_cnpInterval;
     uint32_t m_mtu{4096};
+    uint32_t m_startingPsn{0};
 
     // Requester
     std::deque<Message> m_messages; //!< posted, not yet acknowledged, in order
