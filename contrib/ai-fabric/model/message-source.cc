@@ -153,10 +153,7 @@ MessageSource::SendFrame()
     spec.destQp = m_flowId;
     spec.psn = m_psn++;
     spec.payloadBytes = payload;
-    spec.opcode = first && last ? BthHeader::RC_SEND_ONLY
-                  : first       ? BthHeader::RC_SEND_FIRST
-                  : last        ? BthHeader::RC_SEND_LAST
-                                : BthHeader::RC_SEND_MIDDLE;
+    spec.opcode = roce::SendOpcode(first, last);
     m_endpoint->Send(spec);
     return !last;
 }

@@ -196,10 +196,7 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     spec.destQp = m_remoteQpn;
     spec.psn = static_cast<uint32_t>(seq & kPsnMask);
     spec.payloadBytes = static_cast<uint32_t>(last ? m.bytes - index * m_mtu : m_mtu);
-    spec.opcode = first && last ? BthHeader::RC_SEND_ONLY
-                  : first       ? BthHeader::RC_SEND_FIRST
-                  : last        ? BthHeader::RC_SEND_LAST
-                                : BthHeader::RC_SEND_MIDDLE;
+    spec.opcode = roce::SendOpcode(first, last);
     ++m_counters.framesSent;
     m_counters.payloadSent += spec.payloadBytes;
     if (seq < m_highestSent)

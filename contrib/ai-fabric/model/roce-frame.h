@@ -53,6 +53,15 @@ WirePicoSeconds(uint32_t frameBytes, uint64_t bitRate)
         static_cast<unsigned __int128>(WireBytesForFrame(frameBytes)) * 8u * 1000000000000ull;
     return static_cast<int64_t>((bits + bitRate - 1) / bitRate);
 }
+/** The RC SEND opcode of a message's frame: ONLY, FIRST, MIDDLE or LAST (IBA table 38). */
+inline uint8_t
+SendOpcode(bool first, bool last)
+{
+    return first && last ? BthHeader::RC_SEND_ONLY
+           : first       ? BthHeader::RC_SEND_FIRST
+           : last        ? BthHeader::RC_SEND_LAST
+                         : BthHeader::RC_SEND_MIDDLE;
+}
 /** IPv4 address of fabric host \p hostId: 10.0.0.0/8, host 0 at 10.0.0.1. */
 inline Ipv4Address
 HostAddress(uint32_t hostId)
