@@ -25,6 +25,52 @@ EndpointDeliveries(Ptr<FabricNetwork> net)
     }
     return n;
 }
+/** What a lossy incast into host 0 (PFC off) did. */
+struct LossyIncast
+{
+    uint64_t completions{0};
+    std::vector<uint64_t> received; //!< payload each responder accepted
+    uint64_t retransmitted{0};
+    FabricTotals totals;
+    uint64_t delivered{0}; //!< frames delivered to hosts
+};
+
+/** \p senders each post \p messages of \p bytes to host 0 through a \p buffer switch. */
+LossyIncast
+RunLossyIncast(uint32_t senders, uint64_t bytes, uint32_t messages, const char* buffer,
+               uint32_t startingPsn)
+{
+    FabricNetworkHelper helper;
+    helper.SetMmuAttribute("PfcEnabled", BooleanValue(false));
+    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize(buffer)));
+    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("StartingPsn", UintegerValue(startingPsn));
+    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(100)));
+    rdma.Install(net);
+    Completions c;
+    std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> qps;
+    for (uint32_t s = 1; s <= senders; ++s)
+    {
+        qps.push_back(rdma.Connect(net, s, 0));
+        for (uint32_t m = 0; m < messages; ++m)
+        {
+            qps.back().first->PostSend(bytes, MakeCallback(&Completions::Record, &c));
+        }
+    }
+    Simulator::Run();
+    LossyIncast r;
+    r.completions = c.done.size();
+    for (const auto& [requester, responder] : qps)
+    {
+        r.received.push_back(responder->GetCounters().payloadReceived);
+        r.retransmitted += requester->GetCounters().payloadRetransmitted;
+    }
+    r.totals = Totals(net);
+    r.delivered = EndpointDeliveries(net);
+    Simulator::Destroy();
+    return r;
+}
 } // namespace
 
 TEST(Rdma, LosslessMessageAtLineRateWithoutRetransmission)
@@ -75,37 +121,17 @@ TEST(Rdma, MessagesOnOneQueuePairCompleteInOrder)
 
 TEST(Rdma, LossyIncastDeliversEveryByteByRetransmission)
 {
-    const uint32_t senders = 8;
     const uint64_t bytes = 1 << 20;
-    FabricNetworkHelper helper;
-    helper.SetMmuAttribute("PfcEnabled", BooleanValue(false));
-    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("1MiB")));
-    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
-    RdmaHelper rdma;
-    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(100)));
-    rdma.Install(net);
-    Completions c;
-    std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> qps;
-    for (uint32_t s = 1; s <= senders; ++s)
+    const LossyIncast r = RunLossyIncast(8, bytes, 1, "1MiB", 0);
+    EXPECT_EQ(r.completions, 8u);
+    for (uint64_t received : r.received)
     {
-        qps.push_back(rdma.Connect(net, s, 0));
-        qps.back().first->PostSend(bytes, MakeCallback(&Completions::Record, &c));
+        EXPECT_EQ(received, bytes);
     }
-    Simulator::Run();
-
-    EXPECT_EQ(c.done.size(), senders);
-    uint64_t retransmitted = 0;
-    for (const auto& [requester, responder] : qps)
-    {
-        EXPECT_EQ(responder->GetCounters().payloadReceived, bytes);
-        retransmitted += requester->GetCounters().payloadRetransmitted;
-    }
-    const FabricTotals t = Totals(net);
-    EXPECT_GT(t.framesDropped, 0u);
-    EXPECT_GT(retransmitted, 0u);
+    EXPECT_GT(r.totals.framesDropped, 0u);
+    EXPECT_GT(r.retransmitted, 0u);
     // Every frame hosts sent (data, retransmissions, ACKs, NAKs) was delivered or dropped.
-    EXPECT_EQ(t.hostDataFramesSent, EndpointDeliveries(net) + t.framesDropped);
-    Simulator::Destroy();
+    EXPECT_EQ(r.totals.hostDataFramesSent, r.delivered + r.totals.framesDropped);
 }
 
 TEST(Rdma, LosslessIncastWithPfcNeedsNoRetransmission)
@@ -140,33 +166,14 @@ TEST(Rdma, PsnWrapsAroundInsideMessages)
 {
     // Start 100 frames before 2^24: every message here crosses the PSN wrap, and in the lossy
     // incast so do the NAKs and go-back-N retransmissions.
-    const uint32_t senders = 4;
     const uint64_t bytes = 1 << 20; // 256 frames
-    FabricNetworkHelper helper;
-    helper.SetMmuAttribute("PfcEnabled", BooleanValue(false));
-    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("512KiB")));
-    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
-    RdmaHelper rdma;
-    rdma.SetQueuePairAttribute("StartingPsn", UintegerValue((1u << 24) - 100));
-    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(100)));
-    rdma.Install(net);
-    Completions c;
-    std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> qps;
-    for (uint32_t s = 1; s <= senders; ++s)
+    const LossyIncast r = RunLossyIncast(4, bytes, 2, "512KiB", (1u << 24) - 100);
+    EXPECT_EQ(r.completions, 8u);
+    for (uint64_t received : r.received)
     {
-        qps.push_back(rdma.Connect(net, s, 0));
-        qps.back().first->PostSend(bytes, MakeCallback(&Completions::Record, &c));
-        qps.back().first->PostSend(bytes, MakeCallback(&Completions::Record, &c));
+        EXPECT_EQ(received, 2 * bytes);
     }
-    Simulator::Run();
-    EXPECT_EQ(c.done.size(), 2 * senders);
-    uint64_t retransmitted = 0;
-    for (const auto& [requester, responder] : qps)
-    {
-        EXPECT_EQ(responder->GetCounters().payloadReceived, 2 * bytes);
-        retransmitted += requester->GetCounters().payloadRetransmitted;
-    }
-    EXPECT_GT(Totals(net).framesDropped, 0u);
-    EXPECT_GT(retransmitted, 0u);
-    Simulator::Destroy();
+    EXPECT_GT(r.totals.framesDropped, 0u);
+    EXPECT_GT(r.retransmitted, 0u);
+    EXPECT_EQ(r.totals.hostDataFramesSent, r.delivered + r.totals.framesDropped);
 }

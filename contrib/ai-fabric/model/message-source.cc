@@ -85,7 +85,7 @@ MessageSource::StartApplication()
     NS_ABORT_MSG_IF(!m_endpoint, "MessageSource needs a FabricEndpoint on its node");
     if (m_udpSrcPort == 0)
     {
-        m_udpSrcPort = static_cast<uint16_t>(49152 + (m_flowId * 2654435761u >> 18) % 16384);
+        m_udpSrcPort = roce::EntropyPort(m_flowId);
     }
     m_port = m_endpoint->PortToward(m_destination, m_udpSrcPort);
     NS_ABORT_MSG_IF(!m_port,

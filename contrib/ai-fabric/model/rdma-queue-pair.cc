@@ -111,8 +111,7 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
     m_endSeq = m_sndNxt = m_sndUna = m_highestSent = m_startingPsn;
     if (m_udpSrcPort == 0)
     {
-        m_udpSrcPort = static_cast<uint16_t>(
-            49152 + ((endpoint->GetHostId() * 40503u + localQpn) * 2654435761u >> 18) % 16384);
+        m_udpSrcPort = roce::EntropyPort(endpoint->GetHostId() * 40503u + localQpn);
     }
     m_port = endpoint->PortToward(remoteHost, m_udpSrcPort);
     NS_ABORT_MSG_IF(!m_port,

@@ -62,6 +62,13 @@ SendOpcode(bool first, bool last)
            : last        ? BthHeader::RC_SEND_LAST
                          : BthHeader::RC_SEND_MIDDLE;
 }
+/** A UDP source port for flow entropy, hashed from \p key into the dynamic range 49152-65535
+ * (RFC 6335) with Knuth's multiplicative hash. */
+inline uint16_t
+EntropyPort(uint32_t key)
+{
+    return static_cast<uint16_t>(49152 + ((key * 2654435761u) >> 18) % 16384);
+}
 /** IPv4 address of fabric host \p hostId: 10.0.0.0/8, host 0 at 10.0.0.1. */
 inline Ipv4Address
 HostAddress(uint32_t hostId)
