@@ -81,7 +81,7 @@ RdmaQueuePair::GetTypeId()
                             MakeTraceSourceAccessor(&RdmaQueuePair::m_completedTrace),
                             "ns3::RdmaQueuePair::CompletedTracedCallback")
             .AddTraceSource("MessageReceived",
-                            "The responder accepted a message's last frame: its MSN.",
+                            "The responder accepted a message's last frame: its MSN, its bytes.",
                             MakeTraceSourceAccessor(&RdmaQueuePair::m_receivedTrace),
                             "ns3::RdmaQueuePair::ReceivedTracedCallback");
     return tid;
@@ -96,6 +96,7 @@ RdmaQueuePair::DoDispose()
     m_port = nullptr;
     m_cc = nullptr;
     m_messages.clear();
+    m_receiveCallback = ReceiveCallback();
     Object::DoDispose();
 }
 
@@ -124,8 +125,7 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
 uint64_t
 RdmaQueuePair::PostSend(uint64_t bytes, CompletionCallback done)
 {
-    NS_ABORT_MSG_IF(bytes == 0, "RdmaQueuePair::PostSend: a message needs at least one byte");
-    const uint64_t frames = (bytes + m_mtu - 1) / m_mtu;
+    const uint64_t frames = bytes == 0 ? 1 : (bytes + m_mtu - 1) / m_mtu;
     m_messages.push_back({m_nextMessageId, bytes, m_endSeq, frames, done});
     m_endSeq += frames;
     if (!m_waitingForPort && !m_paceEvent.IsRunning())
@@ -326,11 +326,18 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
         ++m_ePsn;
         m_nakOutstanding = false;
         m_counters.payloadReceived += info.payloadBytes;
+        m_rxMessageBytes += info.payloadBytes;
         const bool last = IsLastOfMessage(info.opcode);
         if (last)
         {
             ++m_msn;
-            m_receivedTrace(m_msn);
+            const uint64_t bytes = m_rxMessageBytes;
+            m_rxMessageBytes = 0;
+            m_receivedTrace(m_msn, bytes);
+            if (!m_receiveCallback.IsNull())
+            {
+                m_receiveCallback(bytes);
+            }
         }
         if (++m_unacked >= m_ackInterval || last)
         {

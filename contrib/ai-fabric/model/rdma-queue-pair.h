@@ -51,6 +51,8 @@ class RdmaQueuePair : public Object
   public:
     /** Called when a posted message is acknowledged: message id, bytes. */
     using CompletionCallback = Callback<void, uint64_t, uint64_t>;
+    /** Called when the responder has accepted a whole message from the peer: its bytes. */
+    using ReceiveCallback = Callback<void, uint64_t>;
 
     static TypeId GetTypeId();
     RdmaQueuePair();
@@ -68,8 +70,13 @@ class RdmaQueuePair : public Object
     void SetExpectedPsn(uint32_t psn) { m_ePsn = psn; }
     uint32_t GetRemoteHost() const { return m_remoteHost; }
 
-    /** Queue a message of \p bytes; \p done is called when it is acknowledged.  Returns its id. */
+    /**
+     * Queue a message of \p bytes (0 is allowed: one frame without payload, as an IBA
+     * zero-length SEND); \p done is called when it is acknowledged.  Returns its id.
+     */
     uint64_t PostSend(uint64_t bytes, CompletionCallback done = CompletionCallback());
+    /** Call \p received for every message from the peer, in order, when its last frame arrives. */
+    void SetReceiveCallback(ReceiveCallback received) { m_receiveCallback = received; }
     /** A frame for this QP arrived (data for the responder, ACK/NAK for the requester). */
     void Receive(const FrameInfo& info);
 
@@ -133,13 +140,15 @@ class RdmaQueuePair : public Object
     uint64_t m_ePsn{0};          //!< next expected frame
     uint32_t m_msn{0};           //!< messages completed
     uint32_t m_unacked{0};       //!< frames accepted since the last ACK
+    uint64_t m_rxMessageBytes{0}; //!< payload of the message being received so far
+    ReceiveCallback m_receiveCallback;
     bool m_nakOutstanding{false}; //!< a NAK was sent for the current gap
     Time m_lastCnp;                //!< when the last CNP was sent
     bool m_cnpSent{false};
 
     RdmaQpCounters m_counters;
     TracedCallback<uint64_t, uint64_t> m_completedTrace; //!< requester: message id, bytes
-    TracedCallback<uint32_t> m_receivedTrace;            //!< responder: MSN of a message
+    TracedCallback<uint32_t, uint64_t> m_receivedTrace;  //!< responder: MSN, bytes of a message
 };
 
 } // namespace ns3

@@ -1,0 +1,221 @@
+#include "collective-helper.h"
+
+#include "ns3/log.h"
+#include "ns3/roce-frame.h"
+#include "ns3/simulator.h"
+
+#include <queue>
+#include <set>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveHelper");
+NS_OBJECT_ENSURE_REGISTERED(CollectiveGroup);
+
+TypeId
+CollectiveGroup::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::CollectiveGroup").SetParent<Object>().SetGroupName("AiFabric");
+    return tid;
+}
+
+void
+CollectiveGroup::DoDispose()
+{
+    m_network = nullptr;
+    m_apps.clear();
+    Object::DoDispose();
+}
+
+Time
+CollectiveGroup::PathLatency(uint32_t srcHost, uint32_t dstHost) const
+{
+    // Breadth-first over the topology (hosts do not relay unless the fabric makes them).
+    const FabricTopology& topo = m_network->GetTopology();
+    const uint32_t src = topo.HostNode(srcHost);
+    const uint32_t dst = topo.HostNode(dstHost);
+    std::vector<uint32_t> via(topo.GetNNodes(), UINT32_MAX); // link used to reach each node
+    std::queue<uint32_t> frontier;
+    frontier.push(src);
+    std::vector<bool> seen(topo.GetNNodes(), false);
+    seen[src] = true;
+    while (!frontier.empty() && !seen[dst])
+    {
+        const uint32_t n = frontier.front();
+        frontier.pop();
+        if (n != src && topo.GetNode(n).role == FabricTopology::Role::Host && !topo.HostsAreTransit())
+        {
+            continue;
+        }
+        for (uint32_t l : topo.GetNode(n).links)
+        {
+            const auto& link = topo.GetLink(l);
+            const uint32_t m = link.a == n ? link.b : link.a;
+            if (!seen[m])
+            {
+                seen[m] = true;
+                via[m] = l;
+                frontier.push(m);
+            }
+        }
+    }
+    Time latency;
+    for (uint32_t n = dst; n != src && via[n] != UINT32_MAX;)
+    {
+        const auto& link = topo.GetLink(via[n]);
+        const uint32_t from = link.a == n ? link.b : link.a;
+        Ptr<FabricNetDevice> port = m_network->GetPort(from, via[n]);
+        latency += link.Delay() + port->GetForwardingLatency() +
+                   PicoSeconds(roce::WirePicoSeconds(
+                       port->GetPayloadMtu() + roce::kDataFrameOverheadBytes, link.rate.GetBitRate()));
+        n = from;
+    }
+    return latency;
+}
+
+CollectiveRequest
+CollectiveGroup::MakeRequest(CollectiveOperation op, uint64_t bytes) const
+{
+    CollectiveRequest r;
+    r.op = op;
+    r.bytes = bytes;
+    r.ranks = GetNRanks();
+    const FabricTopology& topo = m_network->GetTopology();
+    for (uint32_t host : m_hosts)
+    {
+        const auto& node = topo.GetNode(topo.HostNode(host));
+        r.placement.push_back({node.server, node.localIndex});
+    }
+    for (uint32_t rank = 1; rank < r.ranks; ++rank)
+    {
+        r.alpha = std::max(r.alpha, PathLatency(m_hosts[0], m_hosts[rank]));
+    }
+    Ptr<Accelerator> gpu = m_network->GetHostNode(m_hosts[0])->GetObject<Accelerator>();
+    Ptr<FabricNetDevice> nic = m_network->GetEndpoint(m_hosts[0])->GetPort(gpu->GetNicAffinity());
+    const double mtu = nic->GetPayloadMtu();
+    const double rate = nic->GetFabricChannel()->GetDataRate().GetBitRate() / 8.0;
+    r.secondsPerByte = (mtu + roce::kDataFrameOverheadBytes) / mtu / rate;
+    return r;
+}
+
+void
+CollectiveGroup::Connect(const CollectiveSchedule& schedule)
+{
+    for (const auto& [a, b, channel] : schedule.GetConnections())
+    {
+        if (m_apps[a]->HasConnection(b, channel))
+        {
+            continue;
+        }
+        auto [qpA, qpB] = m_rdma.Connect(m_network, m_hosts[a], m_hosts[b]);
+        m_apps[a]->AddConnection(b, channel, qpA);
+        m_apps[b]->AddConnection(a, channel, qpB);
+        m_queuePairs += 2;
+    }
+}
+
+std::shared_ptr<const CollectiveSchedule>
+CollectiveGroup::Run(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequest& request,
+                     ResultCallback done)
+{
+    if (request.ranks != GetNRanks())
+    {
+        throw std::invalid_argument("a request for " + std::to_string(request.ranks) +
+                                    " ranks on a group of " + std::to_string(GetNRanks()));
+    }
+    auto schedule = std::make_shared<const CollectiveSchedule>(algorithm->Build(request));
+    Connect(*schedule);
+    auto running = std::make_shared<Running>();
+    running->result = {schedule->GetAlgorithm(), request.op, request.bytes, request.ranks,
+                       Simulator::Now(), Simulator::Now()};
+    running->ranksLeft = GetNRanks();
+    running->done = done;
+    for (auto& app : m_apps)
+    {
+        app->Execute(schedule, MakeCallback(&CollectiveGroup::RankDone, this).Bind(running));
+    }
+    return schedule;
+}
+
+void
+CollectiveGroup::RankDone(std::shared_ptr<Running> running, uint32_t)
+{
+    running->result.end = std::max(running->result.end, Simulator::Now());
+    if (--running->ranksLeft == 0 && !running->done.IsNull())
+    {
+        running->done(running->result);
+    }
+}
+
+CollectiveHelper::CollectiveHelper()
+{
+    m_acceleratorFactory.SetTypeId(Accelerator::GetTypeId());
+}
+
+void
+CollectiveHelper::SetAcceleratorAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_acceleratorFactory.Set(name, value);
+}
+
+namespace
+{
+/** The GPU's scale-out NIC: its first port that is not an NVLink. */
+uint32_t
+NicPort(const FabricTopology& topo, uint32_t host)
+{
+    const auto& node = topo.GetNode(topo.HostNode(host));
+    for (uint32_t port = 0; port < node.links.size(); ++port)
+    {
+        if (topo.GetLink(node.links[port]).medium != FabricTopology::Medium::NvLink)
+        {
+            return port;
+        }
+    }
+    return 0;
+}
+} // namespace
+
+Ptr<CollectiveGroup>
+CollectiveHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
+                          const std::vector<uint32_t>& hosts) const
+{
+    if (hosts.size() < 2)
+    {
+        throw std::invalid_argument("a collective group needs at least 2 ranks, got " +
+                                    std::to_string(hosts.size()));
+    }
+    std::set<uint32_t> seen;
+    auto group = CreateObject<CollectiveGroup>();
+    group->m_network = network;
+    group->m_rdma = rdma;
+    group->m_hosts = hosts;
+    for (uint32_t rank = 0; rank < hosts.size(); ++rank)
+    {
+        const uint32_t host = hosts[rank];
+        if (host >= network->GetNHosts() || !seen.insert(host).second)
+        {
+            throw std::invalid_argument("rank " + std::to_string(rank) + " on host " +
+                                        std::to_string(host) + ": hosts must be distinct and < " +
+                                        std::to_string(network->GetNHosts()));
+        }
+        Ptr<Node> node = network->GetHostNode(host);
+        Ptr<Accelerator> gpu = node->GetObject<Accelerator>();
+        if (!gpu)
+        {
+            gpu = m_acceleratorFactory.Create<Accelerator>();
+            gpu->SetNicAffinity(NicPort(network->GetTopology(), host));
+            node->AggregateObject(gpu);
+        }
+        auto app = CreateObject<CollectiveApplication>();
+        app->Setup(rank, gpu);
+        node->AddApplication(app);
+        app->SetStartTime(Seconds(0));
+        group->m_apps.push_back(app);
+    }
+    return group;
+}
+
+} // namespace ns3

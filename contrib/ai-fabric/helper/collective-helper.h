@@ -1,0 +1,107 @@
+#ifndef AI_FABRIC_COLLECTIVE_HELPER_H
+#define AI_FABRIC_COLLECTIVE_HELPER_H
+
+#include "ns3/collective-algorithm.h"
+#include "ns3/collective-application.h"
+#include "ns3/fabric-network-helper.h"
+#include "ns3/object-factory.h"
+#include "ns3/rdma-helper.h"
+
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+/** How one collective went: what ran and when it started and ended (all ranks). */
+struct CollectiveResult
+{
+    std::string algorithm; //!< as the schedule names it, e.g. "auto:ring"
+    CollectiveOperation op{ALL_REDUCE};
+    uint64_t bytes{0};
+    uint32_t ranks{0};
+    Time start;
+    Time end; //!< when the last rank finished
+    Time Duration() const { return end - start; }
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief The ranks of a collective job on a fabric (a communicator): one CollectiveApplication
+ * and Accelerator per rank, and the RDMA connections its schedules need, made on first use.
+ */
+class CollectiveGroup : public Object
+{
+  public:
+    using ResultCallback = Callback<void, const CollectiveResult&>;
+
+    static TypeId GetTypeId();
+
+    uint32_t GetNRanks() const { return static_cast<uint32_t>(m_hosts.size()); }
+    uint32_t GetHost(uint32_t rank) const { return m_hosts[rank]; }
+    Ptr<CollectiveApplication> GetApplication(uint32_t rank) const { return m_apps[rank]; }
+    /**
+     * A request for \p op of \p bytes over this group, with its placement (each rank's server
+     * and GPU index) and the alpha and bandwidth hints taken from the fabric: alpha is the
+     * one-frame latency from rank 0 to the farthest rank, the bandwidth rank 0's NIC goodput.
+     */
+    CollectiveRequest MakeRequest(CollectiveOperation op, uint64_t bytes) const;
+    /**
+     * Build \p request with \p algorithm (throws std::invalid_argument if it cannot run it),
+     * connect the rank pairs it needs, and run it on every rank now; \p done is called when
+     * the last rank has finished.
+     */
+    std::shared_ptr<const CollectiveSchedule> Run(Ptr<CollectiveAlgorithm> algorithm,
+                                                  const CollectiveRequest& request,
+                                                  ResultCallback done = ResultCallback());
+    /** Queue pairs connected so far (two per connection). */
+    uint32_t GetNQueuePairs() const { return m_queuePairs; }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    friend class CollectiveHelper;
+    struct Running
+    {
+        CollectiveResult result;
+        uint32_t ranksLeft;
+        ResultCallback done;
+    };
+    void Connect(const CollectiveSchedule& schedule);
+    void RankDone(std::shared_ptr<Running> running, uint32_t rank);
+    /** Sum of link delays, forwarding latencies and one MTU frame's serialization per hop. */
+    Time PathLatency(uint32_t srcHost, uint32_t dstHost) const;
+
+    Ptr<FabricNetwork> m_network;
+    RdmaHelper m_rdma;
+    std::vector<uint32_t> m_hosts; //!< by rank
+    std::vector<Ptr<CollectiveApplication>> m_apps;
+    uint32_t m_queuePairs{0};
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief Puts an Accelerator (if the host has none) and a CollectiveApplication on each rank's
+ * host and returns the group.  Install RDMA on the network first (RdmaHelper::Install).
+ */
+class CollectiveHelper
+{
+  public:
+    CollectiveHelper();
+    /** An Accelerator attribute, e.g. "ReductionRate". */
+    void SetAcceleratorAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * Rank i runs on host \p hosts[i]; connections use \p rdma's queue-pair attributes.
+     * Throws std::invalid_argument for an unknown or repeated host or fewer than 2 ranks.
+     */
+    Ptr<CollectiveGroup> Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
+                                 const std::vector<uint32_t>& hosts) const;
+
+  private:
+    ObjectFactory m_acceleratorFactory;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,83 @@
+#include "accelerator.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("Accelerator");
+NS_OBJECT_ENSURE_REGISTERED(Accelerator);
+
+TypeId
+Accelerator::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::Accelerator")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<Accelerator>()
+            .AddAttribute("ReductionRate",
+                          "Bytes of reduced output per second.  Default 8933 Gb/s = 1.117 TB/s: "
+                          "an H100 SXM's 3.35 TB/s HBM3 (NVIDIA H100 datasheet) over the three "
+                          "memory passes of a reduction (two reads, one write).",
+                          DataRateValue(DataRate("8933Gbps")),
+                          MakeDataRateAccessor(&Accelerator::m_reductionRate),
+                          MakeDataRateChecker())
+            .AddAttribute("CopyRate",
+                          "Bytes copied per second.  Default 13400 Gb/s = 1.675 TB/s: the H100 "
+                          "SXM's 3.35 TB/s HBM3 over a copy's two passes (one read, one write).",
+                          DataRateValue(DataRate("13400Gbps")),
+                          MakeDataRateAccessor(&Accelerator::m_copyRate),
+                          MakeDataRateChecker())
+            .AddAttribute("NicAffinity",
+                          "Host port index of the GPU's scale-out NIC (set by the helper from "
+                          "the topology: the port that is not NVLink).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&Accelerator::m_nicAffinity),
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("Reduce",
+                            "A reduction was queued: bytes, the time it will finish.",
+                            MakeTraceSourceAccessor(&Accelerator::m_reduceTrace),
+                            "ns3::Accelerator::ReduceTracedCallback");
+    return tid;
+}
+
+Accelerator::Accelerator() = default;
+
+Time
+Accelerator::Serve(Time& freeAt, uint64_t bytes, DataRate rate, DoneCallback done)
+{
+    NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "Accelerator: a rate of 0 bit/s never finishes");
+    const Time start = std::max(Simulator::Now(), freeAt);
+    const unsigned __int128 bits = static_cast<unsigned __int128>(bytes) * 8u * 1000000000000ull;
+    const uint64_t bitRate = rate.GetBitRate();
+    freeAt = start + PicoSeconds(static_cast<int64_t>((bits + bitRate - 1) / bitRate));
+    Simulator::Schedule(freeAt - Simulator::Now(), done);
+    return freeAt;
+}
+
+void
+Accelerator::Reduce(uint64_t bytes, DoneCallback done)
+{
+    const Time end = Serve(m_reductionFreeAt, bytes, m_reductionRate, done);
+    NS_LOG_LOGIC("reduce " << bytes << " B until " << end.As(Time::US));
+    m_reduceTrace(bytes, end);
+}
+
+void
+Accelerator::Copy(uint64_t bytes, DoneCallback done)
+{
+    Serve(m_copyFreeAt, bytes, m_copyRate, done);
+}
+
+Time
+Accelerator::GetReductionFreeAt() const
+{
+    return std::max(Simulator::Now(), m_reductionFreeAt);
+}
+
+} // namespace ns3

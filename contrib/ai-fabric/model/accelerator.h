@@ -1,0 +1,57 @@
+#ifndef AI_FABRIC_ACCELERATOR_H
+#define AI_FABRIC_ACCELERATOR_H
+
+#include "ns3/callback.h"
+#include "ns3/data-rate.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief A GPU, aggregated to its fabric host's Node: the memory-bound work of collectives.
+ *
+ * A reduction engine and a copy engine, each serving one request at a time in arrival order
+ * (work on one engine queues; the two engines run side by side).  A reduction of n bytes
+ * takes n / ReductionRate, a copy n / CopyRate.  The NIC affinity is the host port of the
+ * GPU's own scale-out NIC (its rail); intra-server peers are reached over its NVLink port.
+ */
+class Accelerator : public Object
+{
+  public:
+    /** Called when a requested reduction or copy has finished. */
+    using DoneCallback = Callback<void>;
+
+    static TypeId GetTypeId();
+    Accelerator();
+
+    /** Reduce \p bytes (combine a received buffer into a local one); \p done when finished. */
+    void Reduce(uint64_t bytes, DoneCallback done);
+    /** Copy \p bytes inside the GPU's memory; \p done when finished. */
+    void Copy(uint64_t bytes, DoneCallback done);
+    /** When the reduction engine has finished all its queued work (now if idle). */
+    Time GetReductionFreeAt() const;
+    DataRate GetReductionRate() const { return m_reductionRate; }
+    DataRate GetCopyRate() const { return m_copyRate; }
+    /** Host port index of the GPU's scale-out NIC. */
+    uint32_t GetNicAffinity() const { return m_nicAffinity; }
+    void SetNicAffinity(uint32_t port) { m_nicAffinity = port; }
+
+  private:
+    /** Queue \p bytes at \p rate behind \p freeAt; schedule \p done; return the finish time. */
+    static Time Serve(Time& freeAt, uint64_t bytes, DataRate rate, DoneCallback done);
+
+    DataRate m_reductionRate;
+    DataRate m_copyRate;
+    uint32_t m_nicAffinity{0};
+    Time m_reductionFreeAt; //!< when the reduction engine finishes its queued work
+    Time m_copyFreeAt;      //!< same for the copy engine
+    TracedCallback<uint64_t, Time> m_reduceTrace; //!< bytes, finish time
+};
+
+} // namespace ns3
+
+#endif

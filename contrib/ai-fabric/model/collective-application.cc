@@ -1,0 +1,321 @@
+#include "collective-application.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CollectiveApplication");
+NS_OBJECT_ENSURE_REGISTERED(CollectiveApplication);
+
+/** This rank's end of one (peer, channel) connection and the schedule's traffic on it. */
+struct CollectiveApplication::Connection
+{
+    CollectiveApplication* app;
+    uint32_t peer;
+    uint32_t channel;
+    Ptr<RdmaQueuePair> qp;
+    std::vector<uint32_t> sends; //!< the schedule's SEND steps on it, in order
+    std::size_t nextPost{0};     //!< next of those to post
+    std::deque<uint32_t> inFlight; //!< posted, not yet acknowledged
+    std::vector<uint32_t> recvs; //!< the schedule's RECV steps on it, in order
+    std::size_t nextMatch{0};    //!< the RECV the next arriving message belongs to
+    std::deque<uint64_t> early;  //!< messages that arrived before their schedule began
+
+    void Sent(uint64_t, uint64_t) { app->MessageSent(*this); }
+    void Arrived(uint64_t bytes) { app->MessageArrived(*this, bytes); }
+};
+
+TypeId
+CollectiveApplication::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CollectiveApplication")
+            .SetParent<Application>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<CollectiveApplication>()
+            .AddTraceSource("Step",
+                            "A step finished: its record (rank, kind, peer, bytes, start, end).",
+                            MakeTraceSourceAccessor(&CollectiveApplication::m_stepTrace),
+                            "ns3::CollectiveApplication::StepTracedCallback")
+            .AddTraceSource("Done",
+                            "This rank finished a schedule: rank, start, finish.",
+                            MakeTraceSourceAccessor(&CollectiveApplication::m_doneTrace),
+                            "ns3::CollectiveApplication::DoneTracedCallback");
+    return tid;
+}
+
+CollectiveApplication::CollectiveApplication() = default;
+CollectiveApplication::~CollectiveApplication() = default;
+
+void
+CollectiveApplication::DoDispose()
+{
+    for (auto& c : m_connections)
+    {
+        c->qp->SetReceiveCallback(RdmaQueuePair::ReceiveCallback());
+    }
+    m_connections.clear();
+    m_accelerator = nullptr;
+    m_pending.clear();
+    m_schedule = nullptr;
+    Application::DoDispose();
+}
+
+void
+CollectiveApplication::Setup(uint32_t rank, Ptr<Accelerator> accelerator)
+{
+    m_rank = rank;
+    m_accelerator = accelerator;
+}
+
+void
+CollectiveApplication::AddConnection(uint32_t peer, uint32_t channel, Ptr<RdmaQueuePair> qp)
+{
+    NS_ABORT_MSG_IF(HasConnection(peer, channel),
+                    "rank " << m_rank << " already has a connection to " << peer << " on channel "
+                            << channel);
+    auto c = std::make_unique<Connection>();
+    c->app = this;
+    c->peer = peer;
+    c->channel = channel;
+    c->qp = qp;
+    qp->SetReceiveCallback(MakeCallback(&Connection::Arrived, c.get()));
+    m_connectionIndex[{peer, channel}] = static_cast<uint32_t>(m_connections.size());
+    m_connections.push_back(std::move(c));
+}
+
+bool
+CollectiveApplication::HasConnection(uint32_t peer, uint32_t channel) const
+{
+    return m_connectionIndex.count({peer, channel}) != 0;
+}
+
+void
+CollectiveApplication::Execute(std::shared_ptr<const CollectiveSchedule> schedule,
+                               DoneCallback done)
+{
+    NS_ABORT_MSG_IF(m_rank >= schedule->GetNRanks(),
+                    "rank " << m_rank << " is not in a schedule of " << schedule->GetNRanks());
+    m_pending.push_back({std::move(schedule), done});
+    if (m_running && !IsBusy())
+    {
+        Begin();
+    }
+}
+
+void
+CollectiveApplication::StartApplication()
+{
+    m_running = true;
+    if (!IsBusy() && !m_pending.empty())
+    {
+        Begin();
+    }
+}
+
+void
+CollectiveApplication::StopApplication()
+{
+    m_running = false;
+}
+
+CollectiveApplication::Connection&
+CollectiveApplication::ConnectionOf(const CollectiveStep& step)
+{
+    auto it = m_connectionIndex.find({step.peer, step.channel});
+    NS_ABORT_MSG_IF(it == m_connectionIndex.end(),
+                    "rank " << m_rank << " has no connection to rank " << step.peer
+                            << " on channel " << step.channel);
+    return *m_connections[it->second];
+}
+
+void
+CollectiveApplication::Begin()
+{
+    m_schedule = m_pending.front().schedule;
+    m_done = m_pending.front().done;
+    m_pending.pop_front();
+    m_started = Simulator::Now();
+    const auto& steps = m_schedule->GetSteps(m_rank);
+    const std::size_t n = steps.size();
+    m_waitingOn.assign(n, 0);
+    m_dependents.assign(n, {});
+    m_stepStart.assign(n, Time());
+    m_stepStarted.assign(n, false);
+    m_stepConnection.assign(n, 0);
+    m_stepsLeft = n;
+    for (auto& c : m_connections)
+    {
+        c->sends.clear();
+        c->recvs.clear();
+        c->nextPost = c->nextMatch = 0;
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        m_waitingOn[i] = static_cast<uint32_t>(steps[i].deps.size());
+        for (uint32_t d : steps[i].deps)
+        {
+            m_dependents[d].push_back(i);
+        }
+        if (steps[i].kind == CollectiveStep::SEND || steps[i].kind == CollectiveStep::RECV)
+        {
+            Connection& c = ConnectionOf(steps[i]);
+            m_stepConnection[i] = m_connectionIndex[{c.peer, c.channel}];
+            (steps[i].kind == CollectiveStep::SEND ? c.sends : c.recvs).push_back(i);
+        }
+    }
+    m_arrived.assign(n, false);
+    for (auto& c : m_connections)
+    {
+        while (!c->early.empty() && c->nextMatch < c->recvs.size())
+        {
+            const uint64_t bytes = c->early.front();
+            c->early.pop_front();
+            MessageArrived(*c, bytes);
+        }
+    }
+    if (n == 0)
+    {
+        Simulator::ScheduleNow(&CollectiveApplication::End, this);
+        return;
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (m_waitingOn[i] == 0)
+        {
+            m_ready.push_back(i);
+        }
+    }
+    RunReady();
+}
+
+void
+CollectiveApplication::RunReady()
+{
+    // A worklist, not recursion: a chain of steps that finish at once stays flat.
+    while (!m_ready.empty())
+    {
+        const uint32_t i = m_ready.front();
+        m_ready.pop_front();
+        StartStep(i);
+    }
+}
+
+void
+CollectiveApplication::StartStep(uint32_t i)
+{
+    const CollectiveStep& step = m_schedule->GetSteps(m_rank)[i];
+    m_stepStarted[i] = true;
+    m_stepStart[i] = Simulator::Now();
+    switch (step.kind)
+    {
+    case CollectiveStep::SEND:
+        PostReadySends(*m_connections[m_stepConnection[i]]);
+        break;
+    case CollectiveStep::RECV:
+        if (m_arrived[i])
+        {
+            FinishStep(i);
+        }
+        break;
+    case CollectiveStep::REDUCE:
+        m_accelerator->Reduce(step.bytes, MakeCallback(&CollectiveApplication::Finished, this).Bind(i));
+        break;
+    case CollectiveStep::COPY:
+        m_accelerator->Copy(step.bytes, MakeCallback(&CollectiveApplication::Finished, this).Bind(i));
+        break;
+    }
+}
+
+void
+CollectiveApplication::Finished(uint32_t i)
+{
+    FinishStep(i);
+    RunReady();
+}
+
+void
+CollectiveApplication::PostReadySends(Connection& c)
+{
+    const auto& steps = m_schedule->GetSteps(m_rank);
+    while (c.nextPost < c.sends.size() && m_stepStarted[c.sends[c.nextPost]])
+    {
+        const uint32_t i = c.sends[c.nextPost++];
+        c.inFlight.push_back(i);
+        c.qp->PostSend(steps[i].bytes, MakeCallback(&Connection::Sent, &c));
+    }
+}
+
+void
+CollectiveApplication::MessageSent(Connection& c)
+{
+    NS_ABORT_MSG_IF(c.inFlight.empty(), "rank " << m_rank << ": an acknowledgement for no send");
+    const uint32_t i = c.inFlight.front();
+    c.inFlight.pop_front();
+    FinishStep(i);
+    RunReady();
+}
+
+void
+CollectiveApplication::MessageArrived(Connection& c, uint64_t bytes)
+{
+    if (!m_schedule || c.nextMatch >= c.recvs.size())
+    {
+        c.early.push_back(bytes); // for a schedule not begun yet
+        return;
+    }
+    const uint32_t i = c.recvs[c.nextMatch++];
+    const uint64_t expected = m_schedule->GetSteps(m_rank)[i].bytes;
+    NS_ABORT_MSG_IF(bytes != expected, "rank " << m_rank << " step " << i << " expected "
+                                               << expected << " B from rank " << c.peer
+                                               << " and got " << bytes << " B");
+    m_arrived[i] = true;
+    if (m_stepStarted[i])
+    {
+        FinishStep(i);
+        RunReady();
+    }
+}
+
+void
+CollectiveApplication::FinishStep(uint32_t i)
+{
+    const CollectiveStep& step = m_schedule->GetSteps(m_rank)[i];
+    m_stepTrace(CollectiveStepRecord{m_rank, i, step.kind, step.peer, step.channel, step.bytes,
+                                     m_stepStart[i], Simulator::Now()});
+    for (uint32_t j : m_dependents[i])
+    {
+        if (--m_waitingOn[j] == 0)
+        {
+            m_ready.push_back(j);
+        }
+    }
+    if (--m_stepsLeft == 0)
+    {
+        Simulator::ScheduleNow(&CollectiveApplication::End, this);
+    }
+}
+
+void
+CollectiveApplication::End()
+{
+    m_finished = Simulator::Now();
+    NS_LOG_INFO("rank " << m_rank << " finished " << m_schedule->GetAlgorithm() << " in "
+                        << (m_finished - m_started).As(Time::US));
+    m_doneTrace(m_rank, m_started, m_finished);
+    DoneCallback done = m_done;
+    m_schedule = nullptr;
+    m_done = DoneCallback();
+    if (!done.IsNull())
+    {
+        done(m_rank);
+    }
+    if (m_running && !IsBusy() && !m_pending.empty())
+    {
+        Begin();
+    }
+}
+
+} // namespace ns3

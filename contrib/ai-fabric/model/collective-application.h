@@ -1,0 +1,125 @@
+#ifndef AI_FABRIC_COLLECTIVE_APPLICATION_H
+#define AI_FABRIC_COLLECTIVE_APPLICATION_H
+
+#include "accelerator.h"
+#include "collective-schedule.h"
+#include "rdma-queue-pair.h"
+
+#include "ns3/application.h"
+#include "ns3/traced-callback.h"
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+/** One executed step, for timelines: what it was and when it ran. */
+struct CollectiveStepRecord
+{
+    uint32_t rank;
+    uint32_t index; //!< position in the rank's schedule
+    CollectiveStep::Kind kind;
+    uint32_t peer;    //!< SEND/RECV
+    uint32_t channel; //!< SEND/RECV
+    uint64_t bytes;
+    Time start; //!< when its dependencies were met
+    Time end;   //!< SEND: acknowledged; RECV: last byte arrived; REDUCE/COPY: finished
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief One rank of a collective: executes that rank's part of a CollectiveSchedule over
+ * RDMA queue pairs and its Accelerator.
+ *
+ * A step starts when its dependencies have finished.  A SEND posts its message on the queue
+ * pair of (peer, channel), in schedule order per queue pair, and finishes when the message
+ * is acknowledged.  A RECV finishes when the matching message (the k-th from that peer on
+ * that channel) has fully arrived; messages that arrive before their RECV starts wait, as in
+ * a pre-posted receive buffer.  REDUCE and COPY run on the accelerator's engines.  Schedules
+ * given to Execute run one after another.
+ */
+class CollectiveApplication : public Application
+{
+  public:
+    /** Called when this rank has finished a schedule: the rank. */
+    using DoneCallback = Callback<void, uint32_t>;
+
+    static TypeId GetTypeId();
+    CollectiveApplication();
+    ~CollectiveApplication() override;
+
+    /** This application is rank \p rank, computing on \p accelerator. */
+    void Setup(uint32_t rank, Ptr<Accelerator> accelerator);
+    uint32_t GetRank() const { return m_rank; }
+    /** Use \p qp (this rank's end) for traffic with \p peer on \p channel. */
+    void AddConnection(uint32_t peer, uint32_t channel, Ptr<RdmaQueuePair> qp);
+    /** Whether a connection to \p peer on \p channel exists. */
+    bool HasConnection(uint32_t peer, uint32_t channel) const;
+    /**
+     * Run this rank's part of \p schedule once the schedules before it are done (at once if
+     * idle and the application has started); \p done is called at the end.
+     */
+    void Execute(std::shared_ptr<const CollectiveSchedule> schedule,
+                 DoneCallback done = DoneCallback());
+    /** When the current (or last) schedule started and finished on this rank. */
+    Time GetStartTime() const { return m_started; }
+    Time GetFinishTime() const { return m_finished; }
+    bool IsBusy() const { return m_schedule != nullptr; }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Connection;
+    struct Pending
+    {
+        std::shared_ptr<const CollectiveSchedule> schedule;
+        DoneCallback done;
+    };
+
+    void StartApplication() override;
+    void StopApplication() override;
+    void Begin();
+    void RunReady();
+    void StartStep(uint32_t i);
+    /** Step \p i is done: release its dependents (onto the ready list). */
+    void FinishStep(uint32_t i);
+    /** An accelerator engine finished step \p i. */
+    void Finished(uint32_t i);
+    void PostReadySends(Connection& c);
+    void MessageSent(Connection& c);
+    void MessageArrived(Connection& c, uint64_t bytes);
+    Connection& ConnectionOf(const CollectiveStep& step);
+    void End();
+
+    uint32_t m_rank{0};
+    Ptr<Accelerator> m_accelerator;
+    std::vector<std::unique_ptr<Connection>> m_connections;
+    std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_connectionIndex; //!< (peer, channel)
+    std::deque<Pending> m_pending;
+    bool m_running{false};
+
+    // The schedule being executed.
+    std::shared_ptr<const CollectiveSchedule> m_schedule;
+    DoneCallback m_done;
+    std::vector<uint32_t> m_waitingOn;  //!< per step: dependencies not yet finished
+    std::vector<std::vector<uint32_t>> m_dependents; //!< per step
+    std::vector<Time> m_stepStart;
+    std::vector<bool> m_stepStarted;
+    std::vector<uint32_t> m_stepConnection; //!< SEND/RECV: connection index
+    std::vector<bool> m_arrived;            //!< RECV: its message has arrived
+    std::deque<uint32_t> m_ready;           //!< steps whose dependencies are met, to start
+    uint64_t m_stepsLeft{0};
+    Time m_started;
+    Time m_finished;
+
+    TracedCallback<const CollectiveStepRecord&> m_stepTrace;
+    TracedCallback<uint32_t, Time, Time> m_doneTrace; //!< rank, start, finish
+};
+
+} // namespace ns3
+
+#endif

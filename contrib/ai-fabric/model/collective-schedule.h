@@ -1,0 +1,154 @@
+#ifndef AI_FABRIC_COLLECTIVE_SCHEDULE_H
+#define AI_FABRIC_COLLECTIVE_SCHEDULE_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace ns3
+{
+
+/** The collective operations (names as nccl-tests spells them: allreduce, ...). */
+enum CollectiveOperation
+{
+    ALL_REDUCE,
+    REDUCE_SCATTER,
+    ALL_GATHER,
+    BROADCAST,
+    REDUCE,
+    ALL_TO_ALL,
+};
+
+/** "allreduce", "reducescatter", "allgather", "broadcast", "reduce", "alltoall". */
+const char* CollectiveOperationName(CollectiveOperation op);
+/** Parse a name as above; false if unknown. */
+bool ParseCollectiveOperation(const std::string& name, CollectiveOperation& op);
+/** Every operation's name, comma separated, for error messages. */
+std::string CollectiveOperationNames();
+/**
+ * busbw / algbw for \p op over \p ranks (nccl-tests PERFORMANCE.md): 2(n-1)/n for all-reduce,
+ * (n-1)/n for reduce-scatter, all-gather and all-to-all, 1 for broadcast and reduce.
+ */
+double BusBandwidthFactor(CollectiveOperation op, uint32_t ranks);
+
+/** Where a rank runs, as far as an algorithm needs to know: its server and local GPU index. */
+struct RankPlacement
+{
+    uint32_t server{0};
+    uint32_t localIndex{0};
+};
+
+/**
+ * What to build a schedule for.  \c bytes is the size nccl-tests reports: the whole buffer for
+ * all-reduce, broadcast and reduce; the full (all ranks') vector for reduce-scatter input and
+ * all-gather output; each rank's send buffer for all-to-all.
+ */
+struct CollectiveRequest
+{
+    CollectiveOperation op{ALL_REDUCE};
+    uint64_t bytes{0};
+    uint32_t ranks{0};
+    uint32_t root{0};         //!< broadcast and reduce
+    uint32_t elementBytes{4}; //!< datatype size (float32); pieces are whole elements
+    std::vector<RankPlacement> placement; //!< per rank; empty = one rank per server
+    Time alpha;               //!< topology hint: one message's start-up latency across servers
+    double secondsPerByte{0}; //!< topology hint: 1 / scale-out goodput per rank
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief One rank's unit of work in a collective.
+ *
+ * SEND and RECV move \c bytes to or from rank \c peer over connection \c channel (several
+ * channels between a pair are separate queue pairs, so ECMP sees separate flows); REDUCE and
+ * COPY are work on the rank's accelerator.  A step starts when every step in \c deps (indices
+ * of earlier steps of the same rank) has finished.
+ */
+struct CollectiveStep
+{
+    enum Kind
+    {
+        SEND,
+        RECV,
+        REDUCE,
+        COPY,
+    };
+    Kind kind;
+    uint32_t peer{0};
+    uint32_t channel{0};
+    uint64_t bytes{0};
+    std::vector<uint32_t> deps;
+
+    static const char* KindName(Kind k);
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief The contract between collective algorithms and the executor: for each rank a DAG of
+ * steps, in topological order.
+ *
+ * Matching is by order, as MPI's non-overtaking rule and an RDMA receive queue have it: the
+ * k-th SEND from rank a to rank b on channel c is received by the k-th RECV of b from a on c,
+ * and both carry the same bytes.  A schedule is valid when every dependency points to an
+ * earlier step, every SEND has its RECV, and the steps of all ranks together, with each SEND
+ * before its RECV, form a DAG (no rank waits forever).
+ */
+class CollectiveSchedule
+{
+  public:
+    CollectiveSchedule(CollectiveOperation op, uint64_t bytes, uint32_t ranks);
+
+    /** Append \p step to \p rank's list; returns its index. */
+    uint32_t Add(uint32_t rank, CollectiveStep step);
+    uint32_t Send(uint32_t rank, uint32_t peer, uint64_t bytes, std::vector<uint32_t> deps,
+                  uint32_t channel = 0);
+    uint32_t Recv(uint32_t rank, uint32_t peer, uint64_t bytes, std::vector<uint32_t> deps,
+                  uint32_t channel = 0);
+    uint32_t Reduce(uint32_t rank, uint64_t bytes, std::vector<uint32_t> deps);
+    uint32_t Copy(uint32_t rank, uint64_t bytes, std::vector<uint32_t> deps);
+    /**
+     * Append \p sub, a schedule over ranks.size() ranks, as the next phase of the ranks
+     * \p ranks: sub's rank j becomes ranks[j] (peers mapped the same way) and sub's steps
+     * without dependencies wait for what that rank had finished last (its sinks) so far.
+     */
+    void Embed(const CollectiveSchedule& sub, const std::vector<uint32_t>& ranks);
+    /** The steps of \p rank that no later step depends on. */
+    std::vector<uint32_t> GetSinks(uint32_t rank) const;
+
+    CollectiveOperation GetOperation() const { return m_op; }
+    uint64_t GetBytes() const { return m_bytes; }
+    uint32_t GetNRanks() const { return static_cast<uint32_t>(m_steps.size()); }
+    const std::vector<CollectiveStep>& GetSteps(uint32_t rank) const { return m_steps[rank]; }
+    uint64_t GetNSteps() const;
+    /** The algorithm that built it (with what "auto" chose, e.g. "auto:ring"). */
+    const std::string& GetAlgorithm() const { return m_algorithm; }
+    void SetAlgorithm(const std::string& name) { m_algorithm = name; }
+
+    /** Each connection the schedule uses once: (lower rank, higher rank, channel). */
+    std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> GetConnections() const;
+    /** Bytes rank \p rank sends in all. */
+    uint64_t GetBytesSent(uint32_t rank) const;
+    /** An empty string if valid, else what is wrong (the first problem found). */
+    std::string Validate() const;
+
+  private:
+    CollectiveOperation m_op;
+    uint64_t m_bytes;
+    std::string m_algorithm;
+    std::vector<std::vector<CollectiveStep>> m_steps; //!< per rank
+};
+
+/**
+ * Cut \p bytes into \p parts pieces of whole \p elementBytes elements, as even as possible
+ * (the first pieces one element larger); pieces may be empty when there are few elements.
+ */
+std::vector<uint64_t> SplitBytes(uint64_t bytes, uint32_t parts, uint32_t elementBytes);
+/** Piece \p index of SplitBytes(\p bytes, \p parts, \p elementBytes), without the vector. */
+uint64_t SplitPiece(uint64_t bytes, uint32_t parts, uint32_t index, uint32_t elementBytes);
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,40 @@
+#ifndef AI_FABRIC_HIERARCHICAL_COLLECTIVE_H
+#define AI_FABRIC_HIERARCHICAL_COLLECTIVE_H
+
+#include "collective-algorithm.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief Hierarchical all-reduce for multi-GPU servers (NCCL's intra-node/inter-node split).
+ *
+ * With G ranks on each of S servers: a ring reduce-scatter among each server's G GPUs over
+ * NVLink leaves local rank i with 1/G of the sum; a ring all-reduce of that 1/G among the S
+ * ranks with local index i (one per server, the same rail) runs over the scale-out NICs, all G
+ * rails at once; a ring all-gather over NVLink completes the buffer.  Needs the same number of
+ * ranks on every server and bytes a multiple of G elements.
+ */
+class HierarchicalCollectiveAlgorithm : public CollectiveAlgorithm
+{
+  public:
+    static TypeId GetTypeId();
+    std::string GetShortName() const override { return "hierarchical"; }
+    bool Supports(CollectiveOperation op) const override;
+
+  private:
+    void CheckRequest(const CollectiveRequest& request) const override;
+    CollectiveSchedule DoBuild(const CollectiveRequest& request) const override;
+    /** Ranks per server, each list ordered by local index, servers in order of appearance. */
+    static std::vector<std::vector<uint32_t>> Servers(const CollectiveRequest& request);
+
+    uint32_t m_channels{1};
+    uint32_t m_chunks{1};
+};
+
+} // namespace ns3
+
+#endif

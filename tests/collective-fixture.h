@@ -1,0 +1,57 @@
+// Collectives on small fabrics, and the alpha-beta model the tests compare them with.
+#ifndef AI_FABRIC_TESTS_COLLECTIVE_FIXTURE_H
+#define AI_FABRIC_TESTS_COLLECTIVE_FIXTURE_H
+
+#include "ns3/ai-fabric-module.h"
+
+#include <string>
+#include <vector>
+
+namespace aifabric_test
+{
+
+/** What one collective run gave. */
+struct CollectiveRun
+{
+    ns3::CollectiveResult result;
+    uint64_t framesDropped{0};
+    uint64_t pfcPauses{0};
+};
+
+/**
+ * Run \p op of \p bytes with \p algorithm (its attributes in \p attributes as name=value) on
+ * the first \p ranks hosts of a k=4 fat-tree of 400G hosts, one GPU per server.
+ */
+CollectiveRun RunOnFatTree(const std::string& algorithm, ns3::CollectiveOperation op,
+                           uint64_t bytes, uint32_t ranks,
+                           const std::vector<std::pair<std::string, std::string>>& attributes = {});
+
+/**
+ * The fabric of RunOnFatTree seen by the alpha-beta model, from its configuration and the
+ * protocol's frame sizes (not from the simulator's code).
+ */
+struct FatTreeModel
+{
+    double rate = 400e9;          //!< bit/s, every link
+    double mtu = 4096;            //!< payload bytes per frame
+    double dataWire = 4096 + 86;  //!< bytes on the wire: + Eth/VLAN 18, IPv4 20, UDP 8, BTH 12,
+                                  //!< ICRC 4, FCS 4, preamble 8, gap 12
+    double ackWire = 90;          //!< ACK: 70 B frame (BTH + AETH 4) + preamble and gap
+    double forwarding = 500e-9;   //!< switch forwarding latency
+    double gamma = 1 / 1.1166e12; //!< seconds per reduced byte (ReductionRate 8933 Gb/s)
+
+    /** Links between hosts a and b: 2 (same leaf), 4 (same pod), 6 (across the core). */
+    static uint32_t Hops(uint32_t a, uint32_t b);
+    /** Propagation delay from a to b: 3 m to the leaf, 30 m leaf-spine, 100 m to the core. */
+    static double PropagationDelay(uint32_t a, uint32_t b);
+    /** Seconds per payload byte on a saturated link that also carries one ACK per frame. */
+    double Beta() const { return (dataWire + ackWire) * 8 / rate / mtu; }
+    /** Start-up cost of a message from a to b: wire delay and store-and-forward per hop. */
+    double Alpha(uint32_t a, uint32_t b) const;
+    /** Latency of the ACK of a message's last frame, b back to a. */
+    double AckLatency(uint32_t a, uint32_t b) const;
+};
+
+} // namespace aifabric_test
+
+#endif
