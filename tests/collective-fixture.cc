@@ -11,11 +11,25 @@ namespace aifabric_test
 
 CollectiveRun
 RunOnFatTree(const std::string& algorithm, CollectiveOperation op, uint64_t bytes, uint32_t ranks,
-             const std::vector<std::pair<std::string, std::string>>& attributes)
+             const Attributes& attributes)
 {
     FatTreeTopologyHelper fatTree(4);
     fatTree.SetCluster(ClusterHelper(16, 1));
-    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(fatTree.Build());
+    return RunCollective(fatTree.Build(), algorithm, op, bytes, ranks, attributes);
+}
+
+CollectiveRun
+RunOnStar(const std::string& algorithm, CollectiveOperation op, uint64_t bytes, uint32_t ranks,
+          const Attributes& attributes)
+{
+    return RunCollective(Star(16, DataRate("400Gbps"), 3), algorithm, op, bytes, ranks, attributes);
+}
+
+CollectiveRun
+RunCollective(const FabricTopology& topology, const std::string& algorithm,
+              CollectiveOperation op, uint64_t bytes, uint32_t ranks, const Attributes& attributes)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(topology);
     RdmaHelper rdma;
     rdma.Install(net);
     std::vector<uint32_t> hosts;
@@ -70,17 +84,15 @@ FatTreeModel::PropagationDelay(uint32_t a, uint32_t b)
 }
 
 double
-FatTreeModel::Alpha(uint32_t a, uint32_t b) const
+FatTreeModel::Alpha(uint32_t hops, double propagation) const
 {
-    const uint32_t h = Hops(a, b);
-    return PropagationDelay(a, b) + (h - 1) * (forwarding + dataWire * 8 / rate);
+    return propagation + (hops - 1) * (forwarding + dataWire * 8 / rate);
 }
 
 double
-FatTreeModel::AckLatency(uint32_t a, uint32_t b) const
+FatTreeModel::AckLatency(uint32_t hops, double propagation) const
 {
-    const uint32_t h = Hops(a, b);
-    return PropagationDelay(a, b) + (h - 1) * forwarding + h * ackWire * 8 / rate;
+    return propagation + (hops - 1) * forwarding + hops * ackWire * 8 / rate;
 }
 
 } // namespace aifabric_test

@@ -18,13 +18,21 @@ struct CollectiveRun
     uint64_t pfcPauses{0};
 };
 
+using Attributes = std::vector<std::pair<std::string, std::string>>;
+
 /**
- * Run \p op of \p bytes with \p algorithm (its attributes in \p attributes as name=value) on
- * the first \p ranks hosts of a k=4 fat-tree of 400G hosts, one GPU per server.
+ * Run \p op of \p bytes with \p algorithm (its attributes as name=value pairs) on the first
+ * \p ranks hosts of \p topology.
  */
+CollectiveRun RunCollective(const ns3::FabricTopology& topology, const std::string& algorithm,
+                            ns3::CollectiveOperation op, uint64_t bytes, uint32_t ranks,
+                            const Attributes& attributes = {});
+/** The same on a k=4 fat-tree of 400G hosts, one GPU per server. */
 CollectiveRun RunOnFatTree(const std::string& algorithm, ns3::CollectiveOperation op,
-                           uint64_t bytes, uint32_t ranks,
-                           const std::vector<std::pair<std::string, std::string>>& attributes = {});
+                           uint64_t bytes, uint32_t ranks, const Attributes& attributes = {});
+/** The same on one 400G switch with 16 hosts on 3 m cables (every pair two links apart). */
+CollectiveRun RunOnStar(const std::string& algorithm, ns3::CollectiveOperation op,
+                        uint64_t bytes, uint32_t ranks, const Attributes& attributes = {});
 
 /**
  * The fabric of RunOnFatTree seen by the alpha-beta model, from its configuration and the
@@ -46,10 +54,21 @@ struct FatTreeModel
     static double PropagationDelay(uint32_t a, uint32_t b);
     /** Seconds per payload byte on a saturated link that also carries one ACK per frame. */
     double Beta() const { return (dataWire + ackWire) * 8 / rate / mtu; }
+    /** Seconds per payload byte on a link that carries data one way only. */
+    double WireBeta() const { return dataWire * 8 / rate / mtu; }
     /** Start-up cost of a message from a to b: wire delay and store-and-forward per hop. */
-    double Alpha(uint32_t a, uint32_t b) const;
+    double Alpha(uint32_t a, uint32_t b) const { return Alpha(Hops(a, b), PropagationDelay(a, b)); }
     /** Latency of the ACK of a message's last frame, b back to a. */
-    double AckLatency(uint32_t a, uint32_t b) const;
+    double AckLatency(uint32_t a, uint32_t b) const
+    {
+        return AckLatency(Hops(a, b), PropagationDelay(a, b));
+    }
+    /** The same over \p hops links with \p propagation seconds of cable in all. */
+    double Alpha(uint32_t hops, double propagation) const;
+    double AckLatency(uint32_t hops, double propagation) const;
+    /** On RunOnStar's switch: two links of 3 m. */
+    double StarAlpha() const { return Alpha(2, 2 * 15e-9); }
+    double StarAckLatency() const { return AckLatency(2, 2 * 15e-9); }
 };
 
 } // namespace aifabric_test

@@ -77,3 +77,127 @@ INSTANTIATE_TEST_SUITE_P(Sizes,
                          });
 
 } // namespace
+
+namespace
+{
+double
+Log2(uint32_t p)
+{
+    return std::log2(double(p));
+}
+
+/** Recursive doubling all-reduce: log2 p rounds of a full-buffer exchange and reduction. */
+double
+RecursiveDoublingModel(const FatTreeModel& m, uint32_t p, double n)
+{
+    const double l = Log2(p);
+    return l * (m.StarAlpha() + n * m.Beta()) + (l - 1) * n * m.gamma +
+           std::max(n * m.gamma, m.StarAckLatency());
+}
+
+/** Rabenseifner: 2 log2 p a + 2(p-1)/p n b + (p-1)/p n g, and the last acknowledgement. */
+double
+HalvingDoublingModel(const FatTreeModel& m, uint32_t p, double n)
+{
+    return 2 * Log2(p) * m.StarAlpha() + 2 * (p - 1.0) / p * n * m.Beta() +
+           (p - 1.0) / p * n * m.gamma + m.StarAckLatency();
+}
+
+/** Ring all-reduce on the star, where every edge has the same alpha. */
+double
+StarRingModel(const FatTreeModel& m, uint32_t p, double n)
+{
+    return 2 * (p - 1) * (m.StarAlpha() + n / p * m.Beta()) + (p - 1.0) / p * n * m.gamma +
+           m.StarAckLatency();
+}
+
+/**
+ * Binomial broadcast: log2 p rounds of one whole message (a + n b, one direction per link);
+ * a parent sends to its next child once the previous one acknowledged.
+ */
+double
+BinomialModel(const FatTreeModel& m, uint32_t p, double n)
+{
+    return Log2(p) * (m.StarAlpha() + n * m.WireBeta() + m.StarAckLatency());
+}
+
+struct ModelCase
+{
+    const char* algorithm;
+    CollectiveOperation op;
+    double (*model)(const FatTreeModel&, uint32_t, double);
+};
+
+class AlgorithmClosedForm
+    : public ::testing::TestWithParam<std::tuple<ModelCase, uint32_t, uint64_t>>
+{
+};
+
+TEST_P(AlgorithmClosedForm, WithinThreePercent)
+{
+    const auto [c, p, n] = GetParam();
+    const CollectiveRun run = RunOnStar(c.algorithm, c.op, n, p);
+    const double measured = run.result.Duration().GetSeconds();
+    const double model = c.model(FatTreeModel(), p, double(n));
+    EXPECT_EQ(run.framesDropped, 0u);
+    std::cout << c.algorithm << " p=" << p << " n=" << n << ": measured/model "
+              << measured / model << "\n";
+    EXPECT_NEAR(measured / model, 1.0, 0.03) << "measured " << measured * 1e6 << " us, model "
+                                             << model * 1e6 << " us";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Star,
+    AlgorithmClosedForm,
+    ::testing::Combine(::testing::Values(ModelCase{"recursive-doubling", ALL_REDUCE,
+                                                   &RecursiveDoublingModel},
+                                         ModelCase{"halving-doubling", ALL_REDUCE,
+                                                   &HalvingDoublingModel},
+                                         ModelCase{"binomial", BROADCAST, &BinomialModel}),
+                       ::testing::Values(4u, 16u),
+                       ::testing::Values(uint64_t(64) << 10, uint64_t(4) << 20)),
+    [](const auto& info) {
+        std::string name = std::string(std::get<0>(info.param).algorithm) + "_p" +
+                           std::to_string(std::get<1>(info.param)) + "_" +
+                           std::to_string(std::get<2>(info.param) >> 10) + "KiB";
+        for (char& ch : name)
+        {
+            ch = ch == '-' ? '_' : ch;
+        }
+        return name;
+    });
+
+/**
+ * Recursive doubling wins for small messages (fewer start-ups), the ring for large ones (less
+ * data per rank): the measured crossover is within one factor-of-2 step of the alpha-beta one,
+ * n* = (2(p-1) - log2 p) a / ((log2 p - 2(p-1)/p) b + (log2 p - (p-1)/p) g).
+ */
+TEST(CollectiveCrossover, RingOvertakesRecursiveDoublingNearTheClosedForm)
+{
+    const uint32_t p = 8;
+    const FatTreeModel m;
+    const double l = Log2(p);
+    const double crossover = (2 * (p - 1) - l) * m.StarAlpha() /
+                             ((l - 2.0 * (p - 1) / p) * m.Beta() + (l - (p - 1.0) / p) * m.gamma);
+    uint64_t firstRingWin = 0;
+    for (uint64_t n = 16 << 10; n <= (16u << 20) && firstRingWin == 0; n *= 2)
+    {
+        const double ring = RunOnStar("ring", ALL_REDUCE, n, p).result.Duration().GetSeconds();
+        const double doubling =
+            RunOnStar("recursive-doubling", ALL_REDUCE, n, p).result.Duration().GetSeconds();
+        firstRingWin = ring < doubling ? n : 0;
+    }
+    ASSERT_GT(firstRingWin, 0u) << "the ring never won";
+    // The first size where the ring wins is the first power of two at or above n*.
+    EXPECT_GE(double(firstRingWin), crossover / 2) << "closed-form crossover " << crossover;
+    EXPECT_LE(double(firstRingWin), crossover * 2) << "closed-form crossover " << crossover;
+}
+
+TEST(StarRing, MatchesUniformAlphaModel)
+{
+    const CollectiveRun run = RunOnStar("ring", ALL_REDUCE, 4 << 20, 16);
+    EXPECT_NEAR(run.result.Duration().GetSeconds() / StarRingModel(FatTreeModel(), 16, 4 << 20),
+                1.0, 0.03);
+}
+
+} // namespace

@@ -41,10 +41,10 @@ BinomialTreeCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
         {
             last = {s.Recv(rank, real(v - top / 2), r.bytes, {})};
         }
-        std::vector<uint32_t> children; // largest subtree first, as MPICH orders them
+        std::vector<uint32_t> children; // nearest first: v + top heads the largest subtree
         for (uint32_t d = top; v + d < p; d <<= 1)
         {
-            children.insert(children.begin(), v + d);
+            children.push_back(v + d);
         }
         for (uint32_t child : children)
         {

@@ -11,9 +11,11 @@ namespace ns3
  * \brief Binomial tree broadcast and reduce (MPICH's default for short messages).
  *
  * With ranks numbered relative to the root, rank v receives from v - 2^k where 2^k is its
- * highest set bit and then sends to v + 2^j for every higher j, largest subtree first, one
- * child after the other (each send once the previous one is acknowledged); reduce runs the tree backwards, each
- * rank reducing what its children send before sending on.  log2(p) (a + n b) rounds.
+ * highest set bit and then sends to v + 2^j for every higher j in increasing order (the
+ * largest subtree first), one child after the other, each send once the previous one is
+ * acknowledged; reduce runs the tree backwards, each
+ * rank reducing what its children send before sending on.  log2(p) (a + n b) rounds, plus
+ * an acknowledgement per round for broadcast.
  */
 class BinomialTreeCollectiveAlgorithm : public CollectiveAlgorithm
 {

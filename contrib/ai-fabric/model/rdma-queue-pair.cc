@@ -328,9 +328,14 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
         m_counters.payloadReceived += info.payloadBytes;
         m_rxMessageBytes += info.payloadBytes;
         const bool last = IsLastOfMessage(info.opcode);
+        m_msn += last ? 1 : 0;
+        if (++m_unacked >= m_ackInterval || last)
+        {
+            SendAck(AethHeader::kAck, m_ePsn - 1);
+        }
         if (last)
         {
-            ++m_msn;
+            // After the ACK: the NIC acknowledges in hardware before software sees the message.
             const uint64_t bytes = m_rxMessageBytes;
             m_rxMessageBytes = 0;
             m_receivedTrace(m_msn, bytes);
@@ -338,10 +343,6 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
             {
                 m_receiveCallback(bytes);
             }
-        }
-        if (++m_unacked >= m_ackInterval || last)
-        {
-            SendAck(AethHeader::kAck, m_ePsn - 1);
         }
     }
     else if (seq > m_ePsn)
