@@ -1,0 +1,258 @@
+// Collective schedules without a network: each algorithm moves the bytes its cost model says,
+// every schedule validates, and bad requests and broken schedules are refused.
+#include "ns3/ai-fabric-module.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+using namespace ns3;
+
+namespace
+{
+CollectiveRequest
+Request(CollectiveOperation op, uint64_t bytes, uint32_t ranks)
+{
+    CollectiveRequest r;
+    r.op = op;
+    r.bytes = bytes;
+    r.ranks = ranks;
+    return r;
+}
+
+uint64_t
+TotalSent(const CollectiveSchedule& s)
+{
+    uint64_t total = 0;
+    for (uint32_t r = 0; r < s.GetNRanks(); ++r)
+    {
+        total += s.GetBytesSent(r);
+    }
+    return total;
+}
+
+uint64_t
+Reduced(const CollectiveSchedule& s, uint32_t rank)
+{
+    uint64_t bytes = 0;
+    for (const auto& step : s.GetSteps(rank))
+    {
+        bytes += step.kind == CollectiveStep::REDUCE ? step.bytes : 0;
+    }
+    return bytes;
+}
+
+/** Bytes all ranks together send, from each algorithm's cost model (n bytes, p ranks). */
+struct VolumeCase
+{
+    const char* algorithm;
+    CollectiveOperation op;
+    bool powerOfTwoOnly;
+    std::function<double(double n, double p)> totalSent;
+};
+
+class ScheduleVolume : public ::testing::TestWithParam<VolumeCase>
+{
+};
+
+TEST_P(ScheduleVolume, SendsWhatTheCostModelSays)
+{
+    const VolumeCase c = GetParam();
+    for (uint32_t p : {2u, 3u, 4u, 5u, 8u, 12u, 16u})
+    {
+        if (c.powerOfTwoOnly && (p & (p - 1)) != 0)
+        {
+            continue;
+        }
+        const uint64_t n = uint64_t(p) * 4 * 4096; // whole elements in every piece
+        const CollectiveSchedule s = CollectiveAlgorithm::Create(c.algorithm)->Build(Request(c.op, n, p));
+        EXPECT_EQ(s.Validate(), "");
+        EXPECT_DOUBLE_EQ(double(TotalSent(s)), c.totalSent(double(n), double(p)))
+            << c.algorithm << " " << CollectiveOperationName(c.op) << " p=" << p;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Algorithms,
+    ScheduleVolume,
+    ::testing::Values(
+        VolumeCase{"ring", ALL_REDUCE, false, [](double n, double p) { return 2 * (p - 1) * n; }},
+        VolumeCase{"ring", REDUCE_SCATTER, false, [](double n, double p) { return (p - 1) * n; }},
+        VolumeCase{"ring", ALL_GATHER, false, [](double n, double p) { return (p - 1) * n; }},
+        VolumeCase{"ring", BROADCAST, false, [](double n, double p) { return (p - 1) * n; }},
+        VolumeCase{"ring", REDUCE, false, [](double n, double p) { return (p - 1) * n; }},
+        VolumeCase{"tree", ALL_REDUCE, false, [](double n, double p) { return 2 * (p - 1) * n; }},
+        VolumeCase{"halving-doubling", ALL_REDUCE, true,
+                   [](double n, double p) { return 2 * (p - 1) * n; }},
+        VolumeCase{"halving-doubling", REDUCE_SCATTER, true,
+                   [](double n, double p) { return (p - 1) * n; }},
+        VolumeCase{"halving-doubling", ALL_GATHER, true,
+                   [](double n, double p) { return (p - 1) * n; }},
+        VolumeCase{"recursive-doubling", ALL_REDUCE, true,
+                   [](double n, double p) { return p * std::log2(p) * n; }},
+        VolumeCase{"recursive-doubling", ALL_GATHER, true,
+                   [](double n, double p) { return (p - 1) * n; }},
+        VolumeCase{"binomial", BROADCAST, false, [](double n, double p) { return (p - 1) * n; }},
+        VolumeCase{"binomial", REDUCE, false, [](double n, double p) { return (p - 1) * n; }},
+        VolumeCase{"pairwise", ALL_TO_ALL, false, [](double n, double p) { return (p - 1) * n; }}),
+    [](const auto& info) {
+        std::string name = std::string(info.param.algorithm) + "_" +
+                           CollectiveOperationName(info.param.op);
+        for (char& ch : name)
+        {
+            ch = ch == '-' ? '_' : ch;
+        }
+        return name;
+    });
+
+TEST(ScheduleVolume, RingAllReduceReducesOneBlockPerStep)
+{
+    const CollectiveSchedule s =
+        CollectiveAlgorithm::Create("ring")->Build(Request(ALL_REDUCE, 8 << 20, 8));
+    for (uint32_t r = 0; r < 8; ++r)
+    {
+        EXPECT_EQ(s.GetBytesSent(r), 2u * 7 * (1 << 20)); // 2(p-1)/p n per rank
+        EXPECT_EQ(Reduced(s, r), 7u * (1 << 20));         // (p-1)/p n per rank
+    }
+}
+
+TEST(ScheduleVolume, UnevenBlocksStillCoverTheBuffer)
+{
+    // 1000 floats over 7 ranks: blocks of 143 and 142 elements; every byte is reduced once.
+    const CollectiveSchedule s =
+        CollectiveAlgorithm::Create("ring")->Build(Request(ALL_REDUCE, 4000, 7));
+    uint64_t reduced = 0;
+    for (uint32_t r = 0; r < 7; ++r)
+    {
+        reduced += Reduced(s, r);
+    }
+    EXPECT_EQ(reduced, 6u * 4000); // each block is reduced p-1 times, once per hop
+}
+
+TEST(ScheduleVolume, HierarchicalSplitsNvLinkAndRails)
+{
+    // 4 servers x 8 GPUs: NVLink reduce-scatter + all-gather, per-rail ring of n/8.
+    CollectiveRequest r = Request(ALL_REDUCE, 32 << 20, 32);
+    for (uint32_t rank = 0; rank < 32; ++rank)
+    {
+        r.placement.push_back({rank / 8, rank % 8});
+    }
+    const CollectiveSchedule s = CollectiveAlgorithm::Create("hierarchical")->Build(r);
+    const double n = 32 << 20;
+    const double perRank = 2 * 7.0 / 8 * n + 2 * 3.0 / 4 * (n / 8);
+    for (uint32_t rank = 0; rank < 32; ++rank)
+    {
+        EXPECT_DOUBLE_EQ(double(s.GetBytesSent(rank)), perRank);
+        for (const auto& step : s.GetSteps(rank))
+        {
+            if (step.kind == CollectiveStep::SEND && step.peer / 8 != rank / 8)
+            {
+                EXPECT_EQ(step.peer % 8, rank % 8) << "inter-server traffic stays on its rail";
+            }
+        }
+    }
+}
+
+TEST(ScheduleValidate, CatchesBrokenSchedules)
+{
+    CollectiveSchedule sizes(ALL_REDUCE, 8, 2);
+    sizes.Send(0, 1, 8, {});
+    sizes.Recv(1, 0, 4, {});
+    EXPECT_NE(sizes.Validate().find("sends 8 B"), std::string::npos) << sizes.Validate();
+
+    CollectiveSchedule missing(ALL_REDUCE, 8, 2);
+    missing.Send(0, 1, 8, {});
+    EXPECT_NE(missing.Validate().find("0 receives"), std::string::npos) << missing.Validate();
+
+    CollectiveSchedule orphan(ALL_REDUCE, 8, 2);
+    orphan.Recv(1, 0, 8, {});
+    EXPECT_NE(orphan.Validate().find("never sends"), std::string::npos) << orphan.Validate();
+
+    CollectiveSchedule deadlock(ALL_REDUCE, 8, 2); // each waits to receive before sending
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        const uint32_t in = deadlock.Recv(r, 1 - r, 8, {});
+        deadlock.Send(r, 1 - r, 8, {in});
+    }
+    EXPECT_NE(deadlock.Validate().find("deadlock"), std::string::npos) << deadlock.Validate();
+
+    CollectiveSchedule self(ALL_REDUCE, 8, 2);
+    self.Send(0, 0, 8, {});
+    EXPECT_NE(self.Validate().find("peer 0"), std::string::npos) << self.Validate();
+
+    CollectiveSchedule forward(ALL_REDUCE, 8, 2);
+    forward.Reduce(0, 8, {1});
+    forward.Reduce(0, 8, {});
+    EXPECT_NE(forward.Validate().find("later step"), std::string::npos) << forward.Validate();
+}
+
+void
+ExpectRefused(const std::string& algorithm, const CollectiveRequest& r, const std::string& why)
+{
+    try
+    {
+        CollectiveAlgorithm::Create(algorithm)->Build(r);
+        ADD_FAILURE() << algorithm << " accepted a request it should refuse (" << why << ")";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+}
+
+TEST(CollectiveRequestCheck, RefusesWhatCannotRun)
+{
+    ExpectRefused("recursive-doubling", Request(ALL_REDUCE, 4096, 6), "power-of-two");
+    ExpectRefused("halving-doubling", Request(ALL_REDUCE, 4096, 12), "power-of-two");
+    ExpectRefused("binomial", Request(ALL_REDUCE, 4096, 4), "does not implement");
+    ExpectRefused("pairwise", Request(BROADCAST, 4096, 4), "does not implement");
+    ExpectRefused("ring", Request(ALL_TO_ALL, 4096, 4), "does not implement");
+    ExpectRefused("ring", Request(REDUCE_SCATTER, 4100, 4), "multiple of ranks x element size");
+    ExpectRefused("ring", Request(ALL_REDUCE, 4098, 4), "multiple of the element size");
+    ExpectRefused("ring", Request(ALL_REDUCE, 4096, 1), "at least 2");
+    CollectiveRequest root = Request(BROADCAST, 4096, 4);
+    root.root = 4;
+    ExpectRefused("binomial", root, "root 4");
+    CollectiveRequest uneven = Request(ALL_REDUCE, 4096, 3);
+    uneven.placement = {{0, 0}, {0, 1}, {1, 0}};
+    ExpectRefused("hierarchical", uneven, "same number of ranks");
+    EXPECT_THROW(CollectiveAlgorithm::Create("butterfly"), std::invalid_argument);
+}
+
+TEST(AutoCollective, FollowsItsRuleAndRecordsTheChoice)
+{
+    CollectiveRequest r = Request(ALL_REDUCE, 4 << 10, 8);
+    r.alpha = MicroSeconds(2);
+    r.secondsPerByte = 1 / 48e9;
+    EXPECT_EQ(CollectiveAlgorithm::Create("auto")->Build(r).GetAlgorithm(), "auto:recursive-doubling");
+    r.bytes = 64 << 20;
+    EXPECT_EQ(CollectiveAlgorithm::Create("auto")->Build(r).GetAlgorithm(), "auto:ring");
+    r.ranks = 6;
+    r.bytes = 6 << 10;
+    EXPECT_EQ(AutoCollectiveAlgorithm::Choose(r), "ring"); // not a power of two
+    r.ranks = 16;
+    for (uint32_t rank = 0; rank < 16; ++rank)
+    {
+        r.placement.push_back({rank / 8, rank % 8});
+    }
+    EXPECT_EQ(AutoCollectiveAlgorithm::Choose(r), "hierarchical");
+    EXPECT_EQ(AutoCollectiveAlgorithm::Choose(Request(ALL_TO_ALL, 4096, 4)), "pairwise");
+    EXPECT_EQ(AutoCollectiveAlgorithm::Choose(Request(BROADCAST, 4096, 4)), "binomial");
+    EXPECT_EQ(AutoCollectiveAlgorithm::Choose(Request(ALL_GATHER, 4096, 4)), "ring");
+    // Crossover: (2(p-1) - log2 p) a / ((log2 p - 2(p-1)/p) b) for p = 8: 11 a / (1.25 b).
+    EXPECT_NEAR(AutoCollectiveAlgorithm::RecursiveDoublingCrossover(8, MicroSeconds(1), 1e-9),
+                11e-6 / 1.25e-9, 1e-6);
+}
+
+TEST(BusBandwidth, NcclTestsFactors)
+{
+    EXPECT_DOUBLE_EQ(BusBandwidthFactor(ALL_REDUCE, 8), 2.0 * 7 / 8);
+    EXPECT_DOUBLE_EQ(BusBandwidthFactor(REDUCE_SCATTER, 8), 7.0 / 8);
+    EXPECT_DOUBLE_EQ(BusBandwidthFactor(ALL_GATHER, 8), 7.0 / 8);
+    EXPECT_DOUBLE_EQ(BusBandwidthFactor(ALL_TO_ALL, 8), 7.0 / 8);
+    EXPECT_DOUBLE_EQ(BusBandwidthFactor(BROADCAST, 8), 1.0);
+    EXPECT_DOUBLE_EQ(BusBandwidthFactor(REDUCE, 8), 1.0);
+}
+
+} // namespace
