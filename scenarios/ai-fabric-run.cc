@@ -6,14 +6,8 @@
 // kind prints one line naming the key, the value and what is allowed, and exits with code 2
 // leaving no results folder.
 #include "src/default-scenario.h"
-#include "src/scenario-run.h"
-
-#include "ns3/config.h"
-#include "ns3/global-value.h"
-#include "ns3/simulator.h"
-#include "ns3/string.h"
-
-#include <spdlog/spdlog.h>
+#include "src/scenario-main.h"
+#include "src/scenario.h"
 
 #include <cstdlib>
 #include <iostream>
@@ -22,7 +16,6 @@ using namespace aifabric;
 
 namespace
 {
-constexpr int kBadInput = 2;
 
 struct Options
 {
@@ -87,56 +80,24 @@ ParseArguments(int argc, char** argv)
 int
 main(int argc, char** argv)
 {
-    ns3::Time::SetResolution(ns3::Time::PS);
-    // A binary heap beats ns-3's default std::map scheduler by about 10% on fabric runs
-    // (measured with fabric-bench's workload); results do not depend on the choice.
-    ns3::GlobalValue::Bind("SchedulerType", ns3::StringValue("ns3::PriorityQueueScheduler"));
+    InitSimulator();
     Options options;
-    Scenario scenario;
     try
     {
         options = ParseArguments(argc, argv);
-        const nlohmann::json doc = options.scenario.empty()
-                                       ? ParseScenarioText(kDefaultScenario, "built-in default")
-                                       : ReadScenarioFile(options.scenario);
-        scenario = BuildScenario(doc);
     }
     catch (const ScenarioError& e)
     {
         std::cerr << "ai-fabric-run: error: " << e.what() << '\n';
         return kBadInput;
     }
-    spdlog::info("scenario '{}': {} hosts, {} links, {} messages",
-                 scenario.name,
-                 scenario.topology.GetNHosts(),
-                 scenario.topology.Links().size(),
-                 scenario.flows.size());
-    ScenarioRun run(scenario, options.out);
-    if (options.pcap)
-    {
-        run.EnablePcap();
-    }
-    RunFigures r;
-    try
-    {
-        r = run.Run(true);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        std::cerr << "ai-fabric-run: error: " << e.what() << '\n';
-        return kBadInput;
-    }
-    run.WriteResults(AI_FABRIC_VERSION);
-    spdlog::info("{} of {} messages complete, {} frames delivered, {} dropped; simulated {:.3f} "
-                 "ms in {:.2f} s wall ({:.0f} frames/s); results in {}",
-                 r.flowsComplete,
-                 r.flows,
-                 r.framesDelivered,
-                 r.framesDropped,
-                 r.simulatedSeconds * 1e3,
-                 r.wallSeconds,
-                 double(r.framesDelivered) / r.wallSeconds,
-                 options.out);
-    ns3::Simulator::Destroy();
-    return 0;
+    return RunScenarioDocument(
+        [&options]() {
+            return options.scenario.empty()
+                       ? ParseScenarioText(kDefaultScenario, "built-in default")
+                       : ReadScenarioFile(options.scenario);
+        },
+        options.out,
+        options.pcap,
+        "ai-fabric-run");
 }

@@ -84,6 +84,10 @@ ScenarioRun::Run(bool progress)
         }
     }
     m_stats.Install(m_network, s.sources.GetSources());
+    if (s.hasCollective)
+    {
+        InstallCollective();
+    }
     if (m_pcap)
     {
         fs::remove_all(m_partial);
@@ -184,6 +188,16 @@ ScenarioRun::WriteResults(const std::string& version) const
         std::ofstream f(tmp / "flows.csv");
         m_stats.WriteFlows(f);
     }
+    if (m_scenario.hasCollective)
+    {
+        std::ofstream f(tmp / "collectives.csv");
+        WriteCollectives(f);
+    }
+    if (m_scenario.hasCollective && m_steps <= m_scenario.collective.timelineMaxSteps)
+    {
+        std::ofstream f(tmp / "timeline.json");
+        WriteTimeline(f);
+    }
     const BillOfMaterials bom = BillOfMaterials::FromTopology(m_scenario.topology, m_scenario.prices);
     {
         std::ofstream f(tmp / "bom.csv");
@@ -211,6 +225,10 @@ ScenarioRun::WriteResults(const std::string& version) const
         {"switch_buffer_peak_bytes", r.switchBufferPeak},
         {"bom_total_usd", bom.TotalCost()},
     };
+    if (m_scenario.hasCollective)
+    {
+        summary["collective"] = CollectiveSummary();
+    }
     {
         std::ofstream f(tmp / "summary.json");
         f << summary.dump(2) << '\n';

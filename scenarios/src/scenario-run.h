@@ -4,7 +4,9 @@
 
 #include "scenario.h"
 
+#include <ostream>
 #include <string>
+#include <vector>
 
 namespace aifabric
 {
@@ -42,8 +44,29 @@ class ScenarioRun
     void WriteResults(const std::string& version) const;
     /** Write a PCAP per host port into the results folder (call before Run). */
     void EnablePcap() { m_pcap = true; }
+    /** The collective section's runs (each size x iteration), in order. */
+    const std::vector<ns3::CollectiveResult>& CollectiveResults() const { return m_collectives; }
+    /**
+     * The nccl-tests table of the collective runs: per size the mean time over iterations,
+     * algbw = bytes / time and busbw = algbw x the operation's factor (GB/s = 1e9 B/s).
+     */
+    void WriteCollectiveTable(std::ostream& os) const;
 
   private:
+    /** A finished step and the collective run it belongs to, for the timeline. */
+    struct TimelineStep
+    {
+        uint32_t run;
+        ns3::CollectiveStepRecord step;
+    };
+    void InstallCollective();
+    void RunNextCollective();
+    void CollectiveDone(const ns3::CollectiveResult& result);
+    void RecordStep(const ns3::CollectiveStepRecord& step);
+    void WriteCollectives(std::ostream& os) const;
+    /** Chrome trace JSON: one process per rank, spans laid out on non-overlapping lanes. */
+    void WriteTimeline(std::ostream& os) const;
+    nlohmann::json CollectiveSummary() const;
     /** One queue pair per flow, each message posted at its start time. */
     void InstallRdmaFlows();
 
@@ -54,6 +77,13 @@ class ScenarioRun
     std::string m_out;
     std::string m_partial;
     bool m_pcap{false};
+
+    ns3::Ptr<ns3::CollectiveGroup> m_group;
+    ns3::Ptr<ns3::CollectiveAlgorithm> m_algorithm;
+    std::size_t m_nextRun{0};
+    std::vector<ns3::CollectiveResult> m_collectives;
+    std::vector<TimelineStep> m_timeline;
+    uint64_t m_steps{0}; //!< steps executed in all
 };
 
 } // namespace aifabric

@@ -423,6 +423,32 @@ GetHost(const json& obj, const std::string& where, const std::string& key, uint3
     return uint32_t(GetUnsigned(obj, where, key, 0, 0, hosts - 1));
 }
 
+/** Congestion control and queue-pair keys of section \p w (traffic or collective). */
+void
+ApplyRdmaKeys(const json& t, const std::string& w, Scenario& s)
+{
+    const std::string cc = GetString(t, w, "congestion_control", "none");
+    if (cc != "none" && cc != "dcqcn")
+    {
+        Fail(Path(w, "congestion_control"), t.at("congestion_control"),
+             "allowed: \"none\", \"dcqcn\"");
+    }
+    if (t.contains("congestion_control"))
+    {
+        s.rdmaHelper.SetNicAttribute("CongestionControl",
+                                     TypeIdValue(cc == "dcqcn" ? DcqcnCongestionControl::GetTypeId()
+                                                               : NoCongestionControl::GetTypeId()));
+    }
+    auto& rdma = s.rdmaHelper;
+    ApplyAttributes(t, w, RdmaQueuePair::GetTypeId(),
+                    {{"ack_interval", "AckInterval"},
+                     {"retransmission_timeout", "RetransmissionTimeout"},
+                     {"priority", "Priority"}},
+                    [&rdma](const std::string& n, const AttributeValue& v) {
+                        rdma.SetQueuePairAttribute(n, v);
+                    });
+}
+
 /** traffic.transport and what goes with it. */
 void
 BuildTransport(const json& t, Scenario& s)
@@ -446,23 +472,10 @@ BuildTransport(const json& t, Scenario& s)
         Fail("traffic.rate", t.at("rate"), "not with \"transport\": \"rdma\" (its congestion "
                                             "control sets the rate)");
     }
-    const std::string cc = GetString(t, w, "congestion_control", "none");
-    if (cc != "none" && cc != "dcqcn")
+    if (s.rdma)
     {
-        Fail("traffic.congestion_control", t.at("congestion_control"),
-             "allowed: \"none\", \"dcqcn\"");
+        ApplyRdmaKeys(t, w, s);
     }
-    s.rdmaHelper.SetNicAttribute("CongestionControl",
-                                 TypeIdValue(cc == "dcqcn" ? DcqcnCongestionControl::GetTypeId()
-                                                           : NoCongestionControl::GetTypeId()));
-    auto& rdma = s.rdmaHelper;
-    ApplyAttributes(t, w, RdmaQueuePair::GetTypeId(),
-                    {{"ack_interval", "AckInterval"},
-                     {"retransmission_timeout", "RetransmissionTimeout"},
-                     {"priority", "Priority"}},
-                    [&rdma](const std::string& n, const AttributeValue& v) {
-                        rdma.SetQueuePairAttribute(n, v);
-                    });
 }
 
 void
@@ -471,7 +484,12 @@ BuildTraffic(const json& doc, Scenario& s)
     const std::string w = "traffic";
     if (!doc.contains("traffic"))
     {
-        Fail(w, json(nullptr), "required: an object with a \"pattern\"");
+        if (!doc.contains("collective"))
+        {
+            Fail(w, json(nullptr), "required (an object with a \"pattern\") unless the "
+                                   "scenario has a \"collective\"");
+        }
+        return;
     }
     const json& t = doc.at("traffic");
     CheckKeys(t, w, {"pattern", "bytes", "start", "rate", "priority", "shift", "senders",
@@ -566,6 +584,146 @@ BuildTraffic(const json& doc, Scenario& s)
     }
 }
 
+/** The sizes of collective section \p c: "bytes", or "min_bytes" .. "max_bytes" by "factor". */
+std::vector<uint64_t>
+CollectiveSizes(const json& c, const std::string& w, uint64_t quantum, std::string& note)
+{
+    const uint64_t limit = uint64_t(1) << 40;
+    if (c.contains("bytes"))
+    {
+        for (const char* key : {"min_bytes", "max_bytes", "factor"})
+        {
+            if (c.contains(key))
+            {
+                Fail(Path(w, key), c.at(key), "not with \"bytes\" (one size or a sweep)");
+            }
+        }
+        const uint64_t bytes = GetUnsigned(c, w, "bytes", 0, 1, limit);
+        if (bytes % quantum != 0)
+        {
+            Fail(Path(w, "bytes"), c.at("bytes"),
+                 "must be a multiple of " + std::to_string(quantum) +
+                     " B (4 B float elements, and one piece per rank where the operation needs it)");
+        }
+        return {bytes};
+    }
+    const uint64_t lo = GetUnsigned(c, w, "min_bytes", 8, 1, limit);
+    const uint64_t hi = GetUnsigned(c, w, "max_bytes", lo, lo, limit);
+    const uint64_t factor = GetUnsigned(c, w, "factor", 2, 2, 1024);
+    std::vector<uint64_t> sizes;
+    for (uint64_t n = lo; n <= hi; n *= factor)
+    {
+        // nccl-tests rounds each size down to whole elements (per rank where needed).
+        const uint64_t rounded = n / quantum * quantum;
+        if (rounded != n)
+        {
+            note = "sizes rounded down to a multiple of " + std::to_string(quantum) + " B";
+        }
+        if (rounded > 0 && (sizes.empty() || sizes.back() != rounded))
+        {
+            sizes.push_back(rounded);
+        }
+    }
+    if (sizes.empty())
+    {
+        Fail(Path(w, "max_bytes"), c.at("max_bytes"),
+             "the sweep has no size of at least " + std::to_string(quantum) + " B");
+    }
+    return sizes;
+}
+
+/** The "collective" and "accelerator" sections. */
+void
+BuildCollective(const json& doc, Scenario& s)
+{
+    const std::string w = "collective";
+    const json empty = json::object();
+    const json& a = doc.contains("accelerator") ? doc.at("accelerator") : empty;
+    CheckKeys(a, "accelerator", {"reduction_rate", "copy_rate"});
+    auto& helper = s.collectiveHelper;
+    ApplyAttributes(a, "accelerator", Accelerator::GetTypeId(),
+                    {{"reduction_rate", "ReductionRate"}, {"copy_rate", "CopyRate"}},
+                    [&helper](const std::string& n, const AttributeValue& v) {
+                        helper.SetAcceleratorAttribute(n, v);
+                    });
+    if (!doc.contains(w))
+    {
+        return;
+    }
+    const json& c = doc.at(w);
+    CheckKeys(c, w, {"op", "algorithm", "bytes", "min_bytes", "max_bytes", "factor", "ranks",
+                     "root", "iterations", "channels", "chunks", "timeline_max_steps",
+                     "congestion_control", "ack_interval", "retransmission_timeout", "priority"});
+    s.hasCollective = true;
+    CollectiveSpec& spec = s.collective;
+    const std::string op = GetString(c, w, "op", "allreduce");
+    if (!ParseCollectiveOperation(op, spec.op))
+    {
+        Fail(Path(w, "op"), c.at("op"), "allowed: " + CollectiveOperationNames());
+    }
+    spec.algorithm = GetString(c, w, "algorithm", "auto");
+    Ptr<CollectiveAlgorithm> algorithm;
+    try
+    {
+        algorithm = CollectiveAlgorithm::Create(spec.algorithm);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        Fail(Path(w, "algorithm"), c.at("algorithm"), e.what());
+    }
+    if (!algorithm->Supports(spec.op))
+    {
+        std::string able;
+        for (const auto& name : CollectiveAlgorithm::GetNames())
+        {
+            able += CollectiveAlgorithm::Create(name)->Supports(spec.op)
+                        ? (able.empty() ? "" : ", ") + name
+                        : "";
+        }
+        Fail(Path(w, "algorithm"), c.at("algorithm"),
+             "does not implement " + op + "; algorithms that do: " + able);
+    }
+    const TypeId tid = algorithm->GetInstanceTypeId();
+    spec.algorithmFactory.SetTypeId(tid);
+    for (const auto& [key, attribute] : std::map<std::string, std::string>{{"channels", "Channels"},
+                                                                           {"chunks", "Chunks"}})
+    {
+        TypeId::AttributeInformation info;
+        if (c.contains(key) && !tid.LookupAttributeByName(attribute, &info))
+        {
+            Fail(Path(w, key), c.at(key), "algorithm \"" + spec.algorithm + "\" has no " + key);
+        }
+    }
+    auto& factory = spec.algorithmFactory;
+    ApplyAttributes(c, w, tid, {{"channels", "Channels"}, {"chunks", "Chunks"}},
+                    [&factory](const std::string& n, const AttributeValue& v) { factory.Set(n, v); });
+    const uint32_t hosts = s.topology.GetNHosts();
+    if (hosts < 2)
+    {
+        Fail("topology", doc.at("topology"), "a collective needs at least 2 hosts");
+    }
+    spec.ranks = uint32_t(GetUnsigned(c, w, "ranks", hosts, 2, hosts));
+    spec.root = uint32_t(GetUnsigned(c, w, "root", 0, 0, spec.ranks - 1));
+    spec.iterations = uint32_t(GetUnsigned(c, w, "iterations", 1, 1, 1000));
+    spec.timelineMaxSteps = GetUnsigned(c, w, "timeline_max_steps", spec.timelineMaxSteps);
+    const bool perRank = spec.op == REDUCE_SCATTER || spec.op == ALL_GATHER || spec.op == ALL_TO_ALL;
+    spec.sizes = CollectiveSizes(c, w, perRank ? 4 * uint64_t(spec.ranks) : 4, spec.sizeNote);
+    const bool powerOfTwo = (spec.ranks & (spec.ranks - 1)) == 0;
+    if (!powerOfTwo && (spec.algorithm == "recursive-doubling" || spec.algorithm == "halving-doubling"))
+    {
+        Fail(Path(w, "ranks"), json(spec.ranks),
+             "algorithm \"" + spec.algorithm + "\" needs a power-of-two number of ranks");
+    }
+    for (const char* key : {"congestion_control", "ack_interval", "retransmission_timeout", "priority"})
+    {
+        if (c.contains(key) && s.rdma && doc.at("traffic").contains(key))
+        {
+            Fail(Path(w, key), c.at(key), "set in \"traffic\" too: give the transport once");
+        }
+    }
+    ApplyRdmaKeys(c, w, s);
+}
+
 void
 BuildLinkEvents(const json& doc, Scenario& s)
 {
@@ -648,11 +806,53 @@ ReadScenarioFile(const std::string& path)
     return ParseScenarioText(ss.str(), path);
 }
 
+json
+ParseTopologyText(const std::string& text, const std::string& origin)
+{
+    const auto colon = text.find(':');
+    json t = {{"kind", text.substr(0, colon)}};
+    if (colon == std::string::npos)
+    {
+        return t;
+    }
+    std::stringstream items(text.substr(colon + 1));
+    std::string item;
+    while (std::getline(items, item, ','))
+    {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0)
+        {
+            throw ScenarioError(origin + " = \"" + text + "\": \"" + item +
+                                "\" is not key=value (e.g. fat_tree:k=4,nic_rate=400Gbps)");
+        }
+        const std::string key = item.substr(0, eq);
+        const std::string value = item.substr(eq + 1);
+        if (value == "true" || value == "false")
+        {
+            t[key] = value == "true";
+        }
+        else if (std::regex_match(value, std::regex("[0-9]{1,18}")))
+        {
+            t[key] = std::stoull(value);
+        }
+        else if (std::regex_match(value, std::regex("[0-9]*\\.[0-9]+")))
+        {
+            t[key] = std::stod(value);
+        }
+        else
+        {
+            t[key] = value;
+        }
+    }
+    return t;
+}
+
 Scenario
 BuildScenario(const json& doc)
 {
     CheckKeys(doc, "scenario", {"name", "description", "seed", "topology", "switch", "port",
-                                "routing", "traffic", "link_events", "stop_time", "prices"});
+                                "routing", "traffic", "collective", "accelerator", "link_events",
+                                "stop_time", "prices"});
     Scenario s;
     s.document = doc;
     s.name = GetString(doc, "scenario", "name", "unnamed");
@@ -665,6 +865,7 @@ BuildScenario(const json& doc)
     s.topology = BuildTopology(doc.at("topology"));
     ConfigureNetwork(doc, s);
     BuildTraffic(doc, s);
+    BuildCollective(doc, s);
     BuildLinkEvents(doc, s);
     s.stopTime = GetTime(doc, "scenario", "stop_time", Time(0));
     if (doc.contains("prices"))

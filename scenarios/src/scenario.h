@@ -37,6 +37,20 @@ struct LinkEvent
     bool up;
 };
 
+/** The "collective" section: one operation swept over sizes, nccl-tests style. */
+struct CollectiveSpec
+{
+    ns3::CollectiveOperation op{ns3::ALL_REDUCE};
+    std::string algorithm{"auto"};
+    ns3::ObjectFactory algorithmFactory; //!< the algorithm's TypeId and the attributes given
+    std::vector<uint64_t> sizes;         //!< bytes, in order
+    uint32_t ranks{0};                   //!< ranks run on hosts 0 .. ranks-1
+    uint32_t root{0};
+    uint32_t iterations{1};              //!< runs per size (nccl-tests -n), back to back
+    uint64_t timelineMaxSteps{1000000};  //!< timeline.json only if the run has no more steps
+    std::string sizeNote;                //!< how sweep sizes were rounded, if they were
+};
+
 /** Everything a run needs, checked: building it from a document either succeeds or throws. */
 struct Scenario
 {
@@ -49,6 +63,9 @@ struct Scenario
     bool rdma{false};                 //!< flows as RDMA messages on reliable queue pairs
     ns3::RdmaHelper rdmaHelper;       //!< NIC and queue-pair attributes when rdma
     std::vector<FlowSpec> flows;
+    bool hasCollective{false};
+    CollectiveSpec collective;
+    ns3::CollectiveHelper collectiveHelper; //!< accelerator attributes
     std::vector<LinkEvent> linkEvents;
     ns3::Time stopTime; //!< zero: run until every event is done
     ns3::BomPrices prices;
@@ -68,6 +85,11 @@ void SetAttributeDefault(const std::string& name, const std::string& text);
 nlohmann::json ParseScenarioText(const std::string& text, const std::string& origin);
 /** Read and parse a scenario file. */
 nlohmann::json ReadScenarioFile(const std::string& path);
+/**
+ * The "topology" object of a "kind:key=value,key=value" text (e.g. "fat_tree:k=4,
+ * nic_rate=400Gbps"): numbers, true/false and strings as JSON; \p origin names it in errors.
+ */
+nlohmann::json ParseTopologyText(const std::string& text, const std::string& origin);
 /** Validate \p document key by key and build the scenario. */
 Scenario BuildScenario(const nlohmann::json& document);
 

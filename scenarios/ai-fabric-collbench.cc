@@ -1,0 +1,184 @@
+// ai-fabric-collbench: sweep a collective over message sizes and print the nccl-tests table.
+//
+//   ai-fabric-collbench [--topology=KIND:key=value,...] [--scenario=FILE] [--op=allreduce]
+//                       [--algo=auto] [--minbytes=8] [--maxbytes=1M] [--factor=2] ...
+//
+// The sweep is a scenario's "collective" section: flags fill it (over a scenario file's, when
+// one is given), the run writes the usual results folder plus collectives.csv and
+// timeline.json, and the table goes to stdout.  Bad input exits with code 2.
+#include "src/scenario-main.h"
+#include "src/scenario.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <map>
+#include <regex>
+
+using namespace aifabric;
+using nlohmann::json;
+
+namespace
+{
+const char* const kDefaultTopology = "fat_tree:k=4,nic_rate=400Gbps";
+
+void
+Usage()
+{
+    std::cout
+        << "usage: ai-fabric-collbench [options] [--ns3::Type::Attribute=VALUE ...]\n"
+           "  --topology=KIND:k=v,...  fabric, as a scenario's topology keys (default "
+        << kDefaultTopology
+        << ")\n"
+           "                           e.g. rail_optimized:servers=16,gpus_per_server=8\n"
+           "  --scenario=FILE          start from a scenario file (its collective section too)\n"
+           "  --op=NAME                allreduce, reducescatter, allgather, broadcast, reduce,\n"
+           "                           alltoall (default allreduce)\n"
+           "  --algo=NAME              ring, tree, halving-doubling, recursive-doubling,\n"
+           "                           binomial, pairwise, hierarchical, auto (default auto)\n"
+           "  --minbytes=N --maxbytes=N --factor=F   sizes N, N*F, ... (K/M/G suffixes = 2^10..)\n"
+           "  --ranks=N                ranks on hosts 0..N-1 (default every host)\n"
+           "  --root=R --iters=N --channels=C --chunks=K --cc=none|dcqcn\n"
+           "  --out=DIR                results folder (default collbench-results)\n";
+}
+
+/** "64K" -> 65536: nccl-tests' size suffixes. */
+json
+SizeValue(const std::string& flag, const std::string& text)
+{
+    std::smatch m;
+    if (!std::regex_match(text, m, std::regex("([0-9]{1,15})([KMGkmg]?)")))
+    {
+        throw ScenarioError(flag + " = \"" + text + "\": not a size (e.g. 8, 64K, 16M, 1G)");
+    }
+    static const std::map<char, int> shift = {{'K', 10}, {'M', 20}, {'G', 30}};
+    const char unit = m[2].str().empty() ? ' ' : char(std::toupper(m[2].str()[0]));
+    return std::stoull(m[1].str()) << (unit == ' ' ? 0 : shift.at(unit));
+}
+
+json
+CountValue(const std::string& flag, const std::string& text)
+{
+    if (!std::regex_match(text, std::regex("[0-9]{1,9}")))
+    {
+        throw ScenarioError(flag + " = \"" + text + "\": must be a non-negative integer");
+    }
+    return std::stoull(text);
+}
+
+struct Options
+{
+    json document;
+    std::string out{"collbench-results"};
+};
+
+Options
+ParseArguments(int argc, char** argv)
+{
+    std::string scenario;
+    std::string topology;
+    json collective = json::object();
+    static const std::map<std::string, std::string> sizeFlags = {
+        {"--minbytes", "min_bytes"}, {"--maxbytes", "max_bytes"}};
+    static const std::map<std::string, std::string> countFlags = {
+        {"--factor", "factor"}, {"--ranks", "ranks"},       {"--root", "root"},
+        {"--iters", "iterations"}, {"--channels", "channels"}, {"--chunks", "chunks"}};
+    static const std::map<std::string, std::string> textFlags = {
+        {"--op", "op"}, {"--algo", "algorithm"}, {"--cc", "congestion_control"}};
+    Options o;
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string arg = argv[i];
+        const auto eq = arg.find('=');
+        const std::string key = arg.substr(0, eq);
+        const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+        if (key == "--help" || key == "-h")
+        {
+            Usage();
+            std::exit(0);
+        }
+        if (value.empty() && key.rfind("--ns3::", 0) != 0)
+        {
+            throw ScenarioError("argument \"" + arg + "\": unknown or without a value; see --help");
+        }
+        if (key == "--scenario")
+        {
+            scenario = value;
+        }
+        else if (key == "--topology")
+        {
+            topology = value;
+        }
+        else if (key == "--out")
+        {
+            o.out = value;
+        }
+        else if (sizeFlags.count(key))
+        {
+            collective[sizeFlags.at(key)] = SizeValue(key, value);
+        }
+        else if (countFlags.count(key))
+        {
+            collective[countFlags.at(key)] = CountValue(key, value);
+        }
+        else if (textFlags.count(key))
+        {
+            collective[textFlags.at(key)] = value;
+        }
+        else if (key.rfind("--ns3::", 0) == 0 && eq != std::string::npos)
+        {
+            SetAttributeDefault(key.substr(2), value);
+        }
+        else
+        {
+            throw ScenarioError("argument \"" + arg + "\": unknown; see --help");
+        }
+    }
+    o.document = scenario.empty() ? json{{"name", "collbench"}} : ReadScenarioFile(scenario);
+    if (!topology.empty() || !o.document.contains("topology"))
+    {
+        o.document["topology"] =
+            ParseTopologyText(topology.empty() ? kDefaultTopology : topology, "--topology");
+    }
+    json& c = o.document["collective"];
+    if (!c.is_object())
+    {
+        c = json::object();
+    }
+    if (collective.contains("min_bytes") && !collective.contains("max_bytes"))
+    {
+        collective["max_bytes"] = collective["min_bytes"];
+    }
+    if (collective.contains("min_bytes") || collective.contains("max_bytes"))
+    {
+        c.erase("bytes");
+    }
+    for (const auto& [key, value] : collective.items())
+    {
+        c[key] = value;
+    }
+    if (!c.contains("bytes") && !c.contains("min_bytes"))
+    {
+        c["min_bytes"] = 8;
+        c["max_bytes"] = 1 << 20;
+    }
+    return o;
+}
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    InitSimulator();
+    Options options;
+    try
+    {
+        options = ParseArguments(argc, argv);
+    }
+    catch (const ScenarioError& e)
+    {
+        std::cerr << "ai-fabric-collbench: error: " << e.what() << '\n';
+        return kBadInput;
+    }
+    return RunScenarioDocument([&options]() { return options.document; }, options.out, false,
+                               "ai-fabric-collbench");
+}

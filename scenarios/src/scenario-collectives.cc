@@ -1,0 +1,258 @@
+// ScenarioRun's collective section: the sweep, its table, collectives.csv and timeline.json.
+#include "scenario-run.h"
+
+#include "ns3/simulator.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <iomanip>
+#include <map>
+#include <tuple>
+
+using namespace ns3;
+using nlohmann::json;
+
+namespace aifabric
+{
+
+namespace
+{
+double
+AlgorithmBandwidth(const CollectiveResult& r)
+{
+    return double(r.bytes) / r.Duration().GetSeconds() / 1e9;
+}
+} // namespace
+
+void
+ScenarioRun::InstallCollective()
+{
+    Scenario& s = m_scenario;
+    const CollectiveSpec& c = s.collective;
+    if (!s.rdma)
+    {
+        s.rdmaHelper.Install(m_network);
+    }
+    std::vector<uint32_t> hosts(c.ranks);
+    for (uint32_t r = 0; r < c.ranks; ++r)
+    {
+        hosts[r] = r;
+    }
+    m_group = s.collectiveHelper.Install(m_network, s.rdmaHelper, hosts);
+    m_algorithm = c.algorithmFactory.Create<CollectiveAlgorithm>();
+    for (uint32_t r = 0; r < c.ranks; ++r)
+    {
+        m_group->GetApplication(r)->TraceConnectWithoutContext(
+            "Step", MakeCallback(&ScenarioRun::RecordStep, this));
+    }
+    RunNextCollective(); // at time 0, beside any traffic; Build errors surface before Run
+}
+
+void
+ScenarioRun::RunNextCollective()
+{
+    const CollectiveSpec& c = m_scenario.collective;
+    const std::size_t runs = c.sizes.size() * c.iterations;
+    if (m_nextRun >= runs)
+    {
+        return;
+    }
+    CollectiveRequest request = m_group->MakeRequest(c.op, c.sizes[m_nextRun / c.iterations]);
+    request.root = c.root;
+    ++m_nextRun;
+    m_group->Run(m_algorithm, request, MakeCallback(&ScenarioRun::CollectiveDone, this));
+}
+
+void
+ScenarioRun::CollectiveDone(const CollectiveResult& result)
+{
+    m_collectives.push_back(result);
+    spdlog::debug("{} {} B: {:.3f} us", result.algorithm, result.bytes,
+                  result.Duration().GetSeconds() * 1e6);
+    Simulator::ScheduleNow(&ScenarioRun::RunNextCollective, this);
+}
+
+void
+ScenarioRun::RecordStep(const CollectiveStepRecord& step)
+{
+    ++m_steps;
+    if (m_steps <= m_scenario.collective.timelineMaxSteps)
+    {
+        m_timeline.push_back({static_cast<uint32_t>(m_nextRun - 1), step});
+    }
+}
+
+void
+ScenarioRun::WriteCollectiveTable(std::ostream& os) const
+{
+    const CollectiveSpec& c = m_scenario.collective;
+    const bool rooted = c.op == BROADCAST || c.op == REDUCE;
+    const bool reducing = c.op == ALL_REDUCE || c.op == REDUCE || c.op == REDUCE_SCATTER;
+    os << "# ai-fabric-collbench: " << CollectiveOperationName(c.op) << ", " << c.ranks
+       << " ranks, algorithm " << c.algorithm << ", " << c.iterations << " iteration(s) per size\n";
+    if (!c.sizeNote.empty())
+    {
+        os << "# " << c.sizeNote << "\n";
+    }
+    os << "#" << std::setw(12) << "size" << std::setw(13) << "count" << std::setw(7) << "type"
+       << std::setw(7) << "redop" << std::setw(6) << "root" << std::setw(11) << "time"
+       << std::setw(9) << "algbw" << std::setw(9) << "busbw" << "  algorithm\n"
+       << "#" << std::setw(12) << "(B)" << std::setw(13) << "(elements)" << std::setw(24) << ""
+       << std::setw(11) << "(us)" << std::setw(9) << "(GB/s)" << std::setw(9) << "(GB/s)" << "\n";
+    for (std::size_t i = 0; i < c.sizes.size() && (i + 1) * c.iterations <= m_collectives.size();
+         ++i)
+    {
+        double seconds = 0;
+        for (uint32_t k = 0; k < c.iterations; ++k)
+        {
+            seconds += m_collectives[i * c.iterations + k].Duration().GetSeconds();
+        }
+        seconds /= c.iterations;
+        const CollectiveResult& r = m_collectives[i * c.iterations];
+        const double algbw = double(r.bytes) / seconds / 1e9;
+        const uint64_t count = c.op == ALL_TO_ALL || c.op == REDUCE_SCATTER || c.op == ALL_GATHER
+                                   ? r.bytes / 4 / c.ranks
+                                   : r.bytes / 4;
+        os << std::setw(13) << r.bytes << std::setw(13) << count << std::setw(7) << "float"
+           << std::setw(7) << (reducing ? "sum" : "none") << std::setw(6)
+           << (rooted ? int(c.root) : -1) << std::fixed << std::setw(11) << std::setprecision(2)
+           << seconds * 1e6 << std::setw(9) << std::setprecision(2) << algbw << std::setw(9)
+           << algbw * BusBandwidthFactor(c.op, c.ranks) << "  " << r.algorithm << "\n";
+        os.unsetf(std::ios::fixed);
+    }
+}
+
+void
+ScenarioRun::WriteCollectives(std::ostream& os) const
+{
+    const CollectiveSpec& c = m_scenario.collective;
+    os << "run,op,algorithm,bytes,ranks,root,iteration,start_us,end_us,time_us,algbw_GBps,"
+          "busbw_GBps\n";
+    for (std::size_t i = 0; i < m_collectives.size(); ++i)
+    {
+        const CollectiveResult& r = m_collectives[i];
+        const double algbw = AlgorithmBandwidth(r);
+        os << i << ',' << CollectiveOperationName(r.op) << ',' << r.algorithm << ',' << r.bytes
+           << ',' << r.ranks << ',' << c.root << ',' << i % c.iterations << ','
+           << r.start.GetSeconds() * 1e6 << ',' << r.end.GetSeconds() * 1e6 << ','
+           << r.Duration().GetSeconds() * 1e6 << ',' << algbw << ','
+           << algbw * BusBandwidthFactor(r.op, r.ranks) << '\n';
+    }
+}
+
+void
+ScenarioRun::WriteTimeline(std::ostream& os) const
+{
+    // A receive is drawn from the moment its sender posted the message: pair the k-th send of
+    // each (run, from, to, channel) with the k-th receive, both in schedule order.
+    using Direction = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
+    std::map<Direction, std::vector<const CollectiveStepRecord*>> sends, recvs;
+    std::vector<const TimelineStep*> order;
+    for (const auto& t : m_timeline)
+    {
+        order.push_back(&t);
+    }
+    std::sort(order.begin(), order.end(), [](const TimelineStep* a, const TimelineStep* b) {
+        return std::tie(a->run, a->step.rank, a->step.index) <
+               std::tie(b->run, b->step.rank, b->step.index);
+    });
+    for (const TimelineStep* t : order)
+    {
+        const auto& s = t->step;
+        if (s.kind == CollectiveStep::SEND)
+        {
+            sends[{t->run, s.rank, s.peer, s.channel}].push_back(&s);
+        }
+        else if (s.kind == CollectiveStep::RECV)
+        {
+            recvs[{t->run, s.peer, s.rank, s.channel}].push_back(&s);
+        }
+    }
+    std::map<const CollectiveStepRecord*, Time> recvStart;
+    for (const auto& [dir, list] : recvs)
+    {
+        const auto& matching = sends[dir];
+        for (std::size_t k = 0; k < list.size(); ++k)
+        {
+            recvStart[list[k]] = k < matching.size() ? matching[k]->start : list[k]->start;
+        }
+    }
+    // Lay each rank's spans on the first lane free at their start.
+    std::sort(order.begin(), order.end(), [&](const TimelineStep* a, const TimelineStep* b) {
+        const Time sa = recvStart.count(&a->step) ? recvStart[&a->step] : a->step.start;
+        const Time sb = recvStart.count(&b->step) ? recvStart[&b->step] : b->step.start;
+        return std::tie(a->step.rank, sa, a->step.index) < std::tie(b->step.rank, sb, b->step.index);
+    });
+    std::map<uint32_t, std::vector<Time>> laneEnds;
+    os << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
+    bool first = true;
+    for (const TimelineStep* t : order)
+    {
+        const auto& s = t->step;
+        const Time start = recvStart.count(&s) ? recvStart[&s] : s.start;
+        auto& lanes = laneEnds[s.rank];
+        std::size_t lane = 0;
+        while (lane < lanes.size() && lanes[lane] > start)
+        {
+            ++lane;
+        }
+        if (lane == lanes.size())
+        {
+            lanes.push_back(s.end);
+        }
+        lanes[lane] = s.end;
+        const bool comm = s.kind == CollectiveStep::SEND || s.kind == CollectiveStep::RECV;
+        os << (first ? "" : ",\n") << "{\"name\":\"" << CollectiveStep::KindName(s.kind);
+        if (comm)
+        {
+            os << (s.kind == CollectiveStep::SEND ? " to " : " from ") << s.peer;
+        }
+        os << "\",\"cat\":\"" << CollectiveStep::KindName(s.kind) << "\",\"ph\":\"X\",\"pid\":"
+           << s.rank << ",\"tid\":" << lane << ",\"ts\":" << start.GetSeconds() * 1e6
+           << ",\"dur\":" << (s.end - start).GetSeconds() * 1e6 << ",\"args\":{\"bytes\":"
+           << s.bytes << ",\"step\":" << s.index << ",\"run\":" << t->run;
+        if (comm)
+        {
+            os << ",\"peer\":" << s.peer << ",\"channel\":" << s.channel;
+        }
+        os << "}}";
+        first = false;
+    }
+    for (const auto& [rank, lanes] : laneEnds)
+    {
+        os << ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" << rank
+           << ",\"args\":{\"name\":\"rank " << rank << "\"}}";
+    }
+    os << "\n]}\n";
+}
+
+json
+ScenarioRun::CollectiveSummary() const
+{
+    const CollectiveSpec& c = m_scenario.collective;
+    json runs = json::array();
+    for (const auto& r : m_collectives)
+    {
+        const double algbw = AlgorithmBandwidth(r);
+        runs.push_back({{"bytes", r.bytes},
+                        {"algorithm", r.algorithm},
+                        {"time_us", r.Duration().GetSeconds() * 1e6},
+                        {"algbw_GBps", algbw},
+                        {"busbw_GBps", algbw * BusBandwidthFactor(r.op, r.ranks)}});
+    }
+    const bool timeline = m_steps <= c.timelineMaxSteps;
+    return {{"op", CollectiveOperationName(c.op)},
+            {"algorithm", c.algorithm},
+            {"ranks", c.ranks},
+            {"runs_complete", m_collectives.size()},
+            {"runs", c.sizes.size() * c.iterations},
+            {"steps", m_steps},
+            {"queue_pairs", m_group ? m_group->GetNQueuePairs() : 0},
+            {"timeline", timeline ? "timeline.json"
+                                  : "not written: " + std::to_string(m_steps) +
+                                        " steps > collective.timeline_max_steps"},
+            {"results", runs}};
+}
+
+} // namespace aifabric

@@ -1,0 +1,30 @@
+// What the scenario programs share after parsing their arguments.
+#ifndef AI_FABRIC_SCENARIO_MAIN_H
+#define AI_FABRIC_SCENARIO_MAIN_H
+
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <string>
+
+namespace aifabric
+{
+
+/** Exit code for bad input: the message names the parameter, the value and what is allowed. */
+constexpr int kBadInput = 2;
+
+/** Picosecond time and the binary-heap scheduler: call first in main. */
+void InitSimulator();
+
+/**
+ * Build the scenario of \p document, run it, write the results folder \p out (with PCAPs if
+ * \p pcap) and log a summary; returns the exit code.  Bad input prints one line prefixed with
+ * \p program and returns kBadInput without a results folder.  With a collective section the
+ * nccl-tests table goes to stdout.
+ */
+int RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
+                        bool pcap, const std::string& program);
+
+} // namespace aifabric
+
+#endif
