@@ -201,3 +201,58 @@ TEST(StarRing, MatchesUniformAlphaModel)
 }
 
 } // namespace
+
+namespace
+{
+/**
+ * Hierarchical all-reduce on S servers x G GPUs (one 400G NIC each, rail-optimized): NVLink
+ * carries 2(G-1)/G n per GPU, each NIC 2(S-1)/S n/G; with the phases pipelined the slower of
+ * the two sets the time, so busbw = 2(p-1)/p n / max(T_nvlink, T_nic).
+ */
+double
+HierarchicalBusbwModel(uint32_t servers, uint32_t gpus, double nicBitRate, double n)
+{
+    const double p = servers * gpus;
+    const double nvlinkBeta = (65536 + 86) / 65536.0 / (3600e9 / 8); // 64 KiB segments
+    const double nicBeta = (4096 + 86 + 90) / 4096.0 / (nicBitRate / 8); // with one ACK per frame
+    const double tNvlink = 2.0 * (gpus - 1) / gpus * n * nvlinkBeta;
+    const double tNic = 2.0 * (servers - 1) / servers * n / gpus * nicBeta;
+    return 2 * (p - 1) / p * n / std::max(tNvlink, tNic) / 1e9;
+}
+
+class HierarchicalBusbw : public ::testing::TestWithParam<const char*>
+{
+};
+
+TEST_P(HierarchicalBusbw, SlowerOfNvLinkAndNicsWithinFivePercent)
+{
+    const DataRate nic(GetParam());
+    RailOptimizedTopologyHelper rail(2, 8, 0);
+    ClusterHelper cluster(2, 8);
+    cluster.SetNicRate(nic);
+    rail.SetCluster(cluster);
+    const uint64_t n = 64 << 20;
+    const CollectiveRun run = RunCollective(rail.Build(), "hierarchical", ALL_REDUCE, n, 16);
+    const double busbw = double(n) / run.result.Duration().GetSeconds() / 1e9 * 2 * 15 / 16;
+    const double model = HierarchicalBusbwModel(2, 8, double(nic.GetBitRate()), double(n));
+    std::cout << "hierarchical NIC " << GetParam() << ": busbw " << busbw << " GB/s, model "
+              << model << "\n";
+    EXPECT_EQ(run.framesDropped, 0u);
+    EXPECT_NEAR(busbw / model, 1.0, 0.05);
+}
+
+// 400G NICs: NVLink binds (NVLink 450 GB/s x 8/7 x 15/8); 100G NICs: the NICs bind.
+INSTANTIATE_TEST_SUITE_P(Nics, HierarchicalBusbw, ::testing::Values("400Gbps", "100Gbps"),
+                         [](const auto& info) { return std::string(info.param).substr(0, 3) + "G"; });
+
+/** Ring all-reduce of 256 MiB over 400G NICs: busbw within 5% of the wire goodput at MTU 4096. */
+TEST(RingBusbw, LargeMessagesReachWireGoodput)
+{
+    const uint64_t n = 256 << 20;
+    const CollectiveRun run = RunOnFatTree("ring", ALL_REDUCE, n, 4);
+    const double busbw = double(n) / run.result.Duration().GetSeconds() * 2 * 3 / 4;
+    const double goodput = 400e9 / 8 * 4096 / (4096 + 86);
+    EXPECT_NEAR(busbw / goodput, 1.0, 0.05) << "busbw " << busbw / 1e9 << " GB/s";
+}
+
+} // namespace

@@ -162,20 +162,22 @@ CollectiveSchedule::GetSinks(uint32_t rank) const
     return sinks;
 }
 
-void
-CollectiveSchedule::Embed(const CollectiveSchedule& sub, const std::vector<uint32_t>& ranks)
+std::vector<std::vector<uint32_t>>
+CollectiveSchedule::Embed(const CollectiveSchedule& sub, const std::vector<uint32_t>& ranks,
+                          const std::vector<std::vector<uint32_t>>& after, uint32_t channelOffset)
 {
-    NS_ABORT_MSG_IF(sub.GetNRanks() != ranks.size(), "CollectiveSchedule::Embed: rank counts");
+    NS_ABORT_MSG_IF(sub.GetNRanks() != ranks.size() || after.size() != ranks.size(),
+                    "CollectiveSchedule::Embed: rank counts");
+    std::vector<std::vector<uint32_t>> sinks(ranks.size());
     for (uint32_t j = 0; j < ranks.size(); ++j)
     {
         const uint32_t rank = ranks[j];
-        const std::vector<uint32_t> before = GetSinks(rank);
         const auto offset = static_cast<uint32_t>(m_steps[rank].size());
         for (CollectiveStep step : sub.m_steps[j])
         {
             if (step.deps.empty())
             {
-                step.deps = before;
+                step.deps = after[j];
             }
             else
             {
@@ -187,10 +189,16 @@ CollectiveSchedule::Embed(const CollectiveSchedule& sub, const std::vector<uint3
             if (step.kind == CollectiveStep::SEND || step.kind == CollectiveStep::RECV)
             {
                 step.peer = ranks[step.peer];
+                step.channel += channelOffset;
             }
             m_steps[rank].push_back(std::move(step));
         }
+        for (uint32_t i : sub.GetSinks(j))
+        {
+            sinks[j].push_back(offset + i);
+        }
     }
+    return sinks;
 }
 
 uint64_t

@@ -110,11 +110,15 @@ class CollectiveSchedule
     uint32_t Reduce(uint32_t rank, uint64_t bytes, std::vector<uint32_t> deps);
     uint32_t Copy(uint32_t rank, uint64_t bytes, std::vector<uint32_t> deps);
     /**
-     * Append \p sub, a schedule over ranks.size() ranks, as the next phase of the ranks
-     * \p ranks: sub's rank j becomes ranks[j] (peers mapped the same way) and sub's steps
-     * without dependencies wait for what that rank had finished last (its sinks) so far.
+     * Append \p sub, a schedule over ranks.size() ranks, to the ranks \p ranks: sub's rank j
+     * becomes ranks[j] (peers mapped the same way, channels shifted by \p channelOffset) and
+     * sub's steps without dependencies wait for \p after[j] (steps of ranks[j]).  Returns, per
+     * j, the appended steps that nothing else in sub depends on (what a next phase waits for).
      */
-    void Embed(const CollectiveSchedule& sub, const std::vector<uint32_t>& ranks);
+    std::vector<std::vector<uint32_t>> Embed(const CollectiveSchedule& sub,
+                                             const std::vector<uint32_t>& ranks,
+                                             const std::vector<std::vector<uint32_t>>& after,
+                                             uint32_t channelOffset = 0);
     /** The steps of \p rank that no later step depends on. */
     std::vector<uint32_t> GetSinks(uint32_t rank) const;
 

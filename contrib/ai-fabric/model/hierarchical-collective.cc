@@ -21,14 +21,17 @@ HierarchicalCollectiveAlgorithm::GetTypeId()
             .SetParent<CollectiveAlgorithm>()
             .SetGroupName("AiFabric")
             .AddConstructor<HierarchicalCollectiveAlgorithm>()
-            .AddAttribute("Channels",
-                          "Channels of the inter-server ring all-reduce (per rail).",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&HierarchicalCollectiveAlgorithm::m_channels),
-                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("Pipeline",
+                          "Pieces the buffer is cut into.  Each goes through the three phases "
+                          "in turn, so the NVLink phases of one piece overlap the scale-out "
+                          "phase of another.  1 = the phases one after the other.",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&HierarchicalCollectiveAlgorithm::m_pipeline),
+                          MakeUintegerChecker<uint32_t>(1, 1024))
             .AddAttribute("Chunks",
-                          "Slices per block of the inter-server ring all-reduce.",
-                          UintegerValue(1),
+                          "Slices per block of each phase's ring, so reductions overlap "
+                          "transfers.",
+                          UintegerValue(4),
                           MakeUintegerAccessor(&HierarchicalCollectiveAlgorithm::m_chunks),
                           MakeUintegerChecker<uint32_t>(1, 1024));
     return tid;
@@ -94,46 +97,62 @@ HierarchicalCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
     const auto servers = Servers(r);
     const auto g = static_cast<uint32_t>(servers.front().size());
-    const auto nServers = static_cast<uint32_t>(servers.size());
-    auto ring = CreateObject<RingCollectiveAlgorithm>();
-    CollectiveRequest sub = r;
-    sub.placement.clear();
-    CollectiveSchedule s(r.op, r.bytes, r.ranks);
-    auto intraServer = [&](CollectiveOperation op) {
-        sub.op = op;
-        sub.ranks = g;
-        sub.bytes = r.bytes;
-        for (const auto& server : servers)
-        {
-            s.Embed(ring->Build(sub), server);
-        }
-    };
-    if (g > 1)
+    std::vector<std::vector<uint32_t>> rails(g);
+    for (const auto& server : servers)
     {
-        intraServer(REDUCE_SCATTER);
-    }
-    if (nServers > 1)
-    {
-        ring->SetAttribute("Channels", UintegerValue(m_channels));
-        ring->SetAttribute("Chunks", UintegerValue(m_chunks));
-        sub.op = ALL_REDUCE;
-        sub.ranks = nServers;
-        sub.bytes = r.bytes / g;
         for (uint32_t i = 0; i < g; ++i)
         {
-            std::vector<uint32_t> rail;
-            for (const auto& server : servers)
-            {
-                rail.push_back(server[i]);
-            }
-            s.Embed(ring->Build(sub), rail);
+            rails[i].push_back(server[i]);
         }
-        ring->SetAttribute("Channels", UintegerValue(1));
-        ring->SetAttribute("Chunks", UintegerValue(1));
     }
-    if (g > 1)
+    // Pieces are whole multiples of g elements, so each splits evenly over a server.
+    const uint64_t unit = uint64_t(g) * r.elementBytes;
+    const auto pieces = static_cast<uint32_t>(
+        std::max<uint64_t>(1, std::min<uint64_t>(m_pipeline, r.bytes / unit)));
+    auto ring = CreateObject<RingCollectiveAlgorithm>();
+    ring->SetAttribute("Chunks", UintegerValue(m_chunks));
+    CollectiveSchedule s(r.op, r.bytes, r.ranks);
+    // Piece k goes reduce-scatter -> rail all-reduce -> all-gather.  The pieces of a phase
+    // follow each other on the phase's own connections (in-order posting), and the all-gather
+    // uses NVLink channel 1, so it shares the NVLink with later pieces' reduce-scatter
+    // instead of queueing behind it.
+    using RankSteps = std::vector<std::vector<uint32_t>>;
+    auto phase = [&](CollectiveOperation op, uint64_t bytes,
+                     const std::vector<std::vector<uint32_t>>& groups, const RankSteps& after,
+                     uint32_t channel) {
+        RankSteps done = after;
+        if (groups.front().size() < 2)
+        {
+            return done; // one rank per group: nothing to exchange
+        }
+        CollectiveRequest sub = r;
+        sub.placement.clear();
+        sub.op = op;
+        sub.bytes = bytes;
+        sub.ranks = static_cast<uint32_t>(groups.front().size());
+        const CollectiveSchedule built = ring->Build(sub);
+        for (const auto& group : groups)
+        {
+            RankSteps wait;
+            for (uint32_t rank : group)
+            {
+                wait.push_back(after[rank]);
+            }
+            const RankSteps sinks = s.Embed(built, group, wait, channel);
+            for (uint32_t j = 0; j < group.size(); ++j)
+            {
+                done[group[j]] = sinks[j];
+            }
+        }
+        return done;
+    };
+    for (uint32_t k = 0; k < pieces; ++k)
     {
-        intraServer(ALL_GATHER);
+        const uint64_t bytes = SplitPiece(r.bytes / unit, pieces, k, 1) * unit;
+        const RankSteps none(r.ranks);
+        const RankSteps scattered = phase(REDUCE_SCATTER, bytes, servers, none, 0);
+        const RankSteps reduced = phase(ALL_REDUCE, bytes / g, rails, scattered, 0);
+        phase(ALL_GATHER, bytes, servers, reduced, 1);
     }
     return s;
 }

@@ -15,8 +15,10 @@ namespace ns3
  * With G ranks on each of S servers: a ring reduce-scatter among each server's G GPUs over
  * NVLink leaves local rank i with 1/G of the sum; a ring all-reduce of that 1/G among the S
  * ranks with local index i (one per server, the same rail) runs over the scale-out NICs, all G
- * rails at once; a ring all-gather over NVLink completes the buffer.  Needs the same number of
- * ranks on every server and bytes a multiple of G elements.
+ * rails at once; a ring all-gather over NVLink completes the buffer.  The buffer is cut into
+ * Pipeline pieces that follow each other through the three phases, so NVLink and the NICs
+ * work at the same time.  Needs the same number of ranks on every server and bytes a
+ * multiple of G elements.
  */
 class HierarchicalCollectiveAlgorithm : public CollectiveAlgorithm
 {
@@ -31,8 +33,8 @@ class HierarchicalCollectiveAlgorithm : public CollectiveAlgorithm
     /** Ranks per server, each list ordered by local index, servers in order of appearance. */
     static std::vector<std::vector<uint32_t>> Servers(const CollectiveRequest& request);
 
-    uint32_t m_channels{1};
-    uint32_t m_chunks{1};
+    uint32_t m_pipeline{16};
+    uint32_t m_chunks{4};
 };
 
 } // namespace ns3

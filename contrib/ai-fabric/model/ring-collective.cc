@@ -57,25 +57,34 @@ RingCollectiveAlgorithm::Piece(const CollectiveRequest& r, uint64_t bytes, uint3
 }
 
 void
-RingCollectiveAlgorithm::AddRingPass(CollectiveSchedule& s, const CollectiveRequest& r,
-                                     bool reduce, uint32_t c, uint32_t offset,
-                                     std::vector<std::vector<uint32_t>>& last) const
+RingCollectiveAlgorithm::AddRingPass(CollectiveSchedule& s, const std::vector<uint32_t>& group,
+                                     uint32_t slices, const PieceSize& size, bool reduce,
+                                     uint32_t offset, uint32_t channel,
+                                     std::vector<std::vector<uint32_t>>& last)
 {
-    const uint32_t p = r.ranks;
+    const auto p = static_cast<uint32_t>(group.size());
     for (uint32_t step = 0; step + 1 < p; ++step)
     {
-        for (uint32_t k = 0; k < m_chunks; ++k)
+        for (uint32_t k = 0; k < slices; ++k)
         {
-            for (uint32_t rank = 0; rank < p; ++rank)
+            for (uint32_t j = 0; j < p; ++j)
             {
-                const uint32_t sendBlock = (rank + p + offset - step) % p;
-                const uint32_t recvBlock = (rank + p + offset - step - 1) % p;
-                s.Send(rank, (rank + 1) % p, Piece(r, r.bytes, p, sendBlock, c, k),
-                       After(last[rank][k]), c);
-                const uint32_t in = s.Recv(rank, (rank + p - 1) % p,
-                                           Piece(r, r.bytes, p, recvBlock, c, k), {}, c);
-                last[rank][k] =
-                    reduce ? s.Reduce(rank, Piece(r, r.bytes, p, recvBlock, c, k), {in}) : in;
+                const uint32_t rank = group[j];
+                const uint32_t sendBlock = (j + p + offset - step) % p;
+                const uint32_t recvBlock = (j + p + offset - step - 1) % p;
+                s.Send(rank, group[(j + 1) % p], size(sendBlock, k), After(last[j][k]), channel);
+                const uint32_t in =
+                    s.Recv(rank, group[(j + p - 1) % p], size(recvBlock, k), {}, channel);
+                if (reduce)
+                {
+                    std::vector<uint32_t> deps = After(last[j][k]);
+                    deps.push_back(in);
+                    last[j][k] = s.Reduce(rank, size(recvBlock, k), deps);
+                }
+                else
+                {
+                    last[j][k] = in;
+                }
             }
         }
     }
@@ -119,16 +128,22 @@ RingCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
         AddChain(s, r, r.op == REDUCE);
         return s;
     }
+    std::vector<uint32_t> group(r.ranks);
+    for (uint32_t j = 0; j < r.ranks; ++j)
+    {
+        group[j] = j;
+    }
     for (uint32_t c = 0; c < m_channels; ++c)
     {
+        const PieceSize size = [&](uint32_t b, uint32_t k) { return Piece(r, r.bytes, r.ranks, b, c, k); };
         std::vector<std::vector<uint32_t>> last(r.ranks, std::vector<uint32_t>(m_chunks, kNone));
         if (r.op != ALL_GATHER)
         {
-            AddRingPass(s, r, true, c, 0, last);
+            AddRingPass(s, group, m_chunks, size, true, 0, c, last);
         }
         if (r.op != REDUCE_SCATTER)
         {
-            AddRingPass(s, r, false, c, r.op == ALL_REDUCE ? 1 : 0, last);
+            AddRingPass(s, group, m_chunks, size, false, r.op == ALL_REDUCE ? 1 : 0, c, last);
         }
     }
     return s;

@@ -3,6 +3,8 @@
 
 #include "collective-algorithm.h"
 
+#include <functional>
+
 namespace ns3
 {
 
@@ -23,15 +25,21 @@ class RingCollectiveAlgorithm : public CollectiveAlgorithm
     std::string GetShortName() const override { return "ring"; }
     bool Supports(CollectiveOperation op) const override;
 
+    /** Bytes of block \p b, slice \p k of a pass. */
+    using PieceSize = std::function<uint64_t(uint32_t b, uint32_t k)>;
+    /**
+     * Add the p-1 steps of one ring pass over the ranks \p group (p = group.size()) on
+     * \p channel: the reduce-scatter half (\p reduce) or the all-gather half, group member j
+     * sending block j + offset - step to member j + 1.  \p last[j][k] is, on entry, the step
+     * slice k's first send (and reduction) waits for (UINT32_MAX: none) and, on return, the
+     * pass's last step of slice k.  Hierarchical algorithms chain passes through it.
+     */
+    static void AddRingPass(CollectiveSchedule& s, const std::vector<uint32_t>& group,
+                            uint32_t slices, const PieceSize& size, bool reduce, uint32_t offset,
+                            uint32_t channel, std::vector<std::vector<uint32_t>>& last);
+
   private:
     CollectiveSchedule DoBuild(const CollectiveRequest& request) const override;
-    /**
-     * Add p-1 steps of the reduce-scatter (\p reduce) or all-gather half on channel \p c:
-     * rank r sends block r + offset - step.  \p last holds each rank's last step per slice,
-     * what its next send of that slice waits for.
-     */
-    void AddRingPass(CollectiveSchedule& s, const CollectiveRequest& r, bool reduce,
-                     uint32_t c, uint32_t offset, std::vector<std::vector<uint32_t>>& last) const;
     void AddChain(CollectiveSchedule& s, const CollectiveRequest& r, bool reduce) const;
     /** Bytes of block \p b, channel \p c, slice \p k when \p bytes is cut into \p blocks. */
     uint64_t Piece(const CollectiveRequest& r, uint64_t bytes, uint32_t blocks, uint32_t b,
