@@ -8,6 +8,8 @@
 // Each run happens in its own child process so that its peak RSS is its own.
 //
 //   fabric-bench [--k=4,8] [--bytes=16777216]
+#include "bench-run.h"
+
 #include "ns3/ai-fabric-module.h"
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
@@ -18,22 +20,13 @@
 #include <chrono>
 #include <cstdio>
 #include <sstream>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 using namespace ns3;
 
 namespace
 {
-struct Result
-{
-    uint64_t delivered{0}; //!< packets (4096-byte payloads) received by the destinations
-    double simSeconds{0}; //!< time of the last delivery
-    double wallSeconds{0};
-    uint64_t events{0};
-    long peakRssKb{0};
-};
+using aifabric_bench::InChild;
+using aifabric_bench::Result; // packets: 4096-byte payloads received by the destinations
 
 constexpr uint32_t kPayload = 4096;
 const char* kRate = "100Gbps";
@@ -60,7 +53,7 @@ RunAiFabric(uint32_t k, uint64_t bytes)
     stats.Install(net, sources.GetSources());
     Simulator::Run();
     Result r;
-    r.delivered = stats.GetFramesDelivered();
+    r.packets = stats.GetFramesDelivered();
     r.simSeconds = Simulator::Now().GetSeconds();
     r.events = Simulator::GetEventCount();
     r.wallSeconds =
@@ -125,51 +118,12 @@ RunPlainNs3(uint32_t k, uint64_t bytes)
     }
     Simulator::Run();
     Result r;
-    r.delivered = g_plainDelivered;
+    r.packets = g_plainDelivered;
     r.simSeconds = g_plainLastRx.GetSeconds(); // the run itself idles on to OnOff's stop time
     r.events = Simulator::GetEventCount();
     r.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     Simulator::Destroy();
-    return r;
-}
-
-/** Run \p fn in a child process; its peak RSS comes from wait4. */
-Result
-InChild(Result (*fn)(uint32_t, uint64_t), uint32_t k, uint64_t bytes)
-{
-    int fds[2];
-    if (pipe(fds) != 0)
-    {
-        std::perror("pipe");
-        std::exit(1);
-    }
-    const pid_t pid = fork();
-    if (pid == 0)
-    {
-        close(fds[0]);
-        const Result r = fn(k, bytes);
-        if (write(fds[1], &r, sizeof r) != sizeof r)
-        {
-            _exit(1);
-        }
-        _exit(0);
-    }
-    close(fds[1]);
-    Result r;
-    const ssize_t n = read(fds[0], &r, sizeof r);
-    close(fds[0]);
-    int status = 0;
-    struct rusage usage
-    {
-    };
-    wait4(pid, &status, 0, &usage);
-    if (n != sizeof r || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    {
-        std::fprintf(stderr, "fabric-bench: a run failed (k=%u)\n", k);
-        std::exit(1);
-    }
-    r.peakRssKb = usage.ru_maxrss;
     return r;
 }
 
@@ -180,10 +134,10 @@ Print(const char* name, uint32_t k, const Result& r)
     std::printf("%-10s k=%-2u %8lu %10.3f %9.2f %12.0f %11lu %9.1f %9.2f\n",
                 name,
                 k,
-                static_cast<unsigned long>(r.delivered),
+                static_cast<unsigned long>(r.packets),
                 r.simSeconds * 1e3,
                 r.wallSeconds,
-                r.delivered / r.wallSeconds,
+                r.packets / r.wallSeconds,
                 static_cast<unsigned long>(r.events),
                 r.peakRssKb / 1024.0,
                 r.peakRssKb / 1024.0 / hosts);
@@ -212,13 +166,13 @@ main(int argc, char** argv)
     while (std::getline(list, item, ','))
     {
         const uint32_t k = static_cast<uint32_t>(std::stoul(item));
-        const Result fabric = InChild(&RunAiFabric, k, bytes);
-        const Result plain = InChild(&RunPlainNs3, k, bytes);
+        const Result fabric = InChild([&]() { return RunAiFabric(k, bytes); }, "ai-fabric");
+        const Result plain = InChild([&]() { return RunPlainNs3(k, bytes); }, "plain ns-3");
         Print("ai-fabric", k, fabric);
         Print("plain-ns3", k, plain);
         std::printf("ratio      k=%-2u speed (packets/s) %.2fx, memory per host %.2fx less\n",
                     k,
-                    (fabric.delivered / fabric.wallSeconds) / (plain.delivered / plain.wallSeconds),
+                    (fabric.packets / fabric.wallSeconds) / (plain.packets / plain.wallSeconds),
                     double(plain.peakRssKb) / double(fabric.peakRssKb));
     }
     return 0;

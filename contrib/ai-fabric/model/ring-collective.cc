@@ -1,6 +1,10 @@
 #include "ring-collective.h"
 
+#include "ns3/boolean.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <map>
 
 namespace ns3
 {
@@ -17,6 +21,47 @@ After(uint32_t step)
     return step == kNone ? std::vector<uint32_t>{} : std::vector<uint32_t>{step};
 }
 } // namespace
+
+std::vector<uint32_t>
+RingCollectiveAlgorithm::RingOrder(const CollectiveRequest& r) const
+{
+    std::vector<uint32_t> order(r.ranks);
+    for (uint32_t j = 0; j < r.ranks; ++j)
+    {
+        order[j] = j;
+    }
+    if (!m_railAligned || r.placement.empty())
+    {
+        return order;
+    }
+    // Servers in order of their first rank; inside a server by GPU index, every other server
+    // backwards, so each hop between servers joins two GPUs with the same index (one rail).
+    std::vector<uint32_t> servers;
+    std::map<uint32_t, std::vector<uint32_t>> members;
+    for (uint32_t rank = 0; rank < r.ranks; ++rank)
+    {
+        auto& list = members[r.placement[rank].server];
+        if (list.empty())
+        {
+            servers.push_back(r.placement[rank].server);
+        }
+        list.push_back(rank);
+    }
+    order.clear();
+    for (uint32_t i = 0; i < servers.size(); ++i)
+    {
+        auto list = members[servers[i]];
+        std::stable_sort(list.begin(), list.end(), [&r](uint32_t a, uint32_t b) {
+            return r.placement[a].localIndex < r.placement[b].localIndex;
+        });
+        if (i % 2 == 1)
+        {
+            std::reverse(list.begin(), list.end());
+        }
+        order.insert(order.end(), list.begin(), list.end());
+    }
+    return order;
+}
 
 TypeId
 RingCollectiveAlgorithm::GetTypeId()
@@ -37,7 +82,14 @@ RingCollectiveAlgorithm::GetTypeId()
                           "forwards each slice as soon as it has it.  1 = no pipelining.",
                           UintegerValue(1),
                           MakeUintegerAccessor(&RingCollectiveAlgorithm::m_chunks),
-                          MakeUintegerChecker<uint32_t>(1, 1024));
+                          MakeUintegerChecker<uint32_t>(1, 1024))
+            .AddAttribute("RailAligned",
+                          "Order the ring server by server, GPUs by index and every other "
+                          "server backwards, so hops between servers join GPUs of the same "
+                          "rail (as NCCL's ring search does); false: rank order.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&RingCollectiveAlgorithm::m_railAligned),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -95,24 +147,28 @@ RingCollectiveAlgorithm::AddChain(CollectiveSchedule& s, const CollectiveRequest
                                   bool reduce) const
 {
     const uint32_t p = r.ranks;
+    const std::vector<uint32_t> order = RingOrder(r);
+    const auto rootAt = static_cast<uint32_t>(
+        std::find(order.begin(), order.end(), r.root) - order.begin());
     for (uint32_t c = 0; c < m_channels; ++c)
     {
         for (uint32_t k = 0; k < m_chunks; ++k)
         {
             const uint64_t bytes = Piece(r, r.bytes, 1, 0, c, k);
-            for (uint32_t rank = 0; rank < p; ++rank)
+            for (uint32_t j = 0; j < p; ++j)
             {
-                // Broadcast runs root -> root+1 -> ...; reduce runs root+1 -> ... -> root.
-                const uint32_t pos = (rank + 2 * p - r.root - (reduce ? 1 : 0)) % p;
+                // Broadcast runs root -> next -> ...; reduce runs root's next -> ... -> root.
+                const uint32_t rank = order[j];
+                const uint32_t pos = (j + 2 * p - rootAt - (reduce ? 1 : 0)) % p;
                 uint32_t have = kNone;
                 if (pos > 0)
                 {
-                    have = s.Recv(rank, (rank + p - 1) % p, bytes, {}, c);
+                    have = s.Recv(rank, order[(j + p - 1) % p], bytes, {}, c);
                     have = reduce ? s.Reduce(rank, bytes, {have}) : have;
                 }
                 if (pos + 1 < p)
                 {
-                    s.Send(rank, (rank + 1) % p, bytes, After(have), c);
+                    s.Send(rank, order[(j + 1) % p], bytes, After(have), c);
                 }
             }
         }
@@ -128,11 +184,7 @@ RingCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
         AddChain(s, r, r.op == REDUCE);
         return s;
     }
-    std::vector<uint32_t> group(r.ranks);
-    for (uint32_t j = 0; j < r.ranks; ++j)
-    {
-        group[j] = j;
-    }
+    const std::vector<uint32_t> group = RingOrder(r);
     for (uint32_t c = 0; c < m_channels; ++c)
     {
         const PieceSize size = [&](uint32_t b, uint32_t k) { return Piece(r, r.bytes, r.ranks, b, c, k); };

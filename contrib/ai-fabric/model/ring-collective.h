@@ -12,7 +12,8 @@ namespace ns3
  * \ingroup ai-fabric
  * \brief Ring algorithms (NCCL's default for large messages; Patarasuk & Yuan 2009).
  *
- * All-reduce is a reduce-scatter then an all-gather around the ring 0 -> 1 -> ... -> p-1 -> 0:
+ * All-reduce is a reduce-scatter then an all-gather around the ring (rank order, or rail-aligned
+ * over multi-GPU servers: see RailAligned):
  * 2(p-1) steps of n/p bytes, cost 2(p-1)a + 2(p-1)/p n b + (p-1)/p n g.  Reduce-scatter and
  * all-gather are one half each.  Broadcast and reduce are a chain from (to) the root.  The data
  * is split over Channels parallel rings (separate queue pairs, so ECMP spreads them) and each
@@ -45,8 +46,12 @@ class RingCollectiveAlgorithm : public CollectiveAlgorithm
     uint64_t Piece(const CollectiveRequest& r, uint64_t bytes, uint32_t blocks, uint32_t b,
                    uint32_t c, uint32_t k) const;
 
+    /** The ranks in ring order (see RailAligned). */
+    std::vector<uint32_t> RingOrder(const CollectiveRequest& r) const;
+
     uint32_t m_channels{1};
     uint32_t m_chunks{1};
+    bool m_railAligned{true};
 };
 
 } // namespace ns3

@@ -1,0 +1,70 @@
+// What the benchmark programs share: a run's figures, measured in a child process.
+#ifndef AI_FABRIC_BENCH_RUN_H
+#define AI_FABRIC_BENCH_RUN_H
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace aifabric_bench
+{
+
+/** Figures of one benchmark run (plain data: it crosses a pipe). */
+struct Result
+{
+    uint64_t packets{0};  //!< data packets the workload moved
+    double simSeconds{0}; //!< simulated time of the workload
+    double wallSeconds{0};
+    uint64_t events{0};
+    long peakRssKb{0};
+};
+
+/**
+ * Run \p fn in a child process, so that the peak RSS (from wait4) is the run's own; exits the
+ * program with a message naming \p what if the child fails.
+ */
+inline Result
+InChild(const std::function<Result()>& fn, const char* what)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+    {
+        std::perror("pipe");
+        std::exit(1);
+    }
+    const pid_t pid = fork();
+    if (pid == 0)
+    {
+        close(fds[0]);
+        const Result r = fn();
+        if (write(fds[1], &r, sizeof r) != sizeof r)
+        {
+            _exit(1);
+        }
+        _exit(0);
+    }
+    close(fds[1]);
+    Result r;
+    const ssize_t n = read(fds[0], &r, sizeof r);
+    close(fds[0]);
+    int status = 0;
+    struct rusage usage
+    {
+    };
+    wait4(pid, &status, 0, &usage);
+    if (n != sizeof r || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    {
+        std::fprintf(stderr, "benchmark run failed: %s\n", what);
+        std::exit(1);
+    }
+    r.peakRssKb = usage.ru_maxrss;
+    return r;
+}
+
+} // namespace aifabric_bench
+
+#endif

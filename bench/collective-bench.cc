@@ -1,0 +1,107 @@
+// collective-bench: ring all-reduce on rail-optimized clusters of 8-GPU servers, at packet level.
+//
+// The cases the collectives issue names: 128 GPUs (16 servers) all-reducing 256 MiB and
+// 1,024 GPUs (128 servers) all-reducing 64 MiB, one flat ring over every GPU in host order
+// (NVLink inside a server, a 400G NIC between servers).  Each case runs in its own child
+// process so that its peak RSS is its own.
+//
+//   collective-bench [--cases=128,1024]
+#include "bench-run.h"
+
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+
+#include <chrono>
+#include <sstream>
+
+using namespace ns3;
+using aifabric_bench::InChild;
+using aifabric_bench::Result;
+
+namespace
+{
+struct Case
+{
+    uint32_t gpus;
+    uint64_t bytes;
+};
+
+uint64_t
+DataFramesSent(Ptr<FabricNetwork> net)
+{
+    uint64_t frames = 0;
+    for (uint32_t h = 0; h < net->GetNHosts(); ++h)
+    {
+        Ptr<RdmaNic> nic = net->GetHostNode(h)->GetObject<RdmaNic>();
+        for (uint32_t q = 1; q < nic->GetNextQpn(); ++q)
+        {
+            frames += nic->GetQueuePair(q)->GetCounters().framesSent;
+        }
+    }
+    return frames;
+}
+
+Result
+RunRing(const Case& c)
+{
+    Time::SetResolution(Time::PS);
+    const auto start = std::chrono::steady_clock::now();
+    const uint32_t servers = c.gpus / 8;
+    RailOptimizedTopologyHelper rail(servers, 8, 0);
+    rail.SetCluster(ClusterHelper(servers, 8));
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(rail.Build());
+    RdmaHelper rdma;
+    rdma.Install(net);
+    std::vector<uint32_t> hosts(c.gpus);
+    for (uint32_t r = 0; r < c.gpus; ++r)
+    {
+        hosts[r] = r;
+    }
+    Ptr<CollectiveGroup> group = CollectiveHelper().Install(net, rdma, hosts);
+    group->Run(CollectiveAlgorithm::Create("ring"), group->MakeRequest(ALL_REDUCE, c.bytes));
+    Simulator::Run();
+    Result r;
+    r.packets = DataFramesSent(net);
+    r.simSeconds = group->GetApplication(0)->GetFinishTime().GetSeconds();
+    for (uint32_t rank = 1; rank < c.gpus; ++rank)
+    {
+        r.simSeconds = std::max(r.simSeconds, group->GetApplication(rank)->GetFinishTime().GetSeconds());
+    }
+    r.events = Simulator::GetEventCount();
+    r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    Simulator::Destroy();
+    return r;
+}
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    std::string cases = "128,1024";
+    CommandLine cmd;
+    cmd.AddValue("cases", "comma-separated GPU counts (multiples of 8)", cases);
+    cmd.Parse(argc, argv);
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    std::printf("collective-bench: ring all-reduce, rail-optimized, 8 GPUs per server, 400G NICs\n");
+    std::printf("%6s %10s %12s %12s %9s %12s %9s %10s\n", "gpus", "bytes", "packets", "events",
+                "wall_s", "packets/s", "rss_MiB", "sim_us");
+    std::stringstream list(cases);
+    std::string item;
+    while (std::getline(list, item, ','))
+    {
+        const Case c{static_cast<uint32_t>(std::stoul(item)),
+                     std::stoul(item) >= 1024 ? uint64_t(64) << 20 : uint64_t(256) << 20};
+        if (c.gpus < 16 || c.gpus % 8 != 0)
+        {
+            std::fprintf(stderr, "collective-bench: --cases: %u is not a multiple of 8 >= 16\n", c.gpus);
+            return 2;
+        }
+        const Result r = InChild([&]() { return RunRing(c); }, item.c_str());
+        std::printf("%6u %10lu %12lu %12lu %9.1f %12.0f %9.1f %10.1f\n", c.gpus,
+                    static_cast<unsigned long>(c.bytes), static_cast<unsigned long>(r.packets),
+                    static_cast<unsigned long>(r.events), r.wallSeconds, r.packets / r.wallSeconds,
+                    r.peakRssKb / 1024.0, r.simSeconds * 1e6);
+        std::fflush(stdout);
+    }
+    return 0;
+}
