@@ -265,6 +265,8 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     }
     const bool progress = una > m_sndUna;
     m_sndUna = una;
+    // After a go-back, frames sent before it may still be acknowledged: never resend those.
+    m_sndNxt = std::max(m_sndNxt, m_sndUna);
     if (ackedBytes)
     {
         m_cc->NotifyAcked(ackedBytes);

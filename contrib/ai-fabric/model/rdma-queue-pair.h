@@ -81,6 +81,8 @@ class RdmaQueuePair : public Object
     void Receive(const FrameInfo& info);
 
     const RdmaQpCounters& GetCounters() const { return m_counters; }
+    /** The congestion control pacing this QP's sends (observe its rate, alpha, ...). */
+    Ptr<RdmaCongestionControl> GetCongestionControl() const { return m_cc; }
     /** Messages posted and not yet acknowledged. */
     std::size_t GetOutstandingMessages() const { return m_messages.size(); }
 
