@@ -1,5 +1,6 @@
 #include "dcqcn-congestion-control.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -38,14 +39,19 @@ DcqcnCongestionControl::GetTypeId()
                           MakeTimeAccessor(&DcqcnCongestionControl::m_rateTimer),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("ByteCounter",
-                          "Bytes sent per rate-increase stage.  Default 10 MB (DCQCN paper).",
-                          UintegerValue(10000000),
+                          "Bytes sent per rate-increase stage; 0 turns the byte counter off, "
+                          "so the timer alone advances the stages.  Default 0, the HPCC "
+                          "artifact's DCQCN model (Li et al. SIGCOMM 2019; the paper's 10 MB, "
+                          "set for 40G, leaves a QP throttled to ~1 Gb/s in additive increase "
+                          "for tens of ms: a 16:1 incast measured 41% busy instead of 95%).",
+                          UintegerValue(0),
                           MakeUintegerAccessor(&DcqcnCongestionControl::m_byteCounter),
-                          MakeUintegerChecker<uint64_t>(1))
+                          MakeUintegerChecker<uint64_t>())
             .AddAttribute("FastRecoverySteps",
-                          "Stages of fast recovery (F) before additive increase.  Default 5 "
-                          "(DCQCN paper).",
-                          UintegerValue(5),
+                          "Stages of fast recovery (F) before additive increase; hyper "
+                          "increase follows once both stage counts reach F.  Default 1, the "
+                          "HPCC artifact's FAST_RECOVERY_TIMES (the paper uses 5).",
+                          UintegerValue(1),
                           MakeUintegerAccessor(&DcqcnCongestionControl::m_f),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("AdditiveIncreasePer25G",
@@ -58,10 +64,18 @@ DcqcnCongestionControl::GetTypeId()
                           DataRateValue(DataRate("50Mbps")),
                           MakeDataRateAccessor(&DcqcnCongestionControl::m_rhaiPer25G),
                           MakeDataRateChecker())
+            .AddAttribute("ClampTargetRate",
+                          "true: every cut sets the target rate to the current rate (the "
+                          "paper's Algorithm 1).  false: only a cut after a timer-driven "
+                          "increase does, so back-to-back cuts keep the target of the first.  "
+                          "Default false, the HPCC artifact's setting (CLAMP_TARGET_RATE 0).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&DcqcnCongestionControl::m_clampTargetRate),
+                          MakeBooleanChecker())
             .AddAttribute("MinRate",
-                          "Floor of the current rate.  Default 100 Mb/s (our choice: 0.1% of "
-                          "100G, so a QP never stalls).",
-                          DataRateValue(DataRate("100Mbps")),
+                          "Floor of the current rate.  Default 1 Gb/s, the HPCC artifact's "
+                          "MIN_RATE.",
+                          DataRateValue(DataRate("1Gbps")),
                           MakeDataRateAccessor(&DcqcnCongestionControl::m_minRate),
                           MakeDataRateChecker());
     return tid;
@@ -72,7 +86,7 @@ DcqcnCongestionControl::DcqcnCongestionControl()
       m_rateTimer(MicroSeconds(55)),
       m_raiPer25G("5Mbps"),
       m_rhaiPer25G("50Mbps"),
-      m_minRate("100Mbps")
+      m_minRate("1Gbps")
 {
 }
 
@@ -108,7 +122,10 @@ DcqcnCongestionControl::DoNotifyCongestion()
 {
     AdvanceRateTimer(); // the cut applies to the rate recovered so far
     DecayAlpha();
-    m_target = m_rate;
+    if (m_clampTargetRate || m_timerStage > 0)
+    {
+        m_target = m_rate;
+    }
     m_rate = std::max(m_rate * (1 - m_alpha / 2), double(m_minRate.GetBitRate()));
     m_alpha = (1 - m_g) * m_alpha + m_g;
     m_alphaUpdated = Simulator::Now(); // the decay period restarts at each CNP
@@ -129,7 +146,7 @@ DcqcnCongestionControl::DoNotifySent(uint32_t bytes)
         return; // at line rate there is nothing to recover
     }
     m_bytesSinceStage += bytes;
-    if (m_bytesSinceStage >= m_byteCounter)
+    if (m_byteCounter > 0 && m_bytesSinceStage >= m_byteCounter)
     {
         m_bytesSinceStage -= m_byteCounter;
         ++m_byteStage;
@@ -155,12 +172,14 @@ DcqcnCongestionControl::Increase()
 {
     const double line = double(GetLineRate().GetBitRate());
     const double scale = line / 25e9;
-    if (m_timerStage >= m_f && m_byteStage >= m_f)
+    // Without a byte counter the timer alone advances the stages (the HPCC artifact's model).
+    const uint32_t byteStage = m_byteCounter > 0 ? m_byteStage : m_timerStage;
+    if (m_timerStage >= m_f && byteStage >= m_f)
     {
-        const uint32_t i = std::min(m_timerStage, m_byteStage) - m_f + 1;
+        const uint32_t i = std::min(m_timerStage, byteStage) - m_f + 1;
         m_target += i * double(m_rhaiPer25G.GetBitRate()) * scale; // hyper increase
     }
-    else if (m_timerStage >= m_f || m_byteStage >= m_f)
+    else if (m_timerStage >= m_f || byteStage >= m_f)
     {
         m_target += double(m_raiPer25G.GetBitRate()) * scale; // additive increase
     }
