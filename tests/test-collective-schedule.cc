@@ -1,6 +1,7 @@
 // Collective schedules without a network: each algorithm moves the bytes its cost model says,
 // every schedule validates, and bad requests and broken schedules are refused.
 #include "ns3/ai-fabric-module.h"
+#include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
 
@@ -152,6 +153,25 @@ TEST(ScheduleVolume, HierarchicalSplitsNvLinkAndRails)
             }
         }
     }
+}
+
+TEST(ScheduleVolume, HierarchicalCutsPiecesOnlyWhereTheyPayForTheirLatency)
+{
+    // Each piece's rail ring runs after the previous piece's on the same connections, paying
+    // the ring's latency again: a small buffer is one piece, a large one Pipeline pieces.
+    auto steps = [](uint64_t bytes, uint32_t pipeline) {
+        CollectiveRequest r = Request(ALL_REDUCE, bytes, 32);
+        for (uint32_t rank = 0; rank < 32; ++rank)
+        {
+            r.placement.push_back({rank / 8, rank % 8});
+        }
+        Ptr<CollectiveAlgorithm> a = CollectiveAlgorithm::Create("hierarchical");
+        a->SetAttribute("Pipeline", UintegerValue(pipeline));
+        return a->Build(r).GetNSteps();
+    };
+    EXPECT_EQ(steps(64 << 10, 16), steps(64 << 10, 1));         // below MinPieceBytes
+    EXPECT_EQ(steps(2 << 20, 16), 4 * steps(512 << 10, 1));    // 4 pieces of 512 KiB
+    EXPECT_EQ(steps(64 << 20, 16), 16 * steps(4 << 20, 1));    // Pipeline caps the count
 }
 
 TEST(ScheduleValidate, CatchesBrokenSchedules)

@@ -28,6 +28,14 @@ HierarchicalCollectiveAlgorithm::GetTypeId()
                           UintegerValue(16),
                           MakeUintegerAccessor(&HierarchicalCollectiveAlgorithm::m_pipeline),
                           MakeUintegerChecker<uint32_t>(1, 1024))
+            .AddAttribute("MinPieceBytes",
+                          "Smallest piece: fewer pieces are cut when the buffer is small, since "
+                          "the pieces' scale-out rings run one after the other and each pays "
+                          "the ring's latency.  Default 512 KiB, one of NCCL's 8 pipeline "
+                          "steps of its 4 MiB default buffer (NCCL_BUFFSIZE, NCCL_STEPS).",
+                          UintegerValue(512 * 1024),
+                          MakeUintegerAccessor(&HierarchicalCollectiveAlgorithm::m_minPieceBytes),
+                          MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("Chunks",
                           "Slices per block of each phase's ring, so reductions overlap "
                           "transfers.",
@@ -107,8 +115,10 @@ HierarchicalCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
     }
     // Pieces are whole multiples of g elements, so each splits evenly over a server.
     const uint64_t unit = uint64_t(g) * r.elementBytes;
+    const uint64_t units = r.bytes / unit;
+    const uint64_t minUnits = std::max<uint64_t>(1, m_minPieceBytes / unit);
     const auto pieces = static_cast<uint32_t>(
-        std::max<uint64_t>(1, std::min<uint64_t>(m_pipeline, r.bytes / unit)));
+        std::max<uint64_t>(1, std::min<uint64_t>(m_pipeline, units / minUnits)));
     auto ring = CreateObject<RingCollectiveAlgorithm>();
     ring->SetAttribute("Chunks", UintegerValue(m_chunks));
     CollectiveSchedule s(r.op, r.bytes, r.ranks);

@@ -16,8 +16,8 @@ namespace ns3
  * NVLink leaves local rank i with 1/G of the sum; a ring all-reduce of that 1/G among the S
  * ranks with local index i (one per server, the same rail) runs over the scale-out NICs, all G
  * rails at once; a ring all-gather over NVLink completes the buffer.  The buffer is cut into
- * Pipeline pieces that follow each other through the three phases, so NVLink and the NICs
- * work at the same time.  Needs the same number of ranks on every server and bytes a
+ * up to Pipeline pieces of at least MinPieceBytes that follow each other through the three
+ * phases, so NVLink and the NICs work at the same time.  Needs the same number of ranks on every server and bytes a
  * multiple of G elements.
  */
 class HierarchicalCollectiveAlgorithm : public CollectiveAlgorithm
@@ -34,6 +34,7 @@ class HierarchicalCollectiveAlgorithm : public CollectiveAlgorithm
     static std::vector<std::vector<uint32_t>> Servers(const CollectiveRequest& request);
 
     uint32_t m_pipeline{16};
+    uint64_t m_minPieceBytes{512 * 1024};
     uint32_t m_chunks{4};
 };
 
