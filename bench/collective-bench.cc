@@ -32,11 +32,7 @@ DataFramesSent(Ptr<FabricNetwork> net)
     uint64_t frames = 0;
     for (uint32_t h = 0; h < net->GetNHosts(); ++h)
     {
-        Ptr<RdmaNic> nic = net->GetHostNode(h)->GetObject<RdmaNic>();
-        for (uint32_t q = 1; q < nic->GetNextQpn(); ++q)
-        {
-            frames += nic->GetQueuePair(q)->GetCounters().framesSent;
-        }
+        frames += net->GetHostNode(h)->GetObject<RdmaNic>()->GetTotals().framesSent;
     }
     return frames;
 }

@@ -1,50 +1,23 @@
 // The runner as a user meets it: bad input exits 2 with one line and no results folder; the
 // shipped scenarios run; the same scenario and seed give byte-identical results.
+#include "runner-fixture.h"
+
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <sys/wait.h>
 
 namespace fs = std::filesystem;
 
+using namespace aifabric_test;
+
 namespace
 {
-struct Outcome
-{
-    int exitCode;
-    std::string stderrText;
-};
-
-fs::path
-Scratch(const std::string& name)
-{
-    const fs::path dir = fs::temp_directory_path() /
-                         ("ai-fabric-test-" + std::to_string(::getpid()) + "-" + name);
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
-
-std::string
-ReadFile(const fs::path& p)
-{
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 Outcome
 RunRunner(const std::string& args, const fs::path& scratch)
 {
-    const fs::path err = scratch / "stderr.txt";
-    const std::string cmd = std::string(AI_FABRIC_RUN_BINARY) + " " + args + " > " +
-                            (scratch / "stdout.txt").string() + " 2> " + err.string();
-    const int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(err)};
+    return RunProgram(AI_FABRIC_RUN_BINARY, args, scratch);
 }
 
 /** A minimal valid scenario with \p patch merged over its top level (JSON text pieces). */
@@ -166,12 +139,8 @@ TEST(Runner, SameScenarioAndSeedGiveIdenticalResults)
         EXPECT_EQ(a, ReadFile(dir / "b" / file)) << file;
     }
     // summary.json: identical but for the wall-clock time.
-    auto withoutWall = [](std::string s) {
-        const auto at = s.find("\"wall_seconds\"");
-        return s.substr(0, at) + s.substr(s.find('\n', at));
-    };
-    EXPECT_EQ(withoutWall(ReadFile(dir / "a" / "summary.json")),
-              withoutWall(ReadFile(dir / "b" / "summary.json")));
+    EXPECT_EQ(WithoutWallClock(ReadFile(dir / "a" / "summary.json")),
+              WithoutWallClock(ReadFile(dir / "b" / "summary.json")));
     fs::remove_all(dir);
 }
 

@@ -89,7 +89,7 @@ ScenarioRun::WriteCollectiveTable(std::ostream& os) const
     const CollectiveSpec& c = m_scenario.collective;
     const bool rooted = c.op == BROADCAST || c.op == REDUCE;
     const bool reducing = c.op == ALL_REDUCE || c.op == REDUCE || c.op == REDUCE_SCATTER;
-    os << "# ai-fabric-collbench: " << CollectiveOperationName(c.op) << ", " << c.ranks
+    os << "# ai-fabric collective: " << CollectiveOperationName(c.op) << ", " << c.ranks
        << " ranks, algorithm " << c.algorithm << ", " << c.iterations << " iteration(s) per size\n";
     if (!c.sizeNote.empty())
     {
@@ -129,6 +129,7 @@ ScenarioRun::WriteCollectives(std::ostream& os) const
     const CollectiveSpec& c = m_scenario.collective;
     os << "run,op,algorithm,bytes,ranks,root,iteration,start_us,end_us,time_us,algbw_GBps,"
           "busbw_GBps\n";
+    os << std::setprecision(12); // picosecond times of runs up to seconds long
     for (std::size_t i = 0; i < m_collectives.size(); ++i)
     {
         const CollectiveResult& r = m_collectives[i];

@@ -130,6 +130,22 @@ ScenarioRun::Run(bool progress)
             }
         }
     }
+    for (uint32_t h = 0; h < m_network->GetNHosts(); ++h)
+    {
+        if (Ptr<RdmaNic> nic = m_network->GetHostNode(h)->GetObject<RdmaNic>())
+        {
+            r.rdma = true;
+            r.queuePairs += nic->GetNextQpn() - 1;
+            const RdmaQpCounters c = nic->GetTotals();
+            r.rdmaTotals.framesSent += c.framesSent;
+            r.rdmaTotals.payloadSent += c.payloadSent;
+            r.rdmaTotals.payloadRetransmitted += c.payloadRetransmitted;
+            r.rdmaTotals.payloadReceived += c.payloadReceived;
+            r.rdmaTotals.timeouts += c.timeouts;
+            r.rdmaTotals.naksSent += c.naksSent;
+            r.rdmaTotals.cnpsSent += c.cnpsSent;
+        }
+    }
     r.framesDelivered = m_stats.GetFramesDelivered();
     r.payloadDelivered = m_stats.GetPayloadDelivered();
     for (const auto& f : m_stats.Flows())
@@ -225,6 +241,19 @@ ScenarioRun::WriteResults(const std::string& version) const
         {"switch_buffer_peak_bytes", r.switchBufferPeak},
         {"bom_total_usd", bom.TotalCost()},
     };
+    if (r.rdma)
+    {
+        // Every payload byte is sent once plus its retransmissions, and accepted once.
+        const RdmaQpCounters& t = r.rdmaTotals;
+        summary["rdma"] = {{"queue_pairs", r.queuePairs},
+                           {"data_frames_sent", t.framesSent},
+                           {"payload_sent_bytes", t.payloadSent},
+                           {"payload_retransmitted_bytes", t.payloadRetransmitted},
+                           {"payload_accepted_bytes", t.payloadReceived},
+                           {"timeouts", t.timeouts},
+                           {"naks_sent", t.naksSent},
+                           {"cnps_sent", t.cnpsSent}};
+    }
     if (m_scenario.hasCollective)
     {
         summary["collective"] = CollectiveSummary();

@@ -25,6 +25,9 @@ struct RunFigures
     uint32_t flows{0};
     double maxFctUs{0};
     uint64_t switchBufferPeak{0}; //!< largest occupancy any switch's buffer reached, bytes
+    bool rdma{false};             //!< hosts carry RDMA NICs (flows or collectives)
+    uint32_t queuePairs{0};
+    ns3::RdmaQpCounters rdmaTotals; //!< every queue pair's counters, summed
 };
 
 /**

@@ -584,6 +584,20 @@ BuildTraffic(const json& doc, Scenario& s)
     }
 }
 
+/** One collective size, \p key of \p c, which must be a whole multiple of \p quantum. */
+uint64_t
+SingleCollectiveSize(const json& c, const std::string& w, const char* key, uint64_t quantum)
+{
+    const uint64_t bytes = GetUnsigned(c, w, key, 0, 1, uint64_t(1) << 40);
+    if (bytes % quantum != 0)
+    {
+        Fail(Path(w, key), c.at(key),
+             "must be a multiple of " + std::to_string(quantum) +
+                 " B (4 B float elements, and one piece per rank where the operation needs it)");
+    }
+    return bytes;
+}
+
 /** The sizes of collective section \p c: "bytes", or "min_bytes" .. "max_bytes" by "factor". */
 std::vector<uint64_t>
 CollectiveSizes(const json& c, const std::string& w, uint64_t quantum, std::string& note)
@@ -598,17 +612,14 @@ CollectiveSizes(const json& c, const std::string& w, uint64_t quantum, std::stri
                 Fail(Path(w, key), c.at(key), "not with \"bytes\" (one size or a sweep)");
             }
         }
-        const uint64_t bytes = GetUnsigned(c, w, "bytes", 0, 1, limit);
-        if (bytes % quantum != 0)
-        {
-            Fail(Path(w, "bytes"), c.at("bytes"),
-                 "must be a multiple of " + std::to_string(quantum) +
-                     " B (4 B float elements, and one piece per rank where the operation needs it)");
-        }
-        return {bytes};
+        return {SingleCollectiveSize(c, w, "bytes", quantum)};
     }
     const uint64_t lo = GetUnsigned(c, w, "min_bytes", 8, 1, limit);
     const uint64_t hi = GetUnsigned(c, w, "max_bytes", lo, lo, limit);
+    if (lo == hi)
+    {
+        return {SingleCollectiveSize(c, w, "min_bytes", quantum)}; // one size: no rounding
+    }
     const uint64_t factor = GetUnsigned(c, w, "factor", 2, 2, 1024);
     std::vector<uint64_t> sizes;
     for (uint64_t n = lo; n <= hi; n *= factor)

@@ -67,6 +67,27 @@ RdmaNic::GetQueuePair(uint32_t qpn) const
     return qpn < m_qps.size() ? m_qps[qpn] : nullptr;
 }
 
+RdmaQpCounters
+RdmaNic::GetTotals() const
+{
+    RdmaQpCounters t;
+    for (std::size_t q = 1; q < m_qps.size(); ++q)
+    {
+        const RdmaQpCounters& c = m_qps[q]->GetCounters();
+        t.framesSent += c.framesSent;
+        t.payloadSent += c.payloadSent;
+        t.payloadRetransmitted += c.payloadRetransmitted;
+        t.naksReceived += c.naksReceived;
+        t.timeouts += c.timeouts;
+        t.acksSent += c.acksSent;
+        t.naksSent += c.naksSent;
+        t.cnpsSent += c.cnpsSent;
+        t.cnpsReceived += c.cnpsReceived;
+        t.payloadReceived += c.payloadReceived;
+    }
+    return t;
+}
+
 void
 RdmaNic::Deliver(Ptr<const Packet>, const FrameInfo& info)
 {

@@ -39,6 +39,8 @@ class RdmaNic : public Object
     /** The QP number the next CreateQueuePair will use. */
     uint32_t GetNextQpn() const { return static_cast<uint32_t>(m_qps.size()); }
     Ptr<RdmaQueuePair> GetQueuePair(uint32_t qpn) const;
+    /** The counters of every queue pair of this NIC, summed. */
+    RdmaQpCounters GetTotals() const;
 
   protected:
     void DoDispose() override;

@@ -1,0 +1,51 @@
+#include "runner-fixture.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace aifabric_test
+{
+
+fs::path
+Scratch(const std::string& name)
+{
+    const fs::path dir = fs::temp_directory_path() /
+                         ("ai-fabric-test-" + std::to_string(::getpid()) + "-" + name);
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+std::string
+ReadFile(const fs::path& p)
+{
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+Outcome
+RunProgram(const std::string& binary, const std::string& args, const fs::path& scratch)
+{
+    const fs::path out = scratch / "stdout.txt";
+    const fs::path err = scratch / "stderr.txt";
+    const std::string cmd = binary + " " + args + " > " + out.string() + " 2> " + err.string();
+    const int status = std::system(cmd.c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out), ReadFile(err)};
+}
+
+std::string
+WithoutWallClock(const std::string& summary)
+{
+    const auto at = summary.find("\"wall_seconds\"");
+    return at == std::string::npos ? summary
+                                   : summary.substr(0, at) + summary.substr(summary.find('\n', at));
+}
+
+} // namespace aifabric_test

@@ -1,0 +1,286 @@
+// The collective tools as a user meets them: ai-fabric-collbench's bad input exits 2 with one
+// line and no results; its table agrees with collectives.csv and with each operation's busbw
+// factor; the same sweep and seed give identical files; ai-fabric-run runs the shipped
+// collective scenarios, and a lossy one still completes with every byte accounted for.
+#include "runner-fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace aifabric_test;
+using nlohmann::json;
+
+namespace
+{
+Outcome
+Collbench(const std::string& args, const fs::path& scratch)
+{
+    return RunProgram(AI_FABRIC_COLLBENCH_BINARY, args, scratch);
+}
+
+struct BadSweep
+{
+    const char* name;
+    std::string args;
+    std::string mustMention;
+};
+
+class CollbenchBadInput : public testing::TestWithParam<BadSweep>
+{
+};
+
+/** The table's data rows: size, count, type, redop, root, time, algbw, busbw, algorithm. */
+std::vector<std::vector<std::string>>
+TableRows(const std::string& text)
+{
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream lines(text);
+    std::string line;
+    while (std::getline(lines, line))
+    {
+        if (line.empty() || line[0] == '#')
+        {
+            continue;
+        }
+        std::istringstream words(line);
+        std::vector<std::string> row;
+        std::string w;
+        while (words >> w)
+        {
+            row.push_back(w);
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+/** collectives.csv as one map per row. */
+std::vector<std::map<std::string, std::string>>
+CsvRows(const std::string& text)
+{
+    std::vector<std::map<std::string, std::string>> rows;
+    std::istringstream lines(text);
+    std::string line;
+    std::vector<std::string> header;
+    while (std::getline(lines, line))
+    {
+        std::vector<std::string> cells;
+        std::istringstream cellStream(line);
+        std::string cell;
+        while (std::getline(cellStream, cell, ','))
+        {
+            cells.push_back(cell);
+        }
+        if (header.empty())
+        {
+            header = cells;
+            continue;
+        }
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < cells.size() && i < header.size(); ++i)
+        {
+            row[header[i]] = cells[i];
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+} // namespace
+
+TEST_P(CollbenchBadInput, ExitsTwoWithOneLineAndNoResults)
+{
+    const BadSweep& b = GetParam();
+    const fs::path dir = Scratch(std::string("collbench-") + b.name);
+    const Outcome o = Collbench(b.args + " --out=" + (dir / "out").string(), dir);
+    EXPECT_EQ(o.exitCode, 2) << o.stderrText;
+    EXPECT_EQ(std::count(o.stderrText.begin(), o.stderrText.end(), '\n'), 1) << o.stderrText;
+    EXPECT_NE(o.stderrText.find(b.mustMention), std::string::npos) << o.stderrText;
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    EXPECT_FALSE(fs::exists(dir / "out.partial"));
+    fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Classes,
+    CollbenchBadInput,
+    testing::Values(
+        BadSweep{"unknown_algorithm", "--algo=butterfly", "collective.algorithm"},
+        BadSweep{"unknown_op", "--op=allsum", "collective.op"},
+        BadSweep{"op_not_implemented", "--op=broadcast --algo=pairwise", "does not implement"},
+        BadSweep{"size_not_elements", "--minbytes=6", "multiple of 4 B"},
+        BadSweep{"size_not_per_rank", "--op=reducescatter --minbytes=100", "multiple of 64 B"},
+        BadSweep{"ranks_over_cluster", "--ranks=17", "collective.ranks"},
+        BadSweep{"one_rank", "--ranks=1", "collective.ranks"},
+        BadSweep{"not_power_of_two", "--algo=recursive-doubling --ranks=12",
+                 "power-of-two number of ranks"},
+        BadSweep{"root_outside", "--op=broadcast --root=16", "collective.root"},
+        BadSweep{"attribute_the_algorithm_lacks", "--op=broadcast --algo=binomial --channels=2",
+                 "has no channels"},
+        BadSweep{"bad_topology_key", "--topology=fat_tree:kk=4", "topology.kk"},
+        BadSweep{"bad_topology_value", "--topology=fat_tree:k=5", "topology.k"},
+        BadSweep{"topology_text", "--topology=fat_tree:k", "--topology"},
+        BadSweep{"not_a_size", "--maxbytes=lots", "--maxbytes"},
+        BadSweep{"sweep_backwards", "--minbytes=64 --maxbytes=8", "collective.max_bytes"},
+        BadSweep{"factor_one", "--factor=1", "collective.factor"},
+        BadSweep{"unknown_cc", "--cc=tcp", "collective.congestion_control"},
+        BadSweep{"unknown_flag", "--size=8", "--size"}),
+    [](const testing::TestParamInfo<BadSweep>& info) { return std::string(info.param.name); });
+
+TEST(Collbench, TableAgreesWithCsvAndBusBandwidthFactorForEveryOperation)
+{
+    // op, algorithm, busbw factor at 16 ranks (nccl-tests' PERFORMANCE.md).
+    const std::vector<std::tuple<std::string, std::string, double>> cases = {
+        {"allreduce", "ring", 2 * 15 / 16.0},         {"allreduce", "tree", 2 * 15 / 16.0},
+        {"allreduce", "halving-doubling", 2 * 15 / 16.0},
+        {"allreduce", "recursive-doubling", 2 * 15 / 16.0},
+        {"reducescatter", "ring", 15 / 16.0},         {"reducescatter", "halving-doubling", 15 / 16.0},
+        {"allgather", "ring", 15 / 16.0},             {"allgather", "recursive-doubling", 15 / 16.0},
+        {"alltoall", "pairwise", 15 / 16.0},          {"broadcast", "binomial", 1.0},
+        {"broadcast", "ring", 1.0},                   {"reduce", "binomial", 1.0},
+        {"reduce", "ring", 1.0}};
+    for (const auto& [op, algo, factor] : cases)
+    {
+        const fs::path dir = Scratch("table-" + op + "-" + algo);
+        const Outcome o = Collbench("--op=" + op + " --algo=" + algo +
+                                        " --minbytes=1K --maxbytes=1M --factor=32 --root=3 --out=" +
+                                        (dir / "r").string(),
+                                    dir);
+        ASSERT_EQ(o.exitCode, 0) << op << " " << algo << ": " << o.stderrText;
+        const auto table = TableRows(o.stdoutText);
+        const auto csv = CsvRows(ReadFile(dir / "r" / "collectives.csv"));
+        ASSERT_EQ(table.size(), 3u) << o.stdoutText; // 1K, 32K, 1M
+        ASSERT_EQ(csv.size(), 3u);
+        const bool perRank = op == "reducescatter" || op == "allgather" || op == "alltoall";
+        const bool rooted = op == "broadcast" || op == "reduce";
+        for (std::size_t i = 0; i < 3; ++i)
+        {
+            const auto& row = table[i];
+            ASSERT_EQ(row.size(), 9u) << o.stdoutText;
+            const double bytes = std::stod(row[0]);
+            EXPECT_EQ(bytes, 1024.0 * std::pow(32, i));
+            EXPECT_EQ(std::stod(row[1]), perRank ? bytes / 4 / 16 : bytes / 4) << op;
+            EXPECT_EQ(row[4], rooted ? "3" : "-1");
+            EXPECT_EQ(row[8], algo);
+            const double timeUs = std::stod(row[5]);
+            EXPECT_NEAR(timeUs, std::stod(csv[i].at("time_us")), 0.006);
+            EXPECT_NEAR(std::stod(row[6]), bytes / timeUs / 1e3, 0.006 + 1e-3 * bytes / timeUs / 1e3);
+            const double algbw = std::stod(csv[i].at("algbw_GBps"));
+            EXPECT_NEAR(std::stod(csv[i].at("busbw_GBps")), algbw * factor, 1e-9 * algbw) << op;
+            EXPECT_NEAR(std::stod(row[7]), algbw * factor, 0.006) << op;
+            EXPECT_EQ(csv[i].at("op"), op);
+            EXPECT_EQ(csv[i].at("ranks"), "16");
+        }
+        const json summary = json::parse(ReadFile(dir / "r" / "summary.json"));
+        EXPECT_EQ(summary["collective"]["runs_complete"], 3);
+        fs::remove_all(dir);
+    }
+}
+
+TEST(Collbench, AutoRecordsItsChoice)
+{
+    const fs::path dir = Scratch("auto");
+    const Outcome o = Collbench("--minbytes=8 --maxbytes=8M --factor=1024 --out=" +
+                                    (dir / "r").string(),
+                                dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const auto csv = CsvRows(ReadFile(dir / "r" / "collectives.csv"));
+    ASSERT_EQ(csv.size(), 3u); // 8 B, 8 KiB, 8 MiB on 16 ranks: latency- to bandwidth-bound
+    EXPECT_EQ(csv[0].at("algorithm"), "auto:recursive-doubling");
+    EXPECT_EQ(csv[2].at("algorithm"), "auto:ring");
+    fs::remove_all(dir);
+}
+
+TEST(Collbench, SameSweepAndSeedGiveIdenticalFiles)
+{
+    const fs::path dir = Scratch("collbench-determinism");
+    for (const char* run : {"a", "b"})
+    {
+        const Outcome o = Collbench("--algo=tree --minbytes=4K --maxbytes=4M --factor=32 --iters=2 "
+                                    "--cc=dcqcn --out=" + (dir / run).string(),
+                                    dir);
+        ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    }
+    for (const char* file : {"collectives.csv", "timeline.json", "links.csv"})
+    {
+        const std::string a = ReadFile(dir / "a" / file);
+        EXPECT_FALSE(a.empty()) << file;
+        EXPECT_EQ(a, ReadFile(dir / "b" / file)) << file;
+    }
+    EXPECT_EQ(WithoutWallClock(ReadFile(dir / "a" / "summary.json")),
+              WithoutWallClock(ReadFile(dir / "b" / "summary.json")));
+    fs::remove_all(dir);
+}
+
+TEST(Collbench, TimelineHoldsEveryStepOfEveryRank)
+{
+    const fs::path dir = Scratch("timeline");
+    const Outcome o = Collbench("--algo=ring --ranks=4 --minbytes=64K --out=" + (dir / "r").string(),
+                                dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const json trace = json::parse(ReadFile(dir / "r" / "timeline.json"));
+    // Ring all-reduce over 4 ranks: per rank 6 sends, 6 receives and 3 reductions.
+    std::map<int, std::map<std::string, int>> spans;
+    for (const auto& e : trace["traceEvents"])
+    {
+        if (e["ph"] == "X")
+        {
+            spans[e["pid"].get<int>()][e["cat"].get<std::string>()]++;
+            EXPECT_GE(e["dur"].get<double>(), 0);
+        }
+    }
+    ASSERT_EQ(spans.size(), 4u);
+    for (const auto& [rank, kinds] : spans)
+    {
+        EXPECT_EQ(kinds.at("send"), 6) << rank;
+        EXPECT_EQ(kinds.at("recv"), 6) << rank;
+        EXPECT_EQ(kinds.at("reduce"), 3) << rank;
+    }
+    fs::remove_all(dir);
+}
+
+TEST(Runner, ShippedCollectiveScenariosCompleteEveryRun)
+{
+    for (const char* name : {"allreduce-ring-fat-tree", "hierarchical-rail-32gpu"})
+    {
+        const fs::path dir = Scratch(name);
+        const std::string scenario = std::string(AI_FABRIC_SCENARIO_DIR) + "/" + name + ".json";
+        const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                     "--scenario=" + scenario + " --out=" + (dir / "r").string(), dir);
+        ASSERT_EQ(o.exitCode, 0) << name << ": " << o.stderrText;
+        const json summary = json::parse(ReadFile(dir / "r" / "summary.json"));
+        EXPECT_EQ(summary["frames_dropped"], 0) << name;
+        EXPECT_EQ(summary["collective"]["runs_complete"], summary["collective"]["runs"]) << name;
+        EXPECT_EQ(CsvRows(ReadFile(dir / "r" / "collectives.csv")).size(),
+                  summary["collective"]["runs"].get<std::size_t>());
+        EXPECT_EQ(summary["rdma"]["payload_retransmitted_bytes"], 0) << name;
+        fs::remove_all(dir);
+    }
+}
+
+TEST(Runner, LossyCollectiveCompletesAndEveryPayloadByteIsAccountedFor)
+{
+    const fs::path dir = Scratch("lossy-alltoall");
+    const std::string scenario = std::string(AI_FABRIC_SCENARIO_DIR) + "/lossy-alltoall.json";
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" + scenario + " --out=" + (dir / "r").string(), dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const json summary = json::parse(ReadFile(dir / "r" / "summary.json"));
+    EXPECT_GT(summary["frames_dropped"].get<uint64_t>(), 0u) << "expected drops";
+    EXPECT_EQ(summary["collective"]["runs_complete"], 1);
+    const json& rdma = summary["rdma"];
+    const uint64_t retransmitted = rdma["payload_retransmitted_bytes"];
+    EXPECT_GT(retransmitted, 0u);
+    // Each rank sends 15 of its 16 blocks of 4 MiB / 16: accepted exactly once; every payload
+    // byte went out once plus its retransmissions.
+    const uint64_t expected = 16ull * 15 * (4ull << 20) / 16;
+    EXPECT_EQ(rdma["payload_accepted_bytes"].get<uint64_t>(), expected);
+    EXPECT_EQ(rdma["payload_sent_bytes"].get<uint64_t>(), expected + retransmitted);
+    fs::remove_all(dir);
+}
