@@ -284,3 +284,17 @@ TEST(Runner, LossyCollectiveCompletesAndEveryPayloadByteIsAccountedFor)
     EXPECT_EQ(rdma["payload_sent_bytes"].get<uint64_t>(), expected + retransmitted);
     fs::remove_all(dir);
 }
+
+TEST(Collbench, SweepSizeTheAlgorithmRefusesMidRunExitsTwoWithoutResults)
+{
+    // 33 B rounds to 32 (a multiple of 8 GPUs x 4 B), but 132 B, two sizes on, is not.
+    const fs::path dir = Scratch("mid-run-refusal");
+    const Outcome o = Collbench("--topology=rail_optimized:servers=2,gpus_per_server=8 "
+                                "--algo=hierarchical --minbytes=33 --maxbytes=1K --out=" +
+                                    (dir / "out").string(),
+                                dir);
+    EXPECT_EQ(o.exitCode, 2) << o.stderrText;
+    EXPECT_NE(o.stderrText.find("132 B"), std::string::npos) << o.stderrText;
+    EXPECT_FALSE(fs::exists(dir / "out"));
+    fs::remove_all(dir);
+}

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <map>
+#include <stdexcept>
 #include <tuple>
 
 using namespace ns3;
@@ -46,7 +47,11 @@ ScenarioRun::InstallCollective()
         m_group->GetApplication(r)->TraceConnectWithoutContext(
             "Step", MakeCallback(&ScenarioRun::RecordStep, this));
     }
-    RunNextCollective(); // at time 0, beside any traffic; Build errors surface before Run
+    RunNextCollective(); // at time 0, beside any traffic: the first size's errors surface here
+    if (!m_failure.empty())
+    {
+        throw std::invalid_argument(m_failure);
+    }
 }
 
 void
@@ -61,7 +66,16 @@ ScenarioRun::RunNextCollective()
     CollectiveRequest request = m_group->MakeRequest(c.op, c.sizes[m_nextRun / c.iterations]);
     request.root = c.root;
     ++m_nextRun;
-    m_group->Run(m_algorithm, request, MakeCallback(&ScenarioRun::CollectiveDone, this));
+    try
+    {
+        m_group->Run(m_algorithm, request, MakeCallback(&ScenarioRun::CollectiveDone, this));
+    }
+    catch (const std::invalid_argument& e)
+    {
+        // A later size of a sweep the algorithm refuses: stop, and report it as bad input.
+        m_failure = e.what();
+        Simulator::Stop();
+    }
 }
 
 void

@@ -39,25 +39,31 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
         std::cerr << program << ": error: " << e.what() << '\n';
         return kBadInput;
     }
+    ScenarioRun run(scenario, out);
+    if (pcap)
+    {
+        run.EnablePcap();
+    }
+    try
+    {
+        run.Install();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << program << ": error: " << e.what() << '\n';
+        return kBadInput;
+    }
     spdlog::info("scenario '{}': {} hosts, {} links, {} messages{}",
                  scenario.name,
                  scenario.topology.GetNHosts(),
                  scenario.topology.Links().size(),
                  scenario.flows.size(),
                  scenario.hasCollective ? ", a collective sweep" : "");
-    ScenarioRun run(scenario, out);
-    if (pcap)
+    const RunFigures r = run.Run(true);
+    if (!run.GetFailure().empty())
     {
-        run.EnablePcap();
-    }
-    RunFigures r;
-    try
-    {
-        r = run.Run(true);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        std::cerr << program << ": error: " << e.what() << '\n';
+        std::cerr << program << ": error: " << run.GetFailure() << '\n';
+        ns3::Simulator::Destroy();
         return kBadInput;
     }
     run.WriteResults(AI_FABRIC_VERSION);

@@ -65,10 +65,10 @@ ScenarioRun::ScenarioRun(Scenario& scenario, const std::string& outDir)
 {
 }
 
-RunFigures
-ScenarioRun::Run(bool progress)
+void
+ScenarioRun::Install()
 {
-    const auto wallStart = std::chrono::steady_clock::now();
+    m_wallStart = std::chrono::steady_clock::now();
     Scenario& s = m_scenario;
     m_network = s.network.Install(s.topology);
     m_network->AssignStreams(100);
@@ -102,6 +102,12 @@ ScenarioRun::Run(bool progress)
     {
         Simulator::Stop(s.stopTime);
     }
+}
+
+RunFigures
+ScenarioRun::Run(bool progress)
+{
+    const auto wallStart = m_wallStart;
     ProgressReporter reporter(wallStart);
     if (progress)
     {

@@ -5,6 +5,7 @@
 #include "scenario.h"
 
 #include <ostream>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,12 @@ class ScenarioRun
   public:
     /** Run \p scenario; results go to \p outDir (built in outDir + ".partial"). */
     ScenarioRun(Scenario& scenario, const std::string& outDir);
+    /** Build the fabric and install the traffic; bad input throws std::invalid_argument. */
+    void Install();
+    /** Run the installed scenario to its end. */
     RunFigures Run(bool progress);
+    /** Why the run stopped early on bad input (a sweep size the algorithm refuses), or "". */
+    const std::string& GetFailure() const { return m_failure; }
     /**
      * Write summary.json, links.csv, flows.csv, bom.csv (beside the PCAPs if enabled) into the
      * ".partial" folder, then rename it into place: the results folder is whole or absent.
@@ -77,6 +83,8 @@ class ScenarioRun
     ns3::Ptr<ns3::FabricNetwork> m_network;
     ns3::FabricStatsHelper m_stats;
     RunFigures m_figures;
+    std::chrono::steady_clock::time_point m_wallStart;
+    std::string m_failure;
     std::string m_out;
     std::string m_partial;
     bool m_pcap{false};
