@@ -76,6 +76,7 @@ CollectiveAlgorithm::Build(const CollectiveRequest& r) const
     NS_ABORT_MSG_IF(!invalid.empty(), "CollectiveAlgorithm " << name << " built an invalid "
                                                              << CollectiveOperationName(r.op)
                                                              << " schedule: " << invalid);
+    schedule.ShrinkToFit();
     NS_LOG_INFO(schedule.GetAlgorithm() << " " << CollectiveOperationName(r.op) << " " << r.bytes
                                         << " B, " << r.ranks << " ranks: "
                                         << schedule.GetNSteps() << " steps");

@@ -141,7 +141,21 @@ CollectiveApplication::Begin()
     const auto& steps = m_schedule->GetSteps(m_rank);
     const std::size_t n = steps.size();
     m_waitingOn.assign(n, 0);
-    m_dependents.assign(n, {});
+    // Dependents as one flat list (offsets per step): a 1,024-rank ring has 5 M steps.
+    m_dependentsBegin.assign(n + 1, 0);
+    for (const auto& step : steps)
+    {
+        for (uint32_t d : step.deps)
+        {
+            ++m_dependentsBegin[d + 1];
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        m_dependentsBegin[i + 1] += m_dependentsBegin[i];
+    }
+    m_dependents.assign(m_dependentsBegin[n], 0);
+    std::vector<uint32_t> filled(m_dependentsBegin.begin(), m_dependentsBegin.end() - 1);
     m_stepStart.assign(n, Time());
     m_stepStarted.assign(n, false);
     m_stepConnection.assign(n, 0);
@@ -157,7 +171,7 @@ CollectiveApplication::Begin()
         m_waitingOn[i] = static_cast<uint32_t>(steps[i].deps.size());
         for (uint32_t d : steps[i].deps)
         {
-            m_dependents[d].push_back(i);
+            m_dependents[filled[d]++] = i;
         }
         if (steps[i].kind == CollectiveStep::SEND || steps[i].kind == CollectiveStep::RECV)
         {
@@ -285,8 +299,9 @@ CollectiveApplication::FinishStep(uint32_t i)
     const CollectiveStep& step = m_schedule->GetSteps(m_rank)[i];
     m_stepTrace(CollectiveStepRecord{m_rank, i, step.kind, step.peer, step.channel, step.bytes,
                                      m_stepStart[i], Simulator::Now()});
-    for (uint32_t j : m_dependents[i])
+    for (uint32_t k = m_dependentsBegin[i]; k < m_dependentsBegin[i + 1]; ++k)
     {
+        const uint32_t j = m_dependents[k];
         if (--m_waitingOn[j] == 0)
         {
             m_ready.push_back(j);

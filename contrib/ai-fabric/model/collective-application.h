@@ -106,7 +106,8 @@ class CollectiveApplication : public Application
     std::shared_ptr<const CollectiveSchedule> m_schedule;
     DoneCallback m_done;
     std::vector<uint32_t> m_waitingOn;  //!< per step: dependencies not yet finished
-    std::vector<std::vector<uint32_t>> m_dependents; //!< per step
+    std::vector<uint32_t> m_dependentsBegin; //!< per step: its first entry in m_dependents
+    std::vector<uint32_t> m_dependents;      //!< steps waiting on each step, step by step
     std::vector<Time> m_stepStart;
     std::vector<bool> m_stepStarted;
     std::vector<uint32_t> m_stepConnection; //!< SEND/RECV: connection index

@@ -113,6 +113,19 @@ CollectiveSchedule::Add(uint32_t rank, CollectiveStep step)
     return static_cast<uint32_t>(m_steps[rank].size() - 1);
 }
 
+void
+CollectiveSchedule::ShrinkToFit()
+{
+    for (auto& steps : m_steps)
+    {
+        steps.shrink_to_fit();
+        for (auto& step : steps)
+        {
+            step.deps.shrink_to_fit();
+        }
+    }
+}
+
 uint32_t
 CollectiveSchedule::Send(uint32_t rank, uint32_t peer, uint64_t bytes, std::vector<uint32_t> deps,
                          uint32_t channel)

@@ -124,6 +124,8 @@ class CollectiveSchedule
 
     CollectiveOperation GetOperation() const { return m_op; }
     uint64_t GetBytes() const { return m_bytes; }
+    /** Release the spare capacity growth left (large schedules hold millions of steps). */
+    void ShrinkToFit();
     uint32_t GetNRanks() const { return static_cast<uint32_t>(m_steps.size()); }
     const std::vector<CollectiveStep>& GetSteps(uint32_t rank) const { return m_steps[rank]; }
     uint64_t GetNSteps() const;
