@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 using namespace ns3;
 using namespace aifabric_test;
 
@@ -207,4 +209,43 @@ TEST(Rdma, PsnWrapsAroundInsideMessages)
     EXPECT_GT(r.totals.framesDropped, 0u);
     EXPECT_GT(r.retransmitted, 0u);
     EXPECT_EQ(r.totals.hostDataFramesSent, r.delivered + r.totals.framesDropped);
+}
+
+TEST(Rdma, QueuePairsBetweenOnePairSpreadOverEcmpPaths)
+{
+    // Queue pairs of the same two hosts differ only in their UDP source port (RoCEv2's
+    // entropy field): ECMP must see them as different flows and use several cores.
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(FatTreeTopologyHelper(4).Build());
+    RdmaHelper rdma;
+    rdma.Install(net);
+    const uint32_t qps = 16;
+    std::set<uint64_t> ports;
+    for (uint32_t q = 0; q < qps; ++q)
+    {
+        Ptr<RdmaQueuePair> qp = rdma.Connect(net, 0, 15).first; // 15: another pod
+        UintegerValue port;
+        qp->GetAttribute("UdpSourcePort", port);
+        ports.insert(port.Get());
+        qp->PostSend(256 << 10, Callback<void, uint64_t, uint64_t>());
+    }
+    Simulator::Run();
+    EXPECT_EQ(ports.size(), qps);
+    const FabricTopology& topo = net->GetTopology();
+    uint32_t coresUsed = 0;
+    for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
+    {
+        if (topo.GetNode(n).role != FabricTopology::Role::Core)
+        {
+            continue;
+        }
+        uint64_t frames = 0;
+        Ptr<Node> node = net->GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            frames += DynamicCast<FabricNetDevice>(node->GetDevice(d))->GetCounters().txFrames;
+        }
+        coresUsed += frames > 64 ? 1 : 0; // more than one QP's ACKs
+    }
+    EXPECT_GE(coresUsed, 3u) << "16 flows over 4 cores";
+    Simulator::Destroy();
 }
