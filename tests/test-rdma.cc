@@ -98,6 +98,34 @@ TEST(Rdma, LosslessMessageAtLineRateWithoutRetransmission)
     Simulator::Destroy();
 }
 
+class RdmaPathMtu : public testing::TestWithParam<uint32_t>
+{
+};
+
+TEST_P(RdmaPathMtu, MessageIsCutIntoMtuFramesAndRunsAtItsGoodput)
+{
+    const uint32_t mtu = GetParam();
+    const uint64_t bytes = (4ull << 20) + 1; // one short last frame
+    FabricNetworkHelper helper;
+    helper.SetDeviceAttribute("PayloadMtu", UintegerValue(mtu));
+    Ptr<FabricNetwork> net = helper.Install(Star(2, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.Install(net);
+    auto [a, b] = rdma.Connect(net, 0, 1);
+    Completions c;
+    a->PostSend(bytes, MakeCallback(&Completions::Record, &c));
+    Simulator::Run();
+    ASSERT_EQ(c.done.size(), 1u);
+    EXPECT_EQ(a->GetCounters().framesSent, (bytes + mtu - 1) / mtu);
+    EXPECT_EQ(b->GetCounters().payloadReceived, bytes);
+    const double goodput = double(bytes) * 8 / c.done[0].second.GetSeconds();
+    const double closedForm = 100e9 * mtu / roce::WireBytesForPayload(mtu);
+    EXPECT_NEAR(goodput / closedForm, 1.0, 0.005) << mtu;
+    Simulator::Destroy();
+}
+
+INSTANTIATE_TEST_SUITE_P(IbaPathMtus, RdmaPathMtu, testing::Values(1024u, 2048u, 4096u));
+
 TEST(Rdma, MessagesOnOneQueuePairCompleteInOrder)
 {
     Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
