@@ -2,6 +2,7 @@
 
 #include "ns3/abort.h"
 
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -260,18 +261,23 @@ CollectiveSchedule::GetBytesSent(uint32_t rank) const
     return bytes;
 }
 
-std::string
-CollectiveSchedule::Validate() const
+namespace
 {
-    const uint32_t ranks = GetNRanks();
+using RankSteps = std::vector<std::vector<CollectiveStep>>;
+/** Steps numbered across ranks: rank r's step i is base[r] + i. */
+using GlobalStep = uint32_t;
+
+/** Local checks: dependencies point backwards, peers are other ranks. */
+std::string
+CheckSteps(const RankSteps& steps)
+{
+    const auto ranks = static_cast<uint32_t>(steps.size());
     std::ostringstream why;
-    // Pair each SEND with its RECV by order per direction; the pairs are the cross-rank edges.
-    std::map<Direction, std::vector<std::pair<uint32_t, uint32_t>>> sends, recvs; // (rank, step)
     for (uint32_t r = 0; r < ranks; ++r)
     {
-        for (uint32_t i = 0; i < m_steps[r].size(); ++i)
+        for (uint32_t i = 0; i < steps[r].size(); ++i)
         {
-            const CollectiveStep& s = m_steps[r][i];
+            const CollectiveStep& s = steps[r][i];
             for (uint32_t d : s.deps)
             {
                 if (d >= i)
@@ -286,55 +292,62 @@ CollectiveSchedule::Validate() const
                 why << "rank " << r << " step " << i << " has peer " << s.peer;
                 return why.str();
             }
+        }
+    }
+    return "";
+}
+
+/**
+ * Pair the k-th SEND of each direction and channel with the k-th RECV of it, with equal bytes;
+ * fills \p edges with (send, recv) pairs in global step numbers.
+ */
+std::string
+MatchMessages(const RankSteps& steps, const std::vector<GlobalStep>& base,
+              std::vector<std::pair<GlobalStep, GlobalStep>>& edges)
+{
+    std::map<Direction, std::vector<GlobalStep>> sends;
+    std::map<Direction, std::vector<GlobalStep>> recvs;
+    for (uint32_t r = 0; r < steps.size(); ++r)
+    {
+        for (uint32_t i = 0; i < steps[r].size(); ++i)
+        {
+            const CollectiveStep& s = steps[r][i];
             if (s.kind == CollectiveStep::SEND)
             {
-                sends[{r, s.peer, s.channel}].push_back({r, i});
+                sends[{r, s.peer, s.channel}].push_back(base[r] + i);
             }
             else if (s.kind == CollectiveStep::RECV)
             {
-                recvs[{s.peer, r, s.channel}].push_back({r, i});
+                recvs[{s.peer, r, s.channel}].push_back(base[r] + i);
             }
         }
     }
-    // In-degree per step: its own dependencies, plus one for a RECV (its SEND).
-    std::vector<std::vector<uint32_t>> indegree(ranks);
-    std::vector<std::vector<std::vector<std::pair<uint32_t, uint32_t>>>> next(ranks);
-    for (uint32_t r = 0; r < ranks; ++r)
-    {
-        indegree[r].resize(m_steps[r].size());
-        next[r].resize(m_steps[r].size());
-        for (uint32_t i = 0; i < m_steps[r].size(); ++i)
-        {
-            for (uint32_t d : m_steps[r][i].deps)
-            {
-                ++indegree[r][i];
-                next[r][d].push_back({r, i});
-            }
-        }
-    }
+    auto stepOf = [&](uint32_t rank, GlobalStep g) -> const CollectiveStep& {
+        return steps[rank][g - base[rank]];
+    };
+    std::ostringstream why;
     for (const auto& [dir, list] : sends)
     {
+        const auto [from, to, channel] = dir;
         const auto& matching = recvs[dir];
         if (matching.size() != list.size())
         {
-            why << list.size() << " sends from rank " << std::get<0>(dir) << " to rank "
-                << std::get<1>(dir) << " on channel " << std::get<2>(dir) << " but "
-                << matching.size() << " receives";
+            why << list.size() << " sends from rank " << from << " to rank " << to
+                << " on channel " << channel << " but " << matching.size() << " receives";
             return why.str();
         }
         for (std::size_t k = 0; k < list.size(); ++k)
         {
-            const auto [sr, si] = list[k];
-            const auto [rr, ri] = matching[k];
-            if (m_steps[sr][si].bytes != m_steps[rr][ri].bytes)
+            const uint64_t sent = stepOf(from, list[k]).bytes;
+            const uint64_t received = stepOf(to, matching[k]).bytes;
+            if (sent != received)
             {
-                why << "rank " << sr << " step " << si << " sends " << m_steps[sr][si].bytes
-                    << " B but rank " << rr << " step " << ri << " receives "
-                    << m_steps[rr][ri].bytes << " B";
+                why << "rank " << from << " step " << list[k] - base[from] << " sends " << sent
+                    << " B but rank " << to << " step " << matching[k] - base[to]
+                    << " receives " << received << " B";
                 return why.str();
             }
-            ++indegree[rr][ri];
-            next[sr][si].push_back({rr, ri});
+            edges.emplace_back(list[k], matching[k]);
         }
     }
     for (const auto& [dir, list] : recvs)
@@ -346,38 +359,105 @@ CollectiveSchedule::Validate() const
             return why.str();
         }
     }
-    // Kahn's algorithm: every step must become ready.
-    std::vector<std::pair<uint32_t, uint32_t>> ready;
-    for (uint32_t r = 0; r < ranks; ++r)
-    {
-        for (uint32_t i = 0; i < m_steps[r].size(); ++i)
+    return "";
+}
+
+/** The step graph: a RECV also waits for its SEND.  Successors are one flat list. */
+struct StepGraph
+{
+    std::vector<uint32_t> indegree;
+    std::vector<uint32_t> first; //!< successors of g: next[first[g] .. first[g + 1])
+    std::vector<GlobalStep> next;
+};
+
+StepGraph
+BuildStepGraph(const RankSteps& steps, const std::vector<GlobalStep>& base,
+               const std::vector<std::pair<GlobalStep, GlobalStep>>& edges)
+{
+    const GlobalStep n = base.back();
+    StepGraph graph{std::vector<uint32_t>(n, 0), std::vector<uint32_t>(n + 1, 0), {}};
+    auto forEachEdge = [&](const std::function<void(GlobalStep, GlobalStep)>& edge) {
+        for (uint32_t r = 0; r < steps.size(); ++r)
         {
-            if (indegree[r][i] == 0)
+            for (uint32_t i = 0; i < steps[r].size(); ++i)
             {
-                ready.push_back({r, i});
+                for (uint32_t d : steps[r][i].deps)
+                {
+                    edge(base[r] + d, base[r] + i);
+                }
             }
         }
+        for (const auto& [send, recv] : edges)
+        {
+            edge(send, recv);
+        }
+    };
+    forEachEdge([&](GlobalStep from, GlobalStep to) {
+        ++graph.first[from + 1];
+        ++graph.indegree[to];
+    });
+    for (GlobalStep g = 0; g < n; ++g)
+    {
+        graph.first[g + 1] += graph.first[g];
     }
-    uint64_t done = 0;
+    graph.next.resize(graph.first[n]);
+    std::vector<uint32_t> fill(graph.first.begin(), graph.first.end() - 1);
+    forEachEdge([&](GlobalStep from, GlobalStep to) { graph.next[fill[from]++] = to; });
+    return graph;
+}
+
+/** Kahn's algorithm: the number of steps that can never start (0: no deadlock). */
+uint64_t
+StepsThatNeverStart(StepGraph graph)
+{
+    const auto n = static_cast<GlobalStep>(graph.indegree.size());
+    std::vector<GlobalStep> ready;
+    for (GlobalStep g = 0; g < n; ++g)
+    {
+        if (graph.indegree[g] == 0)
+        {
+            ready.push_back(g);
+        }
+    }
+    uint64_t started = 0;
     while (!ready.empty())
     {
-        const auto [r, i] = ready.back();
+        const GlobalStep g = ready.back();
         ready.pop_back();
-        ++done;
-        for (const auto& [nr, ni] : next[r][i])
+        ++started;
+        for (uint32_t k = graph.first[g]; k < graph.first[g + 1]; ++k)
         {
-            if (--indegree[nr][ni] == 0)
+            if (--graph.indegree[graph.next[k]] == 0)
             {
-                ready.push_back({nr, ni});
+                ready.push_back(graph.next[k]);
             }
         }
     }
-    if (done != GetNSteps())
+    return n - started;
+}
+} // namespace
+
+std::string
+CollectiveSchedule::Validate() const
+{
+    std::string why = CheckSteps(m_steps);
+    if (!why.empty())
     {
-        why << "deadlock: " << GetNSteps() - done << " steps can never start";
-        return why.str();
+        return why;
     }
-    return "";
+    std::vector<GlobalStep> base(m_steps.size() + 1, 0);
+    for (std::size_t r = 0; r < m_steps.size(); ++r)
+    {
+        base[r + 1] = base[r] + static_cast<GlobalStep>(m_steps[r].size());
+    }
+    std::vector<std::pair<GlobalStep, GlobalStep>> edges;
+    why = MatchMessages(m_steps, base, edges);
+    if (!why.empty())
+    {
+        return why;
+    }
+    const uint64_t stuck = StepsThatNeverStart(BuildStepGraph(m_steps, base, edges));
+    return stuck == 0 ? "" : "deadlock: " + std::to_string(stuck) + " steps can never start";
 }
 
 uint64_t
