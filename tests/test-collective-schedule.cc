@@ -174,6 +174,20 @@ TEST(ScheduleVolume, HierarchicalCutsPiecesOnlyWhereTheyPayForTheirLatency)
     EXPECT_EQ(steps(64 << 20, 16), 16 * steps(4 << 20, 1));    // Pipeline caps the count
 }
 
+TEST(ScheduleVolume, TreeCutsLargeBuffersIntoPiecesOfAtMostMaxChunkBytes)
+{
+    auto steps = [](uint64_t bytes, uint32_t chunks, uint64_t maxChunk) {
+        Ptr<CollectiveAlgorithm> a = CollectiveAlgorithm::Create("tree");
+        a->SetAttribute("Chunks", UintegerValue(chunks));
+        a->SetAttribute("MaxChunkBytes", UintegerValue(maxChunk));
+        return a->Build(Request(ALL_REDUCE, bytes, 16)).GetNSteps();
+    };
+    const uint64_t never = uint64_t(1) << 40;
+    EXPECT_EQ(steps(64 << 10, 4, 512 << 10), steps(64 << 10, 4, never)); // Chunks is the floor
+    EXPECT_EQ(steps(64 << 20, 4, 512 << 10), steps(64 << 20, 64, never)); // 32 MiB per tree
+    EXPECT_EQ(steps(16, 4, 512 << 10), steps(16, 2, never)); // at most one element per piece
+}
+
 TEST(ScheduleValidate, CatchesBrokenSchedules)
 {
     CollectiveSchedule sizes(ALL_REDUCE, 8, 2);

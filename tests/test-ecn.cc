@@ -66,7 +66,7 @@ TEST(Ecn, MarkingProbabilityFollowsRedRamp)
     a->AssignStreams(11);
 
     const uint32_t bins = 6;
-    DepartureBins d{a, 100000, 400000, bins};
+    DepartureBins d{a, 100000, 400000, bins, false, {}, {}};
     d.frames.assign(bins + 2, 0);
     d.marks.assign(bins + 2, 0);
     a->TraceConnectWithoutContext("EcnMark", MakeCallback(&DepartureBins::Marked, &d));

@@ -2,6 +2,8 @@
 
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -38,7 +40,15 @@ DoubleBinaryTreeCollectiveAlgorithm::GetTypeId()
                           "wave of one piece overlaps the reduce wave of the next.",
                           UintegerValue(4),
                           MakeUintegerAccessor(&DoubleBinaryTreeCollectiveAlgorithm::m_chunks),
-                          MakeUintegerChecker<uint32_t>(1, 1024));
+                          MakeUintegerChecker<uint32_t>(1, 1024))
+            .AddAttribute("MaxChunkBytes",
+                          "Largest piece: a large buffer is cut into more than Chunks pieces so "
+                          "the waves stay pipelined (4 pieces of 32 MiB leave each tree mostly "
+                          "filling and draining).  Default 512 KiB, one of NCCL's 8 pipeline "
+                          "steps of its 4 MiB default buffer (NCCL_BUFFSIZE, NCCL_STEPS).",
+                          UintegerValue(512 * 1024),
+                          MakeUintegerAccessor(&DoubleBinaryTreeCollectiveAlgorithm::m_maxChunkBytes),
+                          MakeUintegerChecker<uint64_t>(1));
     return tid;
 }
 
@@ -78,12 +88,16 @@ DoubleBinaryTreeCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
             }
         }
     }
-    for (uint32_t k = 0; k < m_chunks; ++k)
+    const uint64_t half = (r.bytes + 1) / 2;
+    const uint64_t bySize = (half + m_maxChunkBytes - 1) / m_maxChunkBytes;
+    const auto chunks = static_cast<uint32_t>(std::min<uint64_t>(
+        std::max<uint64_t>(m_chunks, bySize), std::max<uint64_t>(1, half / r.elementBytes)));
+    for (uint32_t k = 0; k < chunks; ++k)
     {
         for (uint32_t t = 0; t < 2; ++t)
         {
             const uint64_t bytes =
-                SplitPiece(SplitPiece(r.bytes, 2, t, r.elementBytes), m_chunks, k, r.elementBytes);
+                SplitPiece(SplitPiece(r.bytes, 2, t, r.elementBytes), chunks, k, r.elementBytes);
             for (uint32_t rank = 0; rank < p; ++rank)
             {
                 std::vector<uint32_t> have;

@@ -33,6 +33,7 @@ class DoubleBinaryTreeCollectiveAlgorithm : public CollectiveAlgorithm
     CollectiveSchedule DoBuild(const CollectiveRequest& request) const override;
 
     uint32_t m_chunks{4};
+    uint64_t m_maxChunkBytes{512 * 1024};
 };
 
 } // namespace ns3
