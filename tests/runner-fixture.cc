@@ -1,5 +1,7 @@
 #include "runner-fixture.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -40,12 +42,22 @@ RunProgram(const std::string& binary, const std::string& args, const fs::path& s
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out), ReadFile(err)};
 }
 
-std::string
-WithoutWallClock(const std::string& summary)
+void
+ExpectIdenticalResults(const fs::path& a, const fs::path& b, const std::vector<std::string>& files)
 {
-    const auto at = summary.find("\"wall_seconds\"");
-    return at == std::string::npos ? summary
-                                   : summary.substr(0, at) + summary.substr(summary.find('\n', at));
+    for (const std::string& file : files)
+    {
+        const std::string first = ReadFile(a / file);
+        EXPECT_FALSE(first.empty()) << file;
+        EXPECT_EQ(first, ReadFile(b / file)) << file;
+    }
+    auto withoutWallClock = [](const std::string& summary) {
+        const auto at = summary.find("\"wall_seconds\"");
+        return at == std::string::npos ? summary
+                                       : summary.substr(0, at) + summary.substr(summary.find('\n', at));
+    };
+    EXPECT_EQ(withoutWallClock(ReadFile(a / "summary.json")),
+              withoutWallClock(ReadFile(b / "summary.json")));
 }
 
 } // namespace aifabric_test

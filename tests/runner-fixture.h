@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace aifabric_test
 {
@@ -25,8 +26,12 @@ std::string ReadFile(const std::filesystem::path& p);
 Outcome RunProgram(const std::string& binary, const std::string& args,
                    const std::filesystem::path& scratch);
 
-/** summary.json text without its wall-clock line, the one part that may differ between runs. */
-std::string WithoutWallClock(const std::string& summary);
+/**
+ * Expect results folders \p a and \p b to hold the same non-empty \p files and the same
+ * summary.json but for its wall-clock line (the one part that may differ between runs).
+ */
+void ExpectIdenticalResults(const std::filesystem::path& a, const std::filesystem::path& b,
+                            const std::vector<std::string>& files);
 
 } // namespace aifabric_test
 
