@@ -107,8 +107,7 @@ ScenarioRun::Install()
 RunFigures
 ScenarioRun::Run(bool progress)
 {
-    const auto wallStart = m_wallStart;
-    ProgressReporter reporter(wallStart);
+    ProgressReporter reporter(m_wallStart);
     if (progress)
     {
         reporter.Start();
@@ -116,7 +115,7 @@ ScenarioRun::Run(bool progress)
     Simulator::Run();
     RunFigures& r = m_figures;
     r.wallSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     r.simulatedSeconds = Simulator::Now().GetSeconds();
     r.events = Simulator::GetEventCount();
     const FabricTopology& topo = m_network->GetTopology();
@@ -142,14 +141,7 @@ ScenarioRun::Run(bool progress)
         {
             r.rdma = true;
             r.queuePairs += nic->GetNextQpn() - 1;
-            const RdmaQpCounters c = nic->GetTotals();
-            r.rdmaTotals.framesSent += c.framesSent;
-            r.rdmaTotals.payloadSent += c.payloadSent;
-            r.rdmaTotals.payloadRetransmitted += c.payloadRetransmitted;
-            r.rdmaTotals.payloadReceived += c.payloadReceived;
-            r.rdmaTotals.timeouts += c.timeouts;
-            r.rdmaTotals.naksSent += c.naksSent;
-            r.rdmaTotals.cnpsSent += c.cnpsSent;
+            r.rdmaTotals += nic->GetTotals();
         }
     }
     r.framesDelivered = m_stats.GetFramesDelivered();

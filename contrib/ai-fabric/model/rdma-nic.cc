@@ -73,17 +73,7 @@ RdmaNic::GetTotals() const
     RdmaQpCounters t;
     for (std::size_t q = 1; q < m_qps.size(); ++q)
     {
-        const RdmaQpCounters& c = m_qps[q]->GetCounters();
-        t.framesSent += c.framesSent;
-        t.payloadSent += c.payloadSent;
-        t.payloadRetransmitted += c.payloadRetransmitted;
-        t.naksReceived += c.naksReceived;
-        t.timeouts += c.timeouts;
-        t.acksSent += c.acksSent;
-        t.naksSent += c.naksSent;
-        t.cnpsSent += c.cnpsSent;
-        t.cnpsReceived += c.cnpsReceived;
-        t.payloadReceived += c.payloadReceived;
+        t += m_qps[q]->GetCounters();
     }
     return t;
 }

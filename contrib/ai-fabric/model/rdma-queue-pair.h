@@ -31,6 +31,22 @@ struct RdmaQpCounters
     uint64_t cnpsSent{0};          //!< responder: congestion notifications for CE-marked frames
     uint64_t cnpsReceived{0};
     uint64_t payloadReceived{0};   //!< in-order payload bytes accepted by the responder side
+
+    /** Add \p o's counts to these (totals over queue pairs). */
+    RdmaQpCounters& operator+=(const RdmaQpCounters& o)
+    {
+        framesSent += o.framesSent;
+        payloadSent += o.payloadSent;
+        payloadRetransmitted += o.payloadRetransmitted;
+        naksReceived += o.naksReceived;
+        timeouts += o.timeouts;
+        acksSent += o.acksSent;
+        naksSent += o.naksSent;
+        cnpsSent += o.cnpsSent;
+        cnpsReceived += o.cnpsReceived;
+        payloadReceived += o.payloadReceived;
+        return *this;
+    }
 };
 
 /**
