@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -40,6 +41,16 @@ RunProgram(const std::string& binary, const std::string& args, const fs::path& s
     const std::string cmd = binary + " " + args + " > " + out.string() + " 2> " + err.string();
     const int status = std::system(cmd.c_str());
     return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out), ReadFile(err)};
+}
+
+void
+ExpectRefusedAsBadInput(const Outcome& o, const fs::path& out, const std::string& mention)
+{
+    EXPECT_EQ(o.exitCode, 2) << o.stderrText;
+    EXPECT_EQ(std::count(o.stderrText.begin(), o.stderrText.end(), '\n'), 1) << o.stderrText;
+    EXPECT_NE(o.stderrText.find(mention), std::string::npos) << o.stderrText;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_FALSE(fs::exists(out.string() + ".partial"));
 }
 
 void

@@ -27,6 +27,13 @@ Outcome RunProgram(const std::string& binary, const std::string& args,
                    const std::filesystem::path& scratch);
 
 /**
+ * Expect \p o to be a bad-input refusal: exit code 2, one line on stderr naming \p mention,
+ * and no results folder \p out (nor its ".partial").
+ */
+void ExpectRefusedAsBadInput(const Outcome& o, const std::filesystem::path& out,
+                             const std::string& mention);
+
+/**
  * Expect results folders \p a and \p b to hold the same non-empty \p files and the same
  * summary.json but for its wall-clock line (the one part that may differ between runs).
  */
