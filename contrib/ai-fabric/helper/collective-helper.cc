@@ -117,8 +117,7 @@ CollectiveGroup::Connect(const CollectiveSchedule& schedule)
 }
 
 std::shared_ptr<const CollectiveSchedule>
-CollectiveGroup::Run(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequest& request,
-                     ResultCallback done)
+CollectiveGroup::Prepare(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequest& request)
 {
     if (request.ranks != GetNRanks())
     {
@@ -127,6 +126,14 @@ CollectiveGroup::Run(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequest
     }
     auto schedule = std::make_shared<const CollectiveSchedule>(algorithm->Build(request));
     Connect(*schedule);
+    return schedule;
+}
+
+std::shared_ptr<const CollectiveSchedule>
+CollectiveGroup::Run(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequest& request,
+                     ResultCallback done)
+{
+    auto schedule = Prepare(algorithm, request);
     auto running = std::make_shared<Running>();
     running->result = {schedule->GetAlgorithm(), request.op, request.bytes, request.ranks,
                        Simulator::Now(), Simulator::Now()};
@@ -201,21 +208,27 @@ CollectiveHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
                                         std::to_string(host) + ": hosts must be distinct and < " +
                                         std::to_string(network->GetNHosts()));
         }
-        Ptr<Node> node = network->GetHostNode(host);
-        Ptr<Accelerator> gpu = node->GetObject<Accelerator>();
-        if (!gpu)
-        {
-            gpu = m_acceleratorFactory.Create<Accelerator>();
-            gpu->SetNicAffinity(NicPort(network->GetTopology(), host));
-            node->AggregateObject(gpu);
-        }
         auto app = CreateObject<CollectiveApplication>();
-        app->Setup(rank, gpu);
-        node->AddApplication(app);
+        app->Setup(rank, InstallAccelerator(network, host));
+        network->GetHostNode(host)->AddApplication(app);
         app->SetStartTime(Seconds(0));
         group->m_apps.push_back(app);
     }
     return group;
+}
+
+Ptr<Accelerator>
+CollectiveHelper::InstallAccelerator(Ptr<FabricNetwork> network, uint32_t host) const
+{
+    Ptr<Node> node = network->GetHostNode(host);
+    Ptr<Accelerator> gpu = node->GetObject<Accelerator>();
+    if (!gpu)
+    {
+        gpu = m_acceleratorFactory.Create<Accelerator>();
+        gpu->SetNicAffinity(NicPort(network->GetTopology(), host));
+        node->AggregateObject(gpu);
+    }
+    return gpu;
 }
 
 } // namespace ns3

@@ -47,9 +47,15 @@ class CollectiveGroup : public Object
      */
     CollectiveRequest MakeRequest(CollectiveOperation op, uint64_t bytes) const;
     /**
-     * Build \p request with \p algorithm (throws std::invalid_argument if it cannot run it),
-     * connect the rank pairs it needs, and run it on every rank now; \p done is called when
-     * the last rank has finished.
+     * Build \p request with \p algorithm (throws std::invalid_argument if it cannot run it)
+     * and connect the rank pairs it needs.  Each rank runs it when given it
+     * (GetApplication(rank)->Execute), so ranks may join at different times, as in NCCL.
+     */
+    std::shared_ptr<const CollectiveSchedule> Prepare(Ptr<CollectiveAlgorithm> algorithm,
+                                                      const CollectiveRequest& request);
+    /**
+     * Prepare \p request and run it on every rank now; \p done is called when the last rank
+     * has finished.
      */
     std::shared_ptr<const CollectiveSchedule> Run(Ptr<CollectiveAlgorithm> algorithm,
                                                   const CollectiveRequest& request,
@@ -97,6 +103,11 @@ class CollectiveHelper
      */
     Ptr<CollectiveGroup> Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
                                  const std::vector<uint32_t>& hosts) const;
+    /**
+     * The Accelerator of \p host, made with this helper's attributes (its NIC affinity the
+     * host's first port that is not NVLink) and aggregated to the node if it has none yet.
+     */
+    Ptr<Accelerator> InstallAccelerator(Ptr<FabricNetwork> network, uint32_t host) const;
 
   private:
     ObjectFactory m_acceleratorFactory;

@@ -1,10 +1,12 @@
 #include "accelerator.h"
 
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -33,6 +35,14 @@ Accelerator::GetTypeId()
                           DataRateValue(DataRate("13400Gbps")),
                           MakeDataRateAccessor(&Accelerator::m_copyRate),
                           MakeDataRateChecker())
+            .AddAttribute("SustainedFlops",
+                          "FLOP/s the GPU sustains on training compute.  Default 400e12: the "
+                          "380-430 TFLOP/s per H100 (38-43% of its 989 TFLOP/s dense BF16) that "
+                          "Llama 3 pre-training sustained on 16K GPUs (Llama Team, \"The Llama 3 "
+                          "Herd of Models\", 2024, Table 4).",
+                          DoubleValue(400e12),
+                          MakeDoubleAccessor(&Accelerator::m_sustainedFlops),
+                          MakeDoubleChecker<double>(1.0))
             .AddAttribute("NicAffinity",
                           "Host port index of the GPU's scale-out NIC (set by the helper from "
                           "the topology: the port that is not NVLink).",
@@ -72,6 +82,12 @@ void
 Accelerator::Copy(uint64_t bytes, DoneCallback done)
 {
     Serve(m_copyFreeAt, bytes, m_copyRate, done);
+}
+
+Time
+Accelerator::ComputeTime(double flops) const
+{
+    return PicoSeconds(static_cast<int64_t>(std::llround(flops / m_sustainedFlops * 1e12)));
 }
 
 Time

@@ -7,14 +7,17 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <string>
+
 namespace ns3
 {
 
 /**
  * \ingroup ai-fabric
- * \brief A GPU, aggregated to its fabric host's Node: the memory-bound work of collectives.
+ * \brief A GPU, aggregated to its fabric host's Node: its sustained compute rate, and the
+ * memory-bound work of collectives.
  *
- * A reduction engine and a copy engine, each serving one request at a time in arrival order
+ * The compute rate turns a job's FLOPs into time (TrainingJob).  A reduction engine and a copy engine, each serving one request at a time in arrival order
  * (work on one engine queues; the two engines run side by side).  A reduction of n bytes
  * takes n / ReductionRate, a copy n / CopyRate.  The NIC affinity is the host port of the
  * GPU's own scale-out NIC (its rail); intra-server peers are reached over its NVLink port.
@@ -35,10 +38,17 @@ class Accelerator : public Object
     /** When the reduction engine has finished all its queued work (now if idle). */
     Time GetReductionFreeAt() const;
     DataRate GetReductionRate() const { return m_reductionRate; }
+    /** Sustained FLOP/s of training compute. */
+    double GetSustainedFlops() const { return m_sustainedFlops; }
+    /** How long \p flops of training compute take at the sustained rate. */
+    Time ComputeTime(double flops) const;
     DataRate GetCopyRate() const { return m_copyRate; }
     /** Host port index of the GPU's scale-out NIC. */
     uint32_t GetNicAffinity() const { return m_nicAffinity; }
     void SetNicAffinity(uint32_t port) { m_nicAffinity = port; }
+    /** The training job holding this GPU ("" if none): a GPU runs one rank of one job. */
+    const std::string& GetJob() const { return m_job; }
+    void SetJob(const std::string& name) { m_job = name; }
 
   private:
     /** Queue \p bytes at \p rate behind \p freeAt; schedule \p done; return the finish time. */
@@ -46,7 +56,9 @@ class Accelerator : public Object
 
     DataRate m_reductionRate;
     DataRate m_copyRate;
+    double m_sustainedFlops;
     uint32_t m_nicAffinity{0};
+    std::string m_job;
     Time m_reductionFreeAt; //!< when the reduction engine finishes its queued work
     Time m_copyFreeAt;      //!< same for the copy engine
     TracedCallback<uint64_t, Time> m_reduceTrace; //!< bytes, finish time

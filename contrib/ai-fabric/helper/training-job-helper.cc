@@ -1,0 +1,174 @@
+#include "training-job-helper.h"
+
+#include "ns3/log.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/uinteger.h"
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TrainingJobHelper");
+
+TrainingJobHelper::TrainingJobHelper()
+    : m_placement(JobPlacement::Packed())
+{
+    m_jobFactory.SetTypeId(TrainingJob::GetTypeId());
+    for (auto& a : m_algorithms)
+    {
+        a = CollectiveAlgorithm::Create("auto");
+    }
+}
+
+void
+TrainingJobHelper::SetJobAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_jobFactory.Set(name, value);
+}
+
+void
+TrainingJobHelper::SetAcceleratorAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_collectives.SetAcceleratorAttribute(name, value);
+}
+
+void
+TrainingJobHelper::SetAlgorithm(ParallelAxis axis, Ptr<CollectiveAlgorithm> algorithm)
+{
+    m_algorithms[static_cast<std::size_t>(axis)] = algorithm;
+}
+
+void
+TrainingJobHelper::SetServerSlowdown(uint32_t server, double factor)
+{
+    m_serverSlowdown[server] = factor;
+}
+
+Ptr<CollectiveGroup>
+TrainingJobHelper::MakeGroup(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
+                             Ptr<TrainingJob> job, const std::vector<uint32_t>& ranks,
+                             ParallelAxis axis, const std::vector<JobRequest>& requests,
+                             TrainingJob::ScheduleList& schedules) const
+{
+    std::vector<uint32_t> hosts;
+    for (uint32_t r : ranks)
+    {
+        hosts.push_back(job->GetHost(r));
+    }
+    Ptr<CollectiveGroup> group = m_collectives.Install(network, rdma, hosts);
+    auto list = std::make_shared<std::vector<std::shared_ptr<const CollectiveSchedule>>>();
+    for (const JobRequest& jr : requests)
+    {
+        CollectiveRequest request = group->MakeRequest(jr.op, jr.bytes);
+        request.elementBytes = jr.elementBytes;
+        try
+        {
+            list->push_back(group->Prepare(m_algorithms[static_cast<std::size_t>(axis)], request));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument("job '" + job->GetName() + "', " +
+                                        ParallelLayout::AxisName(axis) + "-parallel group of rank " +
+                                        std::to_string(ranks[0]) + ": " + e.what());
+        }
+    }
+    schedules = list;
+    return group;
+}
+
+Ptr<TrainingJob>
+TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn, int64_t stream)
+{
+    Ptr<TrainingJob> job = m_jobFactory.Create<TrainingJob>();
+    job->Check();
+    const FabricTopology& topo = network->GetTopology();
+    std::vector<bool> taken(topo.GetNHosts(), false);
+    for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
+    {
+        Ptr<Accelerator> gpu = network->GetHostNode(h)->GetObject<Accelerator>();
+        taken[h] = gpu && !gpu->GetJob().empty();
+    }
+    auto random = CreateObject<UniformRandomVariable>();
+    random->SetStream(stream);
+    const std::vector<uint32_t> hosts =
+        m_placement.Place(topo, job->GetNRanks(), taken, random);
+    for (uint32_t r = 0; r < hosts.size(); ++r)
+    {
+        if (!network->GetHostNode(hosts[r])->GetObject<RdmaNic>())
+        {
+            throw std::invalid_argument("job '" + job->GetName() +
+                                        "': install RDMA on the network before the job");
+        }
+        Ptr<Accelerator> gpu = m_collectives.InstallAccelerator(network, hosts[r]);
+        gpu->SetJob(job->GetName());
+        job->SetRank(r, hosts[r], topo.GetNode(topo.HostNode(hosts[r])).server, gpu);
+    }
+    RdmaHelper rdma = rdmaIn;
+    rdma.SetQueuePairAttribute("Priority", UintegerValue(job->GetTrafficClass()));
+
+    const ParallelLayout layout = job->GetLayout();
+    const TrainingProgramSpec spec = job->GetProgramSpec();
+    const std::pair<ParallelAxis, JobComm> collectiveAxes[] = {
+        {ParallelAxis::TENSOR, JobComm::TENSOR},
+        {ParallelAxis::EXPERT, JobComm::EXPERT},
+        {ParallelAxis::DATA, JobComm::DATA},
+    };
+    for (const auto& [axis, comm] : collectiveAxes)
+    {
+        const auto requests = TrainingProgram::Requests(spec, comm);
+        if (requests.empty())
+        {
+            continue;
+        }
+        for (const auto& ranks : layout.Groups(axis))
+        {
+            TrainingJob::ScheduleList schedules;
+            Ptr<CollectiveGroup> g =
+                MakeGroup(network, rdma, job, ranks, axis, requests, schedules);
+            for (uint32_t i = 0; i < ranks.size(); ++i)
+            {
+                job->SetCommunicator(ranks[i], comm, g->GetApplication(i), schedules);
+            }
+        }
+    }
+    const auto transfers = TrainingProgram::Requests(spec, JobComm::ACTIVATION_SEND);
+    if (!transfers.empty() && transfers[0].bytes > 0)
+    {
+        // Per adjacent pair, one group each way, so each carries its messages in
+        // micro-batch order on both ends (broadcast from member 0).
+        for (const auto& stages : layout.Groups(ParallelAxis::PIPELINE))
+        {
+            for (uint32_t s = 0; s + 1 < stages.size(); ++s)
+            {
+                const std::pair<JobComm, JobComm> ways[] = {
+                    {JobComm::ACTIVATION_SEND, JobComm::ACTIVATION_RECV},
+                    {JobComm::GRADIENT_SEND, JobComm::GRADIENT_RECV}};
+                for (const auto& [send, recv] : ways)
+                {
+                    const bool forward = send == JobComm::ACTIVATION_SEND;
+                    const std::vector<uint32_t> pair =
+                        forward ? std::vector<uint32_t>{stages[s], stages[s + 1]}
+                                : std::vector<uint32_t>{stages[s + 1], stages[s]};
+                    TrainingJob::ScheduleList schedules;
+                    Ptr<CollectiveGroup> g = MakeGroup(network, rdma, job, pair,
+                                                       ParallelAxis::PIPELINE, transfers, schedules);
+                    job->SetCommunicator(pair[0], send, g->GetApplication(0), schedules);
+                    job->SetCommunicator(pair[1], recv, g->GetApplication(1), schedules);
+                }
+            }
+        }
+    }
+    for (const auto& [server, factor] : m_serverSlowdown)
+    {
+        job->SetServerSlowdown(server, factor);
+    }
+    job->AssignStreams(stream + 1);
+    job->Start();
+    NS_LOG_INFO("job " << job->GetName() << ": " << job->GetNRanks() << " ranks, tp "
+                       << layout.tp << " ep " << layout.ep << " dp " << layout.dp << " pp "
+                       << layout.pp);
+    return job;
+}
+
+} // namespace ns3

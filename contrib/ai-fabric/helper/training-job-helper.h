@@ -1,0 +1,63 @@
+#ifndef AI_FABRIC_TRAINING_JOB_HELPER_H
+#define AI_FABRIC_TRAINING_JOB_HELPER_H
+
+#include "ns3/collective-helper.h"
+#include "ns3/job-placement.h"
+#include "ns3/training-job.h"
+
+#include <array>
+#include <map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief Places TrainingJobs on a fabric and wires their communicators.
+ *
+ * Install places the job's ranks (JobPlacement) on GPUs no installed job holds yet,
+ * makes one CollectiveGroup per tensor, expert and data-parallel group and two per pair of
+ * adjacent pipeline stages (activations forward, gradients back), prepares every collective
+ * the job's programs run (so a request an algorithm refuses fails here, not mid-run), and
+ * starts the job.  The job's queue pairs carry its TrafficClass.  Install RDMA on the
+ * network first (RdmaHelper::Install).
+ */
+class TrainingJobHelper
+{
+  public:
+    TrainingJobHelper();
+    /** A TrainingJob attribute, e.g. "DataParallel". */
+    void SetJobAttribute(const std::string& name, const AttributeValue& value);
+    /** An Accelerator attribute, e.g. "SustainedFlops". */
+    void SetAcceleratorAttribute(const std::string& name, const AttributeValue& value);
+    void SetPlacement(const JobPlacement& placement) { m_placement = placement; }
+    /** The algorithm for the collectives along \p axis (default "auto" for every axis). */
+    void SetAlgorithm(ParallelAxis axis, Ptr<CollectiveAlgorithm> algorithm);
+    /** The GPUs of \p server compute \p factor times slower than nominal (replaces Slowdown). */
+    void SetServerSlowdown(uint32_t server, double factor);
+    /**
+     * Place, wire and start a job with the attributes set so far on \p network, its queue
+     * pairs made by \p rdma.  Streams \p stream (scattered placement) and \p stream + 1 (the
+     * job's Slowdown) are used.  Throws std::invalid_argument for a bad description, too few
+     * free GPUs, a map that does not fit, or a collective an algorithm refuses.
+     */
+    Ptr<TrainingJob> Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma, int64_t stream);
+
+  private:
+    /** A communicator over \p ranks (job ranks) for \p requests; returns its group. */
+    Ptr<CollectiveGroup> MakeGroup(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
+                                   Ptr<TrainingJob> job, const std::vector<uint32_t>& ranks,
+                                   ParallelAxis axis, const std::vector<JobRequest>& requests,
+                                   TrainingJob::ScheduleList& schedules) const;
+
+    ObjectFactory m_jobFactory;
+    CollectiveHelper m_collectives;
+    JobPlacement m_placement;
+    std::array<Ptr<CollectiveAlgorithm>, 4> m_algorithms; //!< by ParallelAxis
+    std::map<uint32_t, double> m_serverSlowdown;
+};
+
+} // namespace ns3
+
+#endif

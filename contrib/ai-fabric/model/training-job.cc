@@ -1,0 +1,568 @@
+#include "training-job.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TrainingJob");
+NS_OBJECT_ENSURE_REGISTERED(TrainingJob);
+
+TypeId
+TrainingJob::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TrainingJob")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<TrainingJob>()
+            .AddAttribute("Name", "The job's name in results.", StringValue("job"),
+                          MakeStringAccessor(&TrainingJob::m_name), MakeStringChecker())
+            .AddAttribute("Ranks", "GPUs the job runs on (one rank per GPU); must be given.",
+                          UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_ranks),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("TensorParallel", "TP degree: ranks a layer's matrices are split over.",
+                          UintegerValue(1), MakeUintegerAccessor(&TrainingJob::m_tp),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("ExpertParallel", "EP degree: ranks a MoE layer's experts are split over.",
+                          UintegerValue(1), MakeUintegerAccessor(&TrainingJob::m_ep),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("PipelineParallel", "PP degree: pipeline stages.", UintegerValue(1),
+                          MakeUintegerAccessor(&TrainingJob::m_pp),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("DataParallel",
+                          "DP degree: model replicas; 0 = Ranks / (TP x EP x PP).",
+                          UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_dp),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Iterations", "Training iterations to run.", UintegerValue(1),
+                          MakeUintegerAccessor(&TrainingJob::m_nIterations),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("ComputeTime",
+                          "Forward and backward compute of one iteration on one rank (all its "
+                          "micro-batches), at nominal speed.  Give this or Flops.",
+                          TimeValue(Time(0)), MakeTimeAccessor(&TrainingJob::m_computeTime),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("Flops",
+                          "Forward and backward FLOPs of one iteration on one rank; the time is "
+                          "FLOPs / the GPU's SustainedFlops.  Give this or ComputeTime.",
+                          DoubleValue(0), MakeDoubleAccessor(&TrainingJob::m_flops),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("BackwardRatio",
+                          "Backward compute over forward compute.  Default 2: a dense "
+                          "transformer's backward costs twice its forward, 4N of the 6N FLOPs "
+                          "per token (Kaplan et al., \"Scaling Laws for Neural Language "
+                          "Models\", 2020, section 2.1).",
+                          DoubleValue(2), MakeDoubleAccessor(&TrainingJob::m_backwardRatio),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("OptimizerTime",
+                          "The optimizer step after the gradients are reduced, per rank.",
+                          TimeValue(Time(0)), MakeTimeAccessor(&TrainingJob::m_optimizerTime),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("Parameters",
+                          "Model parameters; each rank reduces the gradients of its "
+                          "Parameters / (TP x PP) over its data-parallel group.",
+                          UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_parameters),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("GradientElementBytes",
+                          "Bytes per gradient element.  Default 4: FP32 gradients of mixed-"
+                          "precision training with FP32 master weights (Micikevicius et al., "
+                          "\"Mixed Precision Training\", ICLR 2018).",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&TrainingJob::m_gradientElementBytes),
+                          MakeUintegerChecker<uint32_t>(1, 8))
+            .AddAttribute("Layers", "Transformer layers, split evenly over the stages.",
+                          UintegerValue(1), MakeUintegerAccessor(&TrainingJob::m_layers),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("MicroBatches", "Micro-batches per iteration (m of 1F1B).",
+                          UintegerValue(1), MakeUintegerAccessor(&TrainingJob::m_microBatches),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("ActivationBytes",
+                          "One layer's output for one micro-batch (micro-batch x sequence x "
+                          "hidden x element bytes): the size of each tensor-parallel "
+                          "all-reduce and pipeline transfer.  0 makes pipeline transfers free "
+                          "(stages still wait for each other).",
+                          UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_activationBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("MoeLayers",
+                          "Layers that are mixture-of-experts, spread evenly (every "
+                          "Layers / MoeLayers-th layer).",
+                          UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_moeLayers),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("ExpertTopK",
+                          "Experts each token is routed to: an expert all-to-all moves "
+                          "ActivationBytes x ExpertTopK.  Default 2 (GShard's top-2 gating, "
+                          "Lepikhin et al., 2020).",
+                          UintegerValue(2), MakeUintegerAccessor(&TrainingJob::m_expertTopK),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("BucketBytes",
+                          "Gradient bucket size.  Default 25 MiB: PyTorch "
+                          "DistributedDataParallel's bucket_cap_mb = 25.",
+                          UintegerValue(25 << 20), MakeUintegerAccessor(&TrainingJob::m_bucketBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("OverlapGradientReduction",
+                          "Start each bucket's all-reduce as soon as the backward has produced "
+                          "it (DDP's overlap), instead of after the whole backward.",
+                          BooleanValue(true), MakeBooleanAccessor(&TrainingJob::m_overlap),
+                          MakeBooleanChecker())
+            .AddAttribute("Slowdown",
+                          "Each GPU's compute time factor, drawn once per GPU in rank order "
+                          "(1 = nominal; e.g. ns3::StragglerRandomVariable for 1% of GPUs "
+                          "10% slower).  Draws must be > 0.",
+                          StringValue("ns3::ConstantRandomVariable[Constant=1.0]"),
+                          MakePointerAccessor(&TrainingJob::m_slowdown),
+                          MakePointerChecker<RandomVariableStream>())
+            .AddAttribute("SamplesPerIteration",
+                          "Samples (sequences) one iteration trains on, for samples/s; 0 = "
+                          "not given.",
+                          DoubleValue(0), MakeDoubleAccessor(&TrainingJob::m_samplesPerIteration),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("TokensPerSample", "Tokens per sample, for tokens/s; 0 = not given.",
+                          DoubleValue(0), MakeDoubleAccessor(&TrainingJob::m_tokensPerSample),
+                          MakeDoubleChecker<double>(0))
+            .AddAttribute("TrafficClass",
+                          "Priority (PFC class) of the job's queue pairs' data.  Default 3, "
+                          "the RoCE class of RdmaQueuePair::Priority.",
+                          UintegerValue(3), MakeUintegerAccessor(&TrainingJob::m_trafficClass),
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("StartTime", "When the first iteration starts.", TimeValue(Time(0)),
+                          MakeTimeAccessor(&TrainingJob::m_startTime), MakeTimeChecker(Time(0)))
+            .AddTraceSource("Span",
+                            "A rank finished a compute span or its part of a collective.",
+                            MakeTraceSourceAccessor(&TrainingJob::m_spanTrace),
+                            "ns3::TrainingJob::SpanTracedCallback")
+            .AddTraceSource("Iteration", "An iteration ended (its slowest rank finished).",
+                            MakeTraceSourceAccessor(&TrainingJob::m_iterationTrace),
+                            "ns3::TrainingJob::IterationTracedCallback");
+    return tid;
+}
+
+TrainingJob::TrainingJob() = default;
+TrainingJob::~TrainingJob() = default;
+
+void
+TrainingJob::DoDispose()
+{
+    m_rankState.clear();
+    m_programs.clear();
+    m_slowdown = nullptr;
+    Object::DoDispose();
+}
+
+namespace
+{
+[[noreturn]] void
+Bad(const std::string& what)
+{
+    throw std::invalid_argument(what);
+}
+
+std::string
+Str(uint64_t v)
+{
+    return std::to_string(v);
+}
+} // namespace
+
+void
+TrainingJob::Check() const
+{
+    const std::string job = "job '" + m_name + "': ";
+    if (m_name.empty())
+    {
+        Bad("a job's Name must not be empty");
+    }
+    if (m_ranks == 0)
+    {
+        Bad(job + "Ranks must be given (at least 1)");
+    }
+    const uint64_t model = uint64_t(m_tp) * m_ep * m_pp;
+    if (m_dp == 0 && m_ranks % model != 0)
+    {
+        Bad(job + "Ranks (" + Str(m_ranks) + ") is not a multiple of TensorParallel x "
+            "ExpertParallel x PipelineParallel (" + Str(model) + ")");
+    }
+    if (m_dp != 0 && model * m_dp != m_ranks)
+    {
+        Bad(job + "TensorParallel x ExpertParallel x DataParallel x PipelineParallel = " +
+            Str(model * m_dp) + " but Ranks = " + Str(m_ranks) + "; they must be equal");
+    }
+    if (m_layers % m_pp != 0)
+    {
+        Bad(job + "Layers (" + Str(m_layers) + ") must be a multiple of PipelineParallel (" +
+            Str(m_pp) + ")");
+    }
+    if (m_moeLayers > m_layers || (m_moeLayers > 0 && m_layers % m_moeLayers != 0))
+    {
+        Bad(job + "MoeLayers (" + Str(m_moeLayers) + ") must divide Layers (" + Str(m_layers) +
+            ")");
+    }
+    if (m_ep > 1 && m_moeLayers == 0)
+    {
+        Bad(job + "ExpertParallel = " + Str(m_ep) + " needs MoeLayers > 0");
+    }
+    if (m_computeTime.IsStrictlyPositive() && m_flops > 0)
+    {
+        Bad(job + "give ComputeTime or Flops, not both");
+    }
+}
+
+ParallelLayout
+TrainingJob::GetLayout() const
+{
+    ParallelLayout l;
+    l.tp = m_tp;
+    l.ep = m_ep;
+    l.pp = m_pp;
+    l.dp = m_dp != 0 ? m_dp : m_ranks / (m_tp * m_ep * m_pp);
+    return l;
+}
+
+uint64_t
+TrainingJob::GetGradientBytes() const
+{
+    const uint64_t shards = uint64_t(m_tp) * m_pp;
+    return (m_parameters + shards - 1) / shards * m_gradientElementBytes;
+}
+
+TrainingProgramSpec
+TrainingJob::GetProgramSpec() const
+{
+    const ParallelLayout l = GetLayout();
+    TrainingProgramSpec s;
+    s.compute = m_resolvedCompute;
+    s.backwardRatio = m_backwardRatio;
+    s.optimizer = m_optimizerTime;
+    s.layers = m_layers;
+    s.microBatches = m_microBatches;
+    s.tp = l.tp;
+    s.ep = l.ep;
+    s.dp = l.dp;
+    s.pp = l.pp;
+    s.moeLayers = m_moeLayers;
+    s.activationBytes = m_activationBytes;
+    s.expertTopK = m_expertTopK;
+    s.gradientBytes = GetGradientBytes();
+    s.gradientElementBytes = m_gradientElementBytes;
+    s.bucketBytes = m_bucketBytes;
+    s.overlap = m_overlap;
+    return s;
+}
+
+void
+TrainingJob::SetRank(uint32_t rank, uint32_t host, uint32_t server, Ptr<Accelerator> gpu)
+{
+    NS_ABORT_MSG_IF(rank >= m_ranks, "job '" << m_name << "' has no rank " << rank);
+    m_rankState.resize(m_ranks);
+    RankState& rs = m_rankState[rank];
+    rs.host = host;
+    rs.server = server;
+    rs.gpu = gpu;
+    rs.stage = GetLayout().Of(rank).pp;
+    if (rank == 0)
+    {
+        m_resolvedCompute = m_flops > 0 ? gpu->ComputeTime(m_flops) : m_computeTime;
+    }
+}
+
+void
+TrainingJob::SetCommunicator(uint32_t rank, JobComm comm, Ptr<CollectiveApplication> app,
+                             ScheduleList schedules)
+{
+    m_rankState.resize(m_ranks);
+    m_rankState[rank].comms[static_cast<std::size_t>(comm)] = {app, std::move(schedules)};
+}
+
+void
+TrainingJob::SetServerSlowdown(uint32_t server, double factor)
+{
+    if (!(factor > 0))
+    {
+        Bad("job '" + m_name + "': the slowdown of server " + Str(server) + " must be > 0");
+    }
+    m_serverSlowdown[server] = factor;
+}
+
+int64_t
+TrainingJob::AssignStreams(int64_t stream)
+{
+    m_slowdown->SetStream(stream);
+    return 1;
+}
+
+void
+TrainingJob::Start()
+{
+    Check();
+    NS_ABORT_MSG_IF(m_rankState.size() != m_ranks || !m_rankState.back().gpu,
+                    "job '" << m_name << "': place every rank (SetRank) before Start");
+    m_spec = GetProgramSpec();
+    for (uint32_t stage = 0; stage < m_spec.pp; ++stage)
+    {
+        m_programs.push_back(std::make_unique<TrainingProgram>(m_spec, stage));
+    }
+    for (uint32_t r = 0; r < m_ranks; ++r)
+    {
+        RankState& rs = m_rankState[r];
+        rs.slowdown = m_slowdown->GetValue();
+        if (auto it = m_serverSlowdown.find(rs.server); it != m_serverSlowdown.end())
+        {
+            rs.slowdown = it->second;
+        }
+        if (!(rs.slowdown > 0))
+        {
+            Bad("job '" + m_name + "': Slowdown drew " + std::to_string(rs.slowdown) +
+                " for rank " + Str(r) + "; slowdowns must be > 0");
+        }
+        for (const JobOp& op : m_programs[rs.stage]->GetOps())
+        {
+            const bool free = op.comm >= JobComm::ACTIVATION_SEND && m_activationBytes == 0;
+            NS_ABORT_MSG_IF(op.kind == JobOp::COLLECTIVE && !free &&
+                                !rs.comms[static_cast<std::size_t>(op.comm)].app,
+                            "job '" << m_name << "': rank " << r << " has no "
+                                    << JobCommName(op.comm) << " communicator");
+        }
+    }
+    Simulator::Schedule(m_startTime, &TrainingJob::StartIteration, this);
+}
+
+const JobOp&
+TrainingJob::OpAt(uint32_t r, std::size_t op) const
+{
+    return m_programs[m_rankState[r].stage]->GetOps()[op];
+}
+
+void
+TrainingJob::StartIteration()
+{
+    m_iterationStart = Simulator::Now();
+    m_ranksLeft = m_ranks;
+    for (RankState& rs : m_rankState)
+    {
+        NS_ASSERT(rs.outstanding == 0 && rs.activationsReady == 0 && rs.gradientsReady == 0);
+        rs.pc = 0;
+        rs.wait = NOTHING;
+        rs.nominalDone = 0;
+        rs.compute = rs.communication = Time();
+        rs.active = 0;
+    }
+    for (uint32_t r = 0; r < m_ranks; ++r)
+    {
+        Advance(r);
+    }
+}
+
+void
+TrainingJob::Advance(uint32_t r)
+{
+    RankState& rs = m_rankState[r];
+    const auto& ops = m_programs[rs.stage]->GetOps();
+    rs.wait = NOTHING;
+    while (rs.pc < ops.size())
+    {
+        const JobOp& op = ops[rs.pc];
+        switch (op.kind)
+        {
+        case JobOp::COMPUTE: {
+            // Slow the iteration's running total, not each piece, so rounding never adds up.
+            const auto slowed = [&rs](int64_t ps) { return std::llround(ps * rs.slowdown); };
+            const int64_t before = slowed(rs.nominalDone);
+            rs.nominalDone += op.picoseconds;
+            rs.computeStart = Simulator::Now();
+            Simulator::Schedule(PicoSeconds(slowed(rs.nominalDone) - before),
+                                &TrainingJob::ComputeDone, this, r, rs.pc);
+            return;
+        }
+        case JobOp::COLLECTIVE: {
+            if (op.comm >= JobComm::ACTIVATION_SEND && m_activationBytes == 0)
+            {
+                if (op.comm == JobComm::ACTIVATION_SEND || op.comm == JobComm::GRADIENT_SEND)
+                {
+                    PassToken(r, op.comm);
+                }
+                else
+                {
+                    const bool activation = op.comm == JobComm::ACTIVATION_RECV;
+                    uint32_t& ready = activation ? rs.activationsReady : rs.gradientsReady;
+                    if (ready == 0)
+                    {
+                        rs.wait = activation ? ACTIVATION : GRADIENT;
+                        return;
+                    }
+                    --ready;
+                }
+                ++rs.pc;
+                continue;
+            }
+            Endpoint& e = rs.comms[static_cast<std::size_t>(op.comm)];
+            ++rs.outstanding;
+            if (rs.active++ == 0)
+            {
+                rs.activeSince = Simulator::Now();
+            }
+            e.app->Execute((*e.schedules)[op.request],
+                           MakeCallback(&TrainingJob::CollectiveDone, this)
+                               .Bind(r, rs.pc, Simulator::Now()));
+            ++rs.pc;
+            if (op.blocking)
+            {
+                rs.wait = COLLECTIVE;
+                return;
+            }
+            continue;
+        }
+        case JobOp::WAIT:
+            if (rs.outstanding > 0)
+            {
+                rs.wait = ALL;
+                return;
+            }
+            ++rs.pc;
+            continue;
+        }
+    }
+    RankFinished(r);
+}
+
+void
+TrainingJob::ComputeDone(uint32_t r, std::size_t op)
+{
+    RankState& rs = m_rankState[r];
+    rs.compute += Simulator::Now() - rs.computeStart;
+    const JobOp& o = OpAt(r, op);
+    m_spanTrace(JobSpan{r, JobOp::COMPUTE, o.phase, o.comm, o.microBatch, 0, rs.computeStart,
+                        Simulator::Now()});
+    ++rs.pc;
+    Advance(r);
+}
+
+void
+TrainingJob::CollectiveDone(uint32_t r, std::size_t op, Time start, uint32_t)
+{
+    RankState& rs = m_rankState[r];
+    --rs.outstanding;
+    if (--rs.active == 0)
+    {
+        rs.communication += Simulator::Now() - rs.activeSince;
+    }
+    const JobOp& o = OpAt(r, op);
+    const uint64_t bytes = (*rs.comms[static_cast<std::size_t>(o.comm)].schedules)[o.request]->GetBytes();
+    m_spanTrace(JobSpan{r, JobOp::COLLECTIVE, o.phase, o.comm, o.microBatch, bytes, start,
+                        Simulator::Now()});
+    if (o.blocking || (rs.wait == ALL && rs.outstanding == 0))
+    {
+        NS_ASSERT(!o.blocking || rs.wait == COLLECTIVE);
+        Advance(r);
+    }
+}
+
+void
+TrainingJob::PassToken(uint32_t r, JobComm comm)
+{
+    const ParallelLayout layout = GetLayout();
+    ParallelLayout::Coordinates c = layout.Of(r);
+    const bool activation = comm == JobComm::ACTIVATION_SEND;
+    c.pp = activation ? c.pp + 1 : c.pp - 1;
+    const uint32_t peer = layout.RankOf(c);
+    RankState& ps = m_rankState[peer];
+    ++(activation ? ps.activationsReady : ps.gradientsReady);
+    if (ps.wait == (activation ? ACTIVATION : GRADIENT))
+    {
+        Advance(peer);
+    }
+}
+
+void
+TrainingJob::RankFinished(uint32_t r)
+{
+    RankState& rs = m_rankState[r];
+    rs.wait = FINISHED;
+    rs.finish = Simulator::Now();
+    if (--m_ranksLeft == 0)
+    {
+        EndIteration();
+    }
+}
+
+void
+TrainingJob::EndIteration()
+{
+    const Time end = Simulator::Now();
+    JobIteration it;
+    it.iteration = static_cast<uint32_t>(m_iterations.size());
+    it.start = m_iterationStart;
+    it.end = end;
+    int64_t compute = 0;
+    int64_t communication = 0;
+    int64_t exposed = 0;
+    int64_t barrier = 0;
+    Time slowest(-1);
+    for (uint32_t r = 0; r < m_ranks; ++r)
+    {
+        const RankState& rs = m_rankState[r];
+        JobRankIteration ri{it.iteration, r, rs.compute, rs.communication,
+                            rs.finish - m_iterationStart - rs.compute, rs.finish, end - rs.finish};
+        compute += ri.compute.GetPicoSeconds();
+        communication += ri.communication.GetPicoSeconds();
+        exposed += ri.exposed.GetPicoSeconds();
+        barrier += ri.barrier.GetPicoSeconds();
+        it.maxBarrier = std::max(it.maxBarrier, ri.barrier);
+        if (rs.finish > slowest)
+        {
+            slowest = rs.finish;
+            it.slowestRank = r;
+        }
+        m_rankIterations.push_back(ri);
+    }
+    it.compute = PicoSeconds(compute / m_ranks);
+    it.communication = PicoSeconds(communication / m_ranks);
+    it.exposed = PicoSeconds(exposed / m_ranks);
+    it.barrier = PicoSeconds(barrier / m_ranks);
+    m_iterations.push_back(it);
+    NS_LOG_INFO("job " << m_name << " iteration " << it.iteration << ": "
+                       << it.Duration().As(Time::US) << ", slowest rank " << it.slowestRank);
+    m_iterationTrace(it);
+    if (m_iterations.size() < m_nIterations)
+    {
+        // Not from inside the ranks' loop of StartIteration when nothing takes time.
+        Simulator::ScheduleNow(&TrainingJob::StartIteration, this);
+    }
+}
+
+Time
+TrainingJob::GetIdealComputeTime() const
+{
+    return m_resolvedCompute + m_optimizerTime;
+}
+
+Time
+TrainingJob::GetMeanIterationTime() const
+{
+    if (m_iterations.empty())
+    {
+        return Time();
+    }
+    int64_t total = 0;
+    for (const auto& it : m_iterations)
+    {
+        total += it.Duration().GetPicoSeconds();
+    }
+    return PicoSeconds(total / static_cast<int64_t>(m_iterations.size()));
+}
+
+double
+TrainingJob::GetUtilization() const
+{
+    const Time mean = GetMeanIterationTime();
+    return mean.IsStrictlyPositive() ? GetIdealComputeTime().GetSeconds() / mean.GetSeconds() : 0;
+}
+
+} // namespace ns3

@@ -1,0 +1,223 @@
+#ifndef AI_FABRIC_TRAINING_JOB_H
+#define AI_FABRIC_TRAINING_JOB_H
+
+#include "accelerator.h"
+#include "collective-application.h"
+#include "parallel-layout.h"
+#include "training-program.h"
+
+#include "ns3/object.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+/** One iteration of a job: when it ran, and its ranks' times averaged over the ranks. */
+struct JobIteration
+{
+    uint32_t iteration{0};
+    Time start;
+    Time end;           //!< when the slowest rank finished: the barrier
+    Time compute;       //!< GPU busy computing (slowdowns included)
+    Time communication; //!< some collective of the rank in progress
+    Time exposed;       //!< neither computing nor done: waiting on collectives or other stages
+    Time barrier;       //!< done, waiting for the slowest rank
+    Time maxBarrier;
+    uint32_t slowestRank{0};
+    Time Duration() const { return end - start; }
+};
+
+/** One rank's part of an iteration; compute + exposed + barrier = the iteration's duration. */
+struct JobRankIteration
+{
+    uint32_t iteration;
+    uint32_t rank;
+    Time compute;
+    Time communication;
+    Time exposed;
+    Time finish;
+    Time barrier;
+};
+
+/** A span of one rank's work, for timelines. */
+struct JobSpan
+{
+    uint32_t rank;
+    JobOp::Kind kind; //!< COMPUTE or COLLECTIVE
+    JobOp::Phase phase;
+    JobComm comm; //!< COLLECTIVE
+    uint32_t microBatch;
+    uint64_t bytes; //!< COLLECTIVE
+    Time start;
+    Time end;
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief A data/tensor/pipeline/expert-parallel training job: iterations of compute and the
+ * collectives its parallelism implies, on the ranks the TrainingJobHelper placed it on.
+ *
+ * Each rank runs its pipeline stage's TrainingProgram every iteration: compute occupies the
+ * rank for its (slowed) time, collectives run as packets through the CollectiveApplications of
+ * the rank's communicators (one per group, each running its collectives in order, like a NCCL
+ * stream), blocking ones hold the rank until its part is done.  An iteration ends at a
+ * barrier: when the slowest rank has finished, every rank starts the next.
+ *
+ * Each GPU's compute is slowed by a factor drawn once from the Slowdown random variable (a
+ * per-server override replaces it), as for a GPU that runs hot or throttles.
+ */
+class TrainingJob : public Object
+{
+  public:
+    /** A communicator's schedules, by request index (TrainingProgram::Requests). */
+    using ScheduleList = std::shared_ptr<const std::vector<std::shared_ptr<const CollectiveSchedule>>>;
+
+    static TypeId GetTypeId();
+    TrainingJob();
+    ~TrainingJob() override;
+
+    /**
+     * Throw std::invalid_argument naming the attribute if the description is inconsistent
+     * (degrees that do not multiply to Ranks, layers that do not split into stages, ...).
+     */
+    void Check() const;
+    std::string GetName() const { return m_name; }
+    uint32_t GetNRanks() const { return m_ranks; }
+    /** The parallel degrees (DataParallel resolved). */
+    ParallelLayout GetLayout() const;
+    /** The iteration's description from the attributes (compute from FLOPs once placed). */
+    TrainingProgramSpec GetProgramSpec() const;
+    /** The bytes each rank's gradient reduction covers: Parameters / (TP x PP) of them. */
+    uint64_t GetGradientBytes() const;
+    uint8_t GetTrafficClass() const { return m_trafficClass; }
+
+    /** Rank \p rank runs on \p host (of \p server) with \p gpu. */
+    void SetRank(uint32_t rank, uint32_t host, uint32_t server, Ptr<Accelerator> gpu);
+    /** Rank \p rank's end of communicator \p comm: its application and the schedules. */
+    void SetCommunicator(uint32_t rank, JobComm comm, Ptr<CollectiveApplication> app,
+                         ScheduleList schedules);
+    /** Replace the drawn slowdown of every GPU of \p server by \p factor (> 0). */
+    void SetServerSlowdown(uint32_t server, double factor);
+    /** Use \p stream for the Slowdown variable; returns the number of streams used (1). */
+    int64_t AssignStreams(int64_t stream);
+    /** Schedule the first iteration at StartTime (the helper calls it). */
+    void Start();
+
+    uint32_t GetHost(uint32_t rank) const { return m_rankState[rank].host; }
+    /** The compute slowdown of rank \p rank's GPU (known once the job started). */
+    double GetSlowdown(uint32_t rank) const { return m_rankState[rank].slowdown; }
+    const std::vector<JobIteration>& GetIterations() const { return m_iterations; }
+    const std::vector<JobRankIteration>& GetRankIterations() const { return m_rankIterations; }
+    /** Compute per rank per iteration at nominal speed: ComputeTime + OptimizerTime. */
+    Time GetIdealComputeTime() const;
+    /** Mean iteration duration (zero before the first ends). */
+    Time GetMeanIterationTime() const;
+    /** Ideal compute time over mean iteration time: the fraction of the compute used. */
+    double GetUtilization() const;
+    double GetSamplesPerIteration() const { return m_samplesPerIteration; }
+    double GetTokensPerSample() const { return m_tokensPerSample; }
+    bool IsFinished() const { return m_iterations.size() == m_nIterations; }
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /** What a rank is waiting for, if anything. */
+    enum Wait : uint8_t
+    {
+        NOTHING,     //!< computing or about to go on
+        COLLECTIVE,  //!< a blocking collective
+        ALL,         //!< every collective it started
+        ACTIVATION,  //!< a zero-byte activation from the previous stage
+        GRADIENT,    //!< a zero-byte gradient from the next stage
+        FINISHED,
+    };
+    struct Endpoint
+    {
+        Ptr<CollectiveApplication> app;
+        ScheduleList schedules;
+    };
+    struct RankState
+    {
+        uint32_t host{0};
+        uint32_t server{0};
+        Ptr<Accelerator> gpu;
+        double slowdown{1};
+        uint32_t stage{0};
+        std::array<Endpoint, kJobComms> comms;
+        std::size_t pc{0};
+        Wait wait{NOTHING};
+        uint32_t outstanding{0};     //!< collectives started, not finished
+        uint32_t activationsReady{0}; //!< zero-byte pipeline transfers arrived, not consumed
+        uint32_t gradientsReady{0};
+        int64_t nominalDone{0};      //!< ps of compute done this iteration, before slowdown
+        Time computeStart;
+        // This iteration's accounting.
+        Time compute;
+        Time communication;
+        uint32_t active{0};
+        Time activeSince;
+        Time finish;
+    };
+
+    void StartIteration();
+    /** Run rank \p r's program until it has to wait. */
+    void Advance(uint32_t r);
+    void ComputeDone(uint32_t r, std::size_t op);
+    void CollectiveDone(uint32_t r, std::size_t op, Time start, uint32_t memberRank);
+    /** A zero-byte pipeline transfer from rank \p r's op; the peer may go on. */
+    void PassToken(uint32_t r, JobComm comm);
+    void RankFinished(uint32_t r);
+    void EndIteration();
+    const JobOp& OpAt(uint32_t r, std::size_t op) const;
+
+    // Attributes.
+    std::string m_name;
+    uint32_t m_ranks;
+    uint32_t m_tp;
+    uint32_t m_ep;
+    uint32_t m_dp;
+    uint32_t m_pp;
+    uint32_t m_nIterations;
+    Time m_computeTime;
+    double m_flops;
+    double m_backwardRatio;
+    Time m_optimizerTime;
+    uint64_t m_parameters;
+    uint32_t m_gradientElementBytes;
+    uint32_t m_layers;
+    uint32_t m_microBatches;
+    uint64_t m_activationBytes;
+    uint32_t m_moeLayers;
+    uint32_t m_expertTopK;
+    uint64_t m_bucketBytes;
+    bool m_overlap;
+    Ptr<RandomVariableStream> m_slowdown;
+    double m_samplesPerIteration;
+    double m_tokensPerSample;
+    uint8_t m_trafficClass;
+    Time m_startTime;
+
+    std::map<uint32_t, double> m_serverSlowdown;
+    Time m_resolvedCompute; //!< ComputeTime, or Flops at rank 0's GPU's rate
+    TrainingProgramSpec m_spec;
+    std::vector<std::unique_ptr<TrainingProgram>> m_programs; //!< by stage
+    std::vector<RankState> m_rankState;
+    std::vector<JobIteration> m_iterations;
+    std::vector<JobRankIteration> m_rankIterations;
+    Time m_iterationStart;
+    uint32_t m_ranksLeft{0};
+
+    TracedCallback<const JobSpan&> m_spanTrace;
+    TracedCallback<const JobIteration&> m_iterationTrace;
+};
+
+} // namespace ns3
+
+#endif

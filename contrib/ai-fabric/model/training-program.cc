@@ -1,0 +1,310 @@
+#include "training-program.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+const char*
+JobCommName(JobComm comm)
+{
+    switch (comm)
+    {
+    case JobComm::TENSOR:
+        return "tensor";
+    case JobComm::EXPERT:
+        return "expert";
+    case JobComm::DATA:
+        return "data";
+    case JobComm::ACTIVATION_SEND:
+        return "activation-send";
+    case JobComm::ACTIVATION_RECV:
+        return "activation-recv";
+    case JobComm::GRADIENT_SEND:
+        return "gradient-send";
+    case JobComm::GRADIENT_RECV:
+        return "gradient-recv";
+    }
+    return "?";
+}
+
+const char*
+JobOp::PhaseName(Phase p)
+{
+    switch (p)
+    {
+    case FORWARD:
+        return "forward";
+    case BACKWARD:
+        return "backward";
+    case OPTIMIZER:
+        return "optimizer";
+    }
+    return "?";
+}
+
+namespace
+{
+/** Gradient bucket size in whole elements (at least one). */
+uint64_t
+BucketSize(const TrainingProgramSpec& s)
+{
+    return std::max<uint64_t>(1, s.bucketBytes / s.gradientElementBytes) * s.gradientElementBytes;
+}
+
+uint32_t
+BucketCount(const TrainingProgramSpec& s)
+{
+    const uint64_t b = BucketSize(s);
+    return static_cast<uint32_t>((s.gradientBytes + b - 1) / b);
+}
+} // namespace
+
+int64_t
+TrainingProgram::Part(int64_t total, uint32_t parts, uint32_t index)
+{
+    const __int128 t = total;
+    return static_cast<int64_t>(t * (index + 1) / parts - t * index / parts);
+}
+
+std::vector<JobRequest>
+TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
+{
+    switch (comm)
+    {
+    case JobComm::TENSOR:
+        if (s.tp > 1 && s.activationBytes > 0)
+        {
+            return {{ALL_REDUCE, s.activationBytes, 1}};
+        }
+        return {};
+    case JobComm::EXPERT:
+        if (s.ep > 1 && s.moeLayers > 0 && s.activationBytes > 0)
+        {
+            // Each token goes to top-k experts; all-to-all pieces are whole per rank.
+            const uint64_t bytes = s.activationBytes * s.expertTopK;
+            return {{ALL_TO_ALL, (bytes + s.ep - 1) / s.ep * s.ep, 1}};
+        }
+        return {};
+    case JobComm::DATA: {
+        if (s.dp <= 1 || s.gradientBytes == 0)
+        {
+            return {};
+        }
+        const uint64_t bucket = BucketSize(s);
+        const uint64_t last = s.gradientBytes - uint64_t(BucketCount(s) - 1) * bucket;
+        std::vector<JobRequest> r{{ALL_REDUCE, std::min(bucket, s.gradientBytes), s.gradientElementBytes}};
+        if (last != r[0].bytes)
+        {
+            r.push_back({ALL_REDUCE, last, s.gradientElementBytes});
+        }
+        return r;
+    }
+    case JobComm::ACTIVATION_SEND:
+    case JobComm::ACTIVATION_RECV:
+    case JobComm::GRADIENT_SEND:
+    case JobComm::GRADIENT_RECV:
+        // Zero bytes: the stages still wait for each other, at no communication cost.
+        return s.pp > 1 ? std::vector<JobRequest>{{BROADCAST, s.activationBytes, 1}}
+                        : std::vector<JobRequest>{};
+    }
+    return {};
+}
+
+TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage)
+    : m_spec(spec),
+      m_stage(stage),
+      m_layersPerStage(spec.layers / spec.pp)
+{
+    const int64_t total = spec.compute.GetPicoSeconds();
+    m_forward = static_cast<int64_t>(std::llround(total / (1 + spec.backwardRatio)));
+    m_backward = total - m_forward;
+
+    const uint32_t m = spec.microBatches;
+    const uint32_t warmup = std::min(spec.pp - stage - 1, m);
+    for (uint32_t i = 0; i < warmup; ++i)
+    {
+        Forward(i);
+    }
+    for (uint32_t i = 0; i < m - warmup; ++i)
+    {
+        Forward(warmup + i);
+        Backward(i);
+    }
+    for (uint32_t i = m - warmup; i < m; ++i)
+    {
+        Backward(i);
+    }
+    const bool buckets = !Requests(spec, JobComm::DATA).empty();
+    if (buckets && !spec.overlap)
+    {
+        for (uint32_t k = 0; k < BucketCount(spec); ++k)
+        {
+            StartBucket(k, JobOp::BACKWARD, m - 1);
+        }
+    }
+    m_ops.push_back({JobOp::WAIT, JobOp::OPTIMIZER});
+    if (spec.optimizer.IsStrictlyPositive())
+    {
+        m_ops.push_back({JobOp::COMPUTE, JobOp::OPTIMIZER});
+        m_ops.back().picoseconds = spec.optimizer.GetPicoSeconds();
+    }
+    m_ops.shrink_to_fit();
+}
+
+bool
+TrainingProgram::IsMoeLayer(uint32_t layer) const
+{
+    return m_spec.moeLayers > 0 && (layer + 1) % (m_spec.layers / m_spec.moeLayers) == 0;
+}
+
+void
+TrainingProgram::Collective(JobComm comm, uint32_t request, bool blocking, JobOp::Phase phase,
+                            uint32_t microBatch)
+{
+    JobOp op{JobOp::COLLECTIVE, phase, comm, blocking, request, microBatch};
+    m_ops.push_back(op);
+}
+
+void
+TrainingProgram::TensorAllReduce(JobOp::Phase phase, uint32_t microBatch)
+{
+    if (!Requests(m_spec, JobComm::TENSOR).empty())
+    {
+        Collective(JobComm::TENSOR, 0, true, phase, microBatch);
+    }
+}
+
+void
+TrainingProgram::ExpertAllToAll(JobOp::Phase phase, uint32_t microBatch)
+{
+    if (!Requests(m_spec, JobComm::EXPERT).empty())
+    {
+        Collective(JobComm::EXPERT, 0, true, phase, microBatch);
+    }
+}
+
+void
+TrainingProgram::StartBucket(uint32_t index, JobOp::Phase phase, uint32_t microBatch)
+{
+    const uint32_t last = BucketCount(m_spec) - 1;
+    const bool remainder = index == last && Requests(m_spec, JobComm::DATA).size() == 2;
+    Collective(JobComm::DATA, remainder ? 1 : 0, false, phase, microBatch);
+}
+
+void
+TrainingProgram::Compute(JobOp::Phase phase, uint32_t microBatch, int64_t ps)
+{
+    while (m_bucketClock >= 0 && m_nextBucket < m_bucketReadyAt.size() &&
+           m_bucketReadyAt[m_nextBucket] <= m_bucketClock + ps)
+    {
+        const int64_t before = m_bucketReadyAt[m_nextBucket] - m_bucketClock;
+        if (before > 0)
+        {
+            m_ops.push_back({JobOp::COMPUTE, phase});
+            m_ops.back().microBatch = microBatch;
+            m_ops.back().picoseconds = before;
+            m_bucketClock += before;
+            ps -= before;
+        }
+        StartBucket(static_cast<uint32_t>(m_nextBucket++), phase, microBatch);
+    }
+    if (m_bucketClock >= 0)
+    {
+        m_bucketClock += ps;
+    }
+    if (ps > 0)
+    {
+        m_ops.push_back({JobOp::COMPUTE, phase});
+        m_ops.back().microBatch = microBatch;
+        m_ops.back().picoseconds = ps;
+    }
+}
+
+void
+TrainingProgram::Forward(uint32_t mb)
+{
+    const uint32_t m = m_spec.microBatches;
+    const int64_t pass = Part(m_forward, m, mb);
+    const uint32_t halves = 2 * m_layersPerStage;
+    if (m_stage > 0)
+    {
+        Collective(JobComm::ACTIVATION_RECV, 0, true, JobOp::FORWARD, mb);
+    }
+    for (uint32_t l = 0; l < m_layersPerStage; ++l)
+    {
+        Compute(JobOp::FORWARD, mb, Part(pass, halves, 2 * l));
+        TensorAllReduce(JobOp::FORWARD, mb);
+        const bool moe = IsMoeLayer(m_stage * m_layersPerStage + l);
+        if (moe)
+        {
+            ExpertAllToAll(JobOp::FORWARD, mb);
+        }
+        Compute(JobOp::FORWARD, mb, Part(pass, halves, 2 * l + 1));
+        if (moe)
+        {
+            ExpertAllToAll(JobOp::FORWARD, mb);
+        }
+        TensorAllReduce(JobOp::FORWARD, mb);
+    }
+    if (m_stage + 1 < m_spec.pp)
+    {
+        Collective(JobComm::ACTIVATION_SEND, 0, false, JobOp::FORWARD, mb);
+    }
+}
+
+void
+TrainingProgram::Backward(uint32_t mb)
+{
+    const uint32_t m = m_spec.microBatches;
+    const int64_t pass = Part(m_backward, m, mb);
+    const uint32_t halves = 2 * m_layersPerStage;
+    const bool lastBackward = mb == m - 1;
+    if (lastBackward && m_spec.overlap && !Requests(m_spec, JobComm::DATA).empty())
+    {
+        const uint64_t bucket = BucketSize(m_spec);
+        for (uint32_t k = 0; k < BucketCount(m_spec); ++k)
+        {
+            const uint64_t ready = std::min(uint64_t(k + 1) * bucket, m_spec.gradientBytes);
+            const __int128 at = static_cast<__int128>(pass) * ready;
+            m_bucketReadyAt.push_back(
+                static_cast<int64_t>((at + m_spec.gradientBytes - 1) / m_spec.gradientBytes));
+        }
+        m_bucketClock = 0;
+    }
+    if (m_stage + 1 < m_spec.pp)
+    {
+        Collective(JobComm::GRADIENT_RECV, 0, true, JobOp::BACKWARD, mb);
+    }
+    // Layers in reverse, each MLP half before its attention half.
+    for (uint32_t l = m_layersPerStage; l-- > 0;)
+    {
+        const bool moe = IsMoeLayer(m_stage * m_layersPerStage + l);
+        if (moe)
+        {
+            ExpertAllToAll(JobOp::BACKWARD, mb);
+        }
+        Compute(JobOp::BACKWARD, mb, Part(pass, halves, 2 * l + 1));
+        if (moe)
+        {
+            ExpertAllToAll(JobOp::BACKWARD, mb);
+        }
+        TensorAllReduce(JobOp::BACKWARD, mb);
+        Compute(JobOp::BACKWARD, mb, Part(pass, halves, 2 * l));
+        TensorAllReduce(JobOp::BACKWARD, mb);
+    }
+    if (lastBackward)
+    {
+        while (m_nextBucket < m_bucketReadyAt.size())
+        {
+            StartBucket(static_cast<uint32_t>(m_nextBucket++), JobOp::BACKWARD, mb);
+        }
+        m_bucketClock = -1;
+    }
+    if (m_stage > 0)
+    {
+        Collective(JobComm::GRADIENT_SEND, 0, false, JobOp::BACKWARD, mb);
+    }
+}
+
+} // namespace ns3

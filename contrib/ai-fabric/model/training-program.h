@@ -1,0 +1,139 @@
+#ifndef AI_FABRIC_TRAINING_PROGRAM_H
+#define AI_FABRIC_TRAINING_PROGRAM_H
+
+#include "collective-schedule.h"
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/** The communicators one rank of a training job uses. */
+enum class JobComm : uint8_t
+{
+    TENSOR,          //!< its tensor-parallel group: per-layer all-reduces
+    EXPERT,          //!< its expert-parallel group: MoE all-to-alls
+    DATA,            //!< its data-parallel group: gradient buckets
+    ACTIVATION_SEND, //!< to the next pipeline stage (this rank is the root)
+    ACTIVATION_RECV, //!< from the previous stage
+    GRADIENT_SEND,   //!< to the previous stage (this rank is the root)
+    GRADIENT_RECV,   //!< from the next stage
+};
+constexpr std::size_t kJobComms = 7;
+const char* JobCommName(JobComm comm);
+
+/** One thing a rank does in an iteration, in program order. */
+struct JobOp
+{
+    enum Kind : uint8_t
+    {
+        COMPUTE,    //!< busy on the GPU for \c picoseconds (before slowdown)
+        COLLECTIVE, //!< run request \c request of communicator \c comm
+        WAIT,       //!< until every collective this rank started has finished
+    };
+    enum Phase : uint8_t
+    {
+        FORWARD,
+        BACKWARD,
+        OPTIMIZER,
+    };
+    Kind kind;
+    Phase phase;
+    JobComm comm{JobComm::TENSOR};
+    bool blocking{true}; //!< COLLECTIVE: the rank waits for it before its next op
+    uint32_t request{0};
+    uint32_t microBatch{0};
+    int64_t picoseconds{0};
+
+    static const char* PhaseName(Phase p);
+};
+
+/** A collective a program runs: what each member of the communicator calls. */
+struct JobRequest
+{
+    CollectiveOperation op;
+    uint64_t bytes;
+    uint32_t elementBytes;
+};
+
+/** What a training iteration is made of, as TrainingJob's attributes give it. */
+struct TrainingProgramSpec
+{
+    Time compute;              //!< forward + backward of every micro-batch, per rank
+    double backwardRatio{2};   //!< backward compute / forward compute
+    Time optimizer;            //!< the optimizer step, after the gradients are reduced
+    uint32_t layers{1};
+    uint32_t microBatches{1};
+    uint32_t tp{1};
+    uint32_t ep{1};
+    uint32_t dp{1};
+    uint32_t pp{1};
+    uint32_t moeLayers{0};
+    uint64_t activationBytes{0}; //!< one layer's output for one micro-batch
+    uint32_t expertTopK{1};
+    uint64_t gradientBytes{0};   //!< per rank
+    uint32_t gradientElementBytes{4};
+    uint64_t bucketBytes{0};
+    bool overlap{true};
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief One pipeline stage's iteration as a sequence of compute and collective operations.
+ *
+ * Micro-batches run in the 1F1B order of Narayanan et al. (SC'21, Megatron-LM): stage s of p
+ * runs min(p - s - 1, m) forwards, then alternates one forward and one backward, then drains
+ * the remaining backwards.  Each layer's forward and backward are two halves (attention,
+ * MLP), each followed by a blocking tensor-parallel all-reduce of the activation (the paper's
+ * two all-reduces per layer each way); a MoE layer's MLP half sits between two expert
+ * all-to-alls (dispatch and combine).  A forward on a later stage first receives its
+ * activation; a backward on an earlier stage first receives its gradient; sends do not
+ * block.  The gradients are ready in buckets as the last micro-batch's backward proceeds
+ * (bucket k once (k + 1) buckets' share of that backward is done), and each bucket's
+ * all-reduce starts then if overlapped, or all after the backward if not.  The rank then
+ * waits for all its collectives and runs the optimizer step.
+ */
+class TrainingProgram
+{
+  public:
+    /** Stage \p stage of \p spec (checked by TrainingJob). */
+    TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage);
+    const std::vector<JobOp>& GetOps() const { return m_ops; }
+    /** The collectives of \p comm that programs of \p spec run, by request index. */
+    static std::vector<JobRequest> Requests(const TrainingProgramSpec& spec, JobComm comm);
+    /** Part \p index of \p total picoseconds cut into \p parts: the parts sum to the total. */
+    static int64_t Part(int64_t total, uint32_t parts, uint32_t index);
+
+  private:
+    void Forward(uint32_t microBatch);
+    void Backward(uint32_t microBatch);
+    /** Compute of \p ps; gradient buckets ready inside it are started there. */
+    void Compute(JobOp::Phase phase, uint32_t microBatch, int64_t ps);
+    void Collective(JobComm comm, uint32_t request, bool blocking, JobOp::Phase phase,
+                    uint32_t microBatch);
+    /** The tensor all-reduce after a layer half, if the job has tensor parallelism. */
+    void TensorAllReduce(JobOp::Phase phase, uint32_t microBatch);
+    void ExpertAllToAll(JobOp::Phase phase, uint32_t microBatch);
+    bool IsMoeLayer(uint32_t layer) const;
+    /** Start bucket \p index's all-reduce (not blocking). */
+    void StartBucket(uint32_t index, JobOp::Phase phase, uint32_t microBatch);
+
+    const TrainingProgramSpec& m_spec;
+    uint32_t m_stage;
+    uint32_t m_layersPerStage;
+    int64_t m_forward;  //!< all micro-batches' forward compute, ps
+    int64_t m_backward; //!< and backward
+    std::vector<JobOp> m_ops;
+    // Gradient buckets during the last backward: their ready points in that backward's
+    // compute, and how far it has got.
+    std::vector<int64_t> m_bucketReadyAt;
+    std::size_t m_nextBucket{0};
+    int64_t m_bucketClock{-1}; //!< compute done in the last backward, ps; -1 outside it
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,540 @@
+// Training jobs: iteration times against compute, the collective layer alone, the 1F1B
+// bubble formula, stragglers, scale, and jobs sharing a fabric.
+#include "collective-fixture.h"
+#include "fabric-fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace ns3;
+using namespace aifabric_test;
+
+namespace
+{
+
+/** One job to install: its attributes, placement and overrides. */
+struct JobConfig
+{
+    JobConfig(Attributes a)
+        : attributes(std::move(a))
+    {
+    }
+    Attributes attributes;
+    JobPlacement placement = JobPlacement::Packed();
+    std::map<uint32_t, double> serverSlowdown;
+    std::string dataAlgorithm{"ring"};
+};
+
+/** What a job gave. */
+struct JobOutcome
+{
+    std::vector<JobIteration> iterations;
+    std::vector<JobRankIteration> ranks;
+    std::vector<uint32_t> hosts;
+    std::vector<double> slowdowns;
+    Time ideal;
+    double utilization{0};
+};
+
+std::vector<JobOutcome>
+RunJobs(const FabricTopology& topology, const std::vector<JobConfig>& configs)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(topology);
+    net->AssignStreams(100);
+    RdmaHelper rdma;
+    rdma.Install(net);
+    std::vector<Ptr<TrainingJob>> jobs;
+    for (std::size_t i = 0; i < configs.size(); ++i)
+    {
+        TrainingJobHelper helper;
+        helper.SetJobAttribute("Name", StringValue("job" + std::to_string(i)));
+        for (const auto& [name, value] : configs[i].attributes)
+        {
+            helper.SetJobAttribute(name, StringValue(value));
+        }
+        helper.SetPlacement(configs[i].placement);
+        helper.SetAlgorithm(ParallelAxis::DATA, CollectiveAlgorithm::Create(configs[i].dataAlgorithm));
+        for (const auto& [server, factor] : configs[i].serverSlowdown)
+        {
+            helper.SetServerSlowdown(server, factor);
+        }
+        jobs.push_back(helper.Install(net, rdma, 10 + 2 * static_cast<int64_t>(i)));
+    }
+    Simulator::Run();
+    std::vector<JobOutcome> out;
+    for (const auto& job : jobs)
+    {
+        JobOutcome o;
+        o.iterations = job->GetIterations();
+        o.ranks = job->GetRankIterations();
+        for (uint32_t r = 0; r < job->GetNRanks(); ++r)
+        {
+            o.hosts.push_back(job->GetHost(r));
+            o.slowdowns.push_back(job->GetSlowdown(r));
+        }
+        o.ideal = job->GetIdealComputeTime();
+        o.utilization = job->GetUtilization();
+        EXPECT_TRUE(job->IsFinished()) << job->GetName();
+        out.push_back(o);
+    }
+    Simulator::Destroy();
+    return out;
+}
+
+JobOutcome
+RunJob(const FabricTopology& topology, const JobConfig& config)
+{
+    return RunJobs(topology, {config}).front();
+}
+
+/** Two leaves under one spine; every link \p rate; hosts 0..n-1 on leaf 0, n..2n-1 on leaf 1. */
+FabricTopology
+TwoLeaves(uint32_t hostsPerLeaf, DataRate rate)
+{
+    FabricTopology topo;
+    std::vector<uint32_t> hosts;
+    for (uint32_t i = 0; i < 2 * hostsPerLeaf; ++i)
+    {
+        hosts.push_back(topo.AddHost("h" + std::to_string(i), i, 0));
+    }
+    const uint32_t leaf0 = topo.AddNode(FabricTopology::Role::Leaf, "leaf0");
+    const uint32_t leaf1 = topo.AddNode(FabricTopology::Role::Leaf, "leaf1");
+    const uint32_t spine = topo.AddNode(FabricTopology::Role::Spine, "spine");
+    for (uint32_t i = 0; i < hosts.size(); ++i)
+    {
+        topo.AddLink(hosts[i], i < hostsPerLeaf ? leaf0 : leaf1, rate, 3,
+                     FabricTopology::Medium::Copper);
+    }
+    topo.AddLink(leaf0, spine, rate, 30, FabricTopology::Medium::Optical);
+    topo.AddLink(leaf1, spine, rate, 30, FabricTopology::Medium::Optical);
+    return topo;
+}
+
+JobPlacement
+Map(const std::vector<uint32_t>& hosts)
+{
+    std::string text;
+    for (uint32_t r = 0; r < hosts.size(); ++r)
+    {
+        text += std::to_string(r) + " " + std::to_string(hosts[r]) + "\n";
+    }
+    return JobPlacement::FromMapText(text, "test map");
+}
+
+} // namespace
+
+TEST(ParallelLayout, GroupsFollowTheTpEpDpPpOrder)
+{
+    ParallelLayout l;
+    l.tp = 2;
+    l.ep = 1;
+    l.dp = 3;
+    l.pp = 2;
+    ASSERT_EQ(l.GetNRanks(), 12u);
+    for (uint32_t r = 0; r < 12; ++r)
+    {
+        EXPECT_EQ(l.RankOf(l.Of(r)), r);
+    }
+    const auto tp = l.Groups(ParallelAxis::TENSOR);
+    ASSERT_EQ(tp.size(), 6u);
+    EXPECT_EQ(tp[0], (std::vector<uint32_t>{0, 1}));
+    EXPECT_EQ(tp[5], (std::vector<uint32_t>{10, 11}));
+    const auto dp = l.Groups(ParallelAxis::DATA);
+    ASSERT_EQ(dp.size(), 4u);
+    EXPECT_EQ(dp[0], (std::vector<uint32_t>{0, 2, 4}));
+    EXPECT_EQ(dp[2], (std::vector<uint32_t>{6, 8, 10}));
+    const auto pp = l.Groups(ParallelAxis::PIPELINE);
+    ASSERT_EQ(pp.size(), 6u);
+    EXPECT_EQ(pp[1], (std::vector<uint32_t>{1, 7}));
+    // Every rank is in exactly one group of each axis.
+    for (ParallelAxis axis : {ParallelAxis::TENSOR, ParallelAxis::EXPERT, ParallelAxis::DATA,
+                              ParallelAxis::PIPELINE})
+    {
+        std::multiset<uint32_t> seen;
+        for (const auto& g : l.Groups(axis))
+        {
+            seen.insert(g.begin(), g.end());
+        }
+        EXPECT_EQ(seen.size(), 12u);
+        EXPECT_EQ(std::set<uint32_t>(seen.begin(), seen.end()).size(), 12u);
+    }
+}
+
+TEST(TrainingProgram, CountsOpsAndKeepsComputeExact)
+{
+    TrainingProgramSpec s;
+    s.compute = PicoSeconds(1000000007);
+    s.optimizer = MicroSeconds(3);
+    s.layers = 6;
+    s.microBatches = 5;
+    s.tp = 2;
+    s.pp = 3;
+    s.dp = 2;
+    s.ep = 2;
+    s.moeLayers = 3;
+    s.activationBytes = 1 << 20;
+    s.gradientBytes = 10 << 20;
+    s.bucketBytes = 4 << 20;
+    for (uint32_t stage = 0; stage < 3; ++stage)
+    {
+        TrainingProgram p(s, stage);
+        int64_t compute = 0;
+        std::map<JobComm, uint32_t> collectives;
+        for (const auto& op : p.GetOps())
+        {
+            compute += op.kind == JobOp::COMPUTE ? op.picoseconds : 0;
+            collectives[op.comm] += op.kind == JobOp::COLLECTIVE;
+        }
+        EXPECT_EQ(compute, s.compute.GetPicoSeconds() + s.optimizer.GetPicoSeconds());
+        // Two layers per stage, 2 all-reduces per layer each way, per micro-batch.
+        EXPECT_EQ(collectives[JobComm::TENSOR], 2u * 2 * 2 * 5);
+        // Layers 1, 3, 5 are MoE: one per stage, two all-to-alls each way.
+        EXPECT_EQ(collectives[JobComm::EXPERT], 1u * 2 * 2 * 5);
+        EXPECT_EQ(collectives[JobComm::DATA], 3u); // 4 + 4 + 2 MiB
+        EXPECT_EQ(collectives[JobComm::ACTIVATION_SEND], stage < 2 ? 5u : 0u);
+        EXPECT_EQ(collectives[JobComm::ACTIVATION_RECV], stage > 0 ? 5u : 0u);
+        EXPECT_EQ(collectives[JobComm::GRADIENT_SEND], stage > 0 ? 5u : 0u);
+        EXPECT_EQ(collectives[JobComm::GRADIENT_RECV], stage < 2 ? 5u : 0u);
+        EXPECT_EQ(p.GetOps().back().phase, JobOp::OPTIMIZER);
+    }
+    const auto buckets = TrainingProgram::Requests(s, JobComm::DATA);
+    ASSERT_EQ(buckets.size(), 2u);
+    EXPECT_EQ(buckets[0].bytes, 4u << 20);
+    EXPECT_EQ(buckets[1].bytes, 2u << 20);
+}
+
+TEST(TrainingJob, WithoutCommunicationAnIterationIsExactlyItsCompute)
+{
+    const JobOutcome o = RunJob(Star(8, DataRate("400Gbps"), 3),
+                                {{{"Ranks", "8"},
+                                  {"ComputeTime", "1234567891ps"},
+                                  {"OptimizerTime", "10us"},
+                                  {"Layers", "3"},
+                                  {"MicroBatches", "4"},
+                                  {"Iterations", "3"}}});
+    ASSERT_EQ(o.iterations.size(), 3u);
+    const Time expected = PicoSeconds(1234567891) + MicroSeconds(10);
+    EXPECT_EQ(o.ideal, expected);
+    for (const auto& it : o.iterations)
+    {
+        EXPECT_EQ(it.Duration(), expected) << "iteration " << it.iteration;
+        EXPECT_EQ(it.compute, expected);
+        EXPECT_EQ(it.exposed, Time(0));
+        EXPECT_EQ(it.barrier, Time(0));
+        EXPECT_EQ(it.communication, Time(0));
+    }
+    EXPECT_EQ(o.iterations[2].start, 2 * expected);
+    EXPECT_DOUBLE_EQ(o.utilization, 1.0);
+}
+
+TEST(TrainingJob, FlopsTakeTheSustainedRate)
+{
+    // 4e11 FLOPs at the default 400 TFLOP/s: exactly 1 ms.
+    const JobOutcome o = RunJob(Star(2, DataRate("400Gbps"), 3),
+                                {{{"Ranks", "2"}, {"Flops", "4e11"}}});
+    EXPECT_EQ(o.iterations.at(0).Duration(), MilliSeconds(1));
+}
+
+namespace
+{
+/** Data-parallel job on 8 hosts of one switch: 64 MiB of FP32 gradients, 1 ms compute. */
+JobConfig
+DataParallel(bool overlap, const std::string& bucketBytes)
+{
+    return {{{"Ranks", "8"},
+             {"ComputeTime", "1ms"},
+             {"Parameters", "16777216"},
+             {"BucketBytes", bucketBytes},
+             {"OverlapGradientReduction", overlap ? "true" : "false"},
+             {"Iterations", "2"}}};
+}
+} // namespace
+
+TEST(TrainingJob, DataParallelWithoutOverlapAddsTheAllReduceAlone)
+{
+    const Time alone = RunOnStar("ring", ALL_REDUCE, 64 << 20, 8).result.Duration();
+    const JobOutcome o = RunJob(Star(16, DataRate("400Gbps"), 3), DataParallel(false, "67108864"));
+    for (const auto& it : o.iterations)
+    {
+        const double expected = 1e-3 + alone.GetSeconds();
+        EXPECT_NEAR(it.Duration().GetSeconds(), expected, 0.01 * expected)
+            << "all-reduce alone " << alone.As(Time::US);
+        EXPECT_EQ(it.compute, MilliSeconds(1));
+    }
+}
+
+TEST(TrainingJob, OverlappedBucketsLieBetweenTheMaximumAndTheSum)
+{
+    const double comm = RunOnStar("ring", ALL_REDUCE, 64 << 20, 8).result.Duration().GetSeconds();
+    const double compute = 1e-3;
+    const JobOutcome overlapped = RunJob(Star(16, DataRate("400Gbps"), 3), DataParallel(true, "26214400"));
+    const JobOutcome serial = RunJob(Star(16, DataRate("400Gbps"), 3), DataParallel(false, "26214400"));
+    for (uint32_t i = 0; i < 2; ++i)
+    {
+        const double t = overlapped.iterations[i].Duration().GetSeconds();
+        EXPECT_GE(t, std::max(compute, comm));
+        EXPECT_LE(t, compute + comm);
+        EXPECT_LT(t, serial.iterations[i].Duration().GetSeconds());
+        // The exposed part is what the overlap did not hide.
+        EXPECT_NEAR(overlapped.iterations[i].exposed.GetSeconds(), t - compute, 1e-12);
+    }
+}
+
+TEST(TrainingJob, TheSlowestRankSetsTheIterationAndTheOthersWaitTheDifference)
+{
+    JobConfig c{{{"Ranks", "8"}, {"ComputeTime", "2ms"}, {"Iterations", "2"}}};
+    c.serverSlowdown[5] = 1.5; // Star: host i is server i
+    const JobOutcome o = RunJob(Star(8, DataRate("400Gbps"), 3), c);
+    for (const auto& it : o.iterations)
+    {
+        EXPECT_EQ(it.Duration(), MilliSeconds(3));
+        EXPECT_EQ(it.slowestRank, 5u);
+        EXPECT_EQ(it.maxBarrier, MilliSeconds(1));
+    }
+    for (const auto& r : o.ranks)
+    {
+        EXPECT_EQ(r.barrier, r.rank == 5 ? Time(0) : MilliSeconds(1)) << "rank " << r.rank;
+        EXPECT_EQ(r.compute, r.rank == 5 ? MilliSeconds(3) : MilliSeconds(2));
+    }
+    EXPECT_NEAR(o.utilization, 2.0 / 3.0, 1e-12);
+}
+
+TEST(TrainingJob, StragglersDrawnFromTheRandomVariableSlowTheJob)
+{
+    JobConfig c{{{"Ranks", "16"},
+                 {"ComputeTime", "1ms"},
+                 {"Slowdown", "ns3::StragglerRandomVariable[Fraction=0.25|Factor=1.2]"}}};
+    const JobOutcome o = RunJob(Star(16, DataRate("400Gbps"), 3), c);
+    const auto slow = std::count(o.slowdowns.begin(), o.slowdowns.end(), 1.2);
+    EXPECT_EQ(slow + std::count(o.slowdowns.begin(), o.slowdowns.end(), 1.0), 16);
+    ASSERT_GT(slow, 0) << "seeded draw: some of 16 GPUs should straggle at 25%";
+    EXPECT_LT(slow, 16);
+    EXPECT_EQ(o.iterations[0].Duration(), MicroSeconds(1200));
+    // The same seed draws the same stragglers.
+    EXPECT_EQ(RunJob(Star(16, DataRate("400Gbps"), 3), c).slowdowns, o.slowdowns);
+}
+
+TEST(TrainingJob, PipelineBubbleMatchesOneFOneB)
+{
+    for (const auto& [p, m] : std::vector<std::pair<uint32_t, uint32_t>>{{2, 4}, {4, 8}, {4, 4}, {8, 3}})
+    {
+        const JobOutcome o = RunJob(Star(8, DataRate("400Gbps"), 3),
+                                    {{{"Ranks", std::to_string(p)},
+                                      {"PipelineParallel", std::to_string(p)},
+                                      {"Layers", std::to_string(2 * p)},
+                                      {"MicroBatches", std::to_string(m)},
+                                      {"ComputeTime", "24ms"}}});
+        const double bubble = 1 - o.utilization;
+        EXPECT_NEAR(bubble, double(p - 1) / (m + p - 1), 1e-9) << "p=" << p << " m=" << m;
+    }
+}
+
+TEST(TrainingJob, PipelineOverPacketsAddsTheTransfers)
+{
+    // With real activation transfers the bubble only grows, and the job finishes.
+    const JobOutcome o = RunJob(Star(8, DataRate("400Gbps"), 3),
+                                {{{"Ranks", "4"},
+                                  {"PipelineParallel", "4"},
+                                  {"Layers", "4"},
+                                  {"MicroBatches", "8"},
+                                  {"ActivationBytes", "1048576"},
+                                  {"ComputeTime", "8ms"}}});
+    EXPECT_LT(o.utilization, 8.0 / 11.0);
+    EXPECT_GT(o.utilization, 0.6);
+}
+
+TEST(TrainingJob, ThreeDimensionalParallelismWithExpertsRunsToTheEnd)
+{
+    RailOptimizedTopologyHelper rail(2, 8);
+    JobConfig c{{{"Ranks", "16"},
+                 {"TensorParallel", "2"},
+                 {"ExpertParallel", "2"},
+                 {"PipelineParallel", "2"},
+                 {"Layers", "4"},
+                 {"MoeLayers", "2"},
+                 {"MicroBatches", "2"},
+                 {"ActivationBytes", "65536"},
+                 {"Parameters", "1000000"},
+                 {"ComputeTime", "200us"},
+                 {"Iterations", "2"}}};
+    c.dataAlgorithm = "auto";
+    const JobOutcome o = RunJob(rail.Build(), c);
+    ASSERT_EQ(o.iterations.size(), 2u);
+    for (const auto& r : o.ranks)
+    {
+        EXPECT_EQ(r.compute, MicroSeconds(200));
+        EXPECT_EQ(r.compute + r.exposed + r.barrier,
+                  o.iterations[r.iteration].Duration());
+        EXPECT_GT(r.communication, Time(0));
+    }
+    // Packed: each tensor-parallel pair shares a server.
+    for (uint32_t r = 0; r < 16; r += 2)
+    {
+        EXPECT_EQ(o.hosts[r] / 8, o.hosts[r + 1] / 8);
+    }
+}
+
+TEST(TrainingJob, UtilizationFallsWithScaleOnAnOversubscribedFabric)
+{
+    // 2:1 leaf-spine, 4 hosts per leaf; fixed work per GPU, growing data-parallel ranks.
+    double last = 1.1;
+    for (uint32_t ranks : {4u, 8u, 16u})
+    {
+        LeafSpineTopologyHelper leafSpine(4, 4, 2);
+        leafSpine.SetCluster(ClusterHelper(16, 1));
+        JobConfig c{{{"Ranks", std::to_string(ranks)},
+                     {"ComputeTime", "300us"},
+                     {"Parameters", "1048576"}}};
+        c.dataAlgorithm = "ring";
+        const double u = RunJob(leafSpine.Build(), c).utilization;
+        EXPECT_LT(u, last) << ranks << " ranks";
+        last = u;
+    }
+}
+
+TEST(TrainingJob, JobsSharingALinkSlowEachOtherAndDisjointJobsDoNot)
+{
+    const FabricTopology topo = TwoLeaves(4, DataRate("100Gbps"));
+    auto job = [](const std::vector<uint32_t>& hosts) {
+        JobConfig c{{{"Ranks", "2"}, {"ComputeTime", "100us"}, {"Parameters", "2097152"}}};
+        c.placement = Map(hosts);
+        return c;
+    };
+    // Across the leaves: both jobs' rings cross the leaf-spine links.
+    const Time aloneAcross = RunJob(topo, job({0, 4})).iterations[0].Duration();
+    const auto sharing = RunJobs(topo, {job({0, 4}), job({1, 5})});
+    for (const auto& o : sharing)
+    {
+        EXPECT_GT(o.iterations[0].Duration().GetSeconds(), 1.3 * aloneAcross.GetSeconds());
+    }
+    // Each on its own leaf: nothing in common.
+    const Time aloneA = RunJob(topo, job({0, 1})).iterations[0].Duration();
+    const Time aloneB = RunJob(topo, job({4, 5})).iterations[0].Duration();
+    const auto disjoint = RunJobs(topo, {job({0, 1}), job({4, 5})});
+    EXPECT_EQ(disjoint[0].iterations[0].Duration(), aloneA);
+    EXPECT_EQ(disjoint[1].iterations[0].Duration(), aloneB);
+}
+
+TEST(TrainingJob, SameSeedSameResults)
+{
+    FatTreeTopologyHelper fatTree(4);
+    fatTree.SetCluster(ClusterHelper(16, 1));
+    JobConfig c{{{"Ranks", "12"},
+                 {"ComputeTime", "100us"},
+                 {"Parameters", "3000000"},
+                 {"Iterations", "2"},
+                 {"Slowdown", "ns3::UniformRandomVariable[Min=1.0|Max=1.1]"}}};
+    c.placement = JobPlacement::Scattered();
+    c.dataAlgorithm = "auto";
+    const JobOutcome a = RunJob(fatTree.Build(), c);
+    const JobOutcome b = RunJob(fatTree.Build(), c);
+    EXPECT_EQ(a.hosts, b.hosts);
+    EXPECT_EQ(a.slowdowns, b.slowdowns);
+    ASSERT_EQ(a.ranks.size(), b.ranks.size());
+    for (std::size_t i = 0; i < a.ranks.size(); ++i)
+    {
+        EXPECT_EQ(a.ranks[i].finish, b.ranks[i].finish);
+        EXPECT_EQ(a.ranks[i].communication, b.ranks[i].communication);
+    }
+}
+
+TEST(JobPlacement, PackedScatteredAndMapped)
+{
+    FatTreeTopologyHelper fatTree(4);
+    fatTree.SetCluster(ClusterHelper(8, 2));
+    const FabricTopology topo = fatTree.Build();
+    std::vector<bool> taken(16, false);
+    taken[0] = taken[3] = true;
+    auto rng = CreateObject<UniformRandomVariable>();
+    rng->SetStream(7);
+    EXPECT_EQ(JobPlacement::Packed().Place(topo, 4, taken, rng),
+              (std::vector<uint32_t>{1, 2, 4, 5}));
+    const auto scattered = JobPlacement::Scattered().Place(topo, 14, taken, rng);
+    EXPECT_EQ(std::set<uint32_t>(scattered.begin(), scattered.end()).size(), 14u);
+    EXPECT_EQ(std::count(scattered.begin(), scattered.end(), 0), 0);
+    EXPECT_EQ(std::count(scattered.begin(), scattered.end(), 3), 0);
+    EXPECT_NE(scattered, JobPlacement::Packed().Place(topo, 14, taken, rng));
+    const auto mapped = JobPlacement::FromMapText("# rank gpu\n1 s2g1\n0, 7 # by id\n", "m")
+                            .Place(topo, 2, taken, rng);
+    EXPECT_EQ(mapped[0], 7u);
+    EXPECT_EQ(topo.GetNode(topo.HostNode(mapped[1])).name, "s2g1");
+}
+
+TEST(JobPlacement, BadInputSaysWhat)
+{
+    FatTreeTopologyHelper fatTree(4);
+    fatTree.SetCluster(ClusterHelper(16, 1));
+    const FabricTopology topo = fatTree.Build();
+    const std::vector<bool> none(16, false);
+    auto rng = CreateObject<UniformRandomVariable>();
+    auto expectThrow = [&](const std::function<void()>& f, const std::string& needle) {
+        try
+        {
+            f();
+            ADD_FAILURE() << "no error; expected one mentioning '" << needle << "'";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    expectThrow([&] { JobPlacement::FromName("round-robin"); }, "round-robin");
+    expectThrow([&] { JobPlacement::Packed().Place(topo, 17, none, rng); }, "needs 17 GPUs");
+    expectThrow([&] { JobPlacement::FromMapText("0 s0g0\nx y\n", "m"); }, "m line 2");
+    expectThrow([&] { JobPlacement::FromMapText("0 s0g0 extra\n", "m"); }, "line 1");
+    expectThrow([&] { JobPlacement::FromMapText("0 s0g0\n", "m").Place(topo, 2, none, rng); },
+                "rank 1 has no GPU");
+    expectThrow([&] { JobPlacement::FromMapText("0 s0g0\n1 s99g0\n", "m").Place(topo, 2, none, rng); },
+                "'s99g0' is not in the topology");
+    expectThrow([&] { JobPlacement::FromMapText("0 s0g0\n1 s0g0\n", "m").Place(topo, 2, none, rng); },
+                "already runs a rank");
+    expectThrow([&] { JobPlacement::FromMapText("0 s0g0\n0 s1g0\n", "m").Place(topo, 2, none, rng); },
+                "mapped twice");
+    expectThrow([&] { JobPlacement::FromMapText("5 s0g0\n", "m").Place(topo, 2, none, rng); },
+                "out of range");
+    expectThrow([] { JobPlacement::FromMapFile("/nonexistent/map.txt"); }, "cannot be read");
+}
+
+TEST(TrainingJob, InconsistentDescriptionsSayWhich)
+{
+    auto check = [](const Attributes& attributes, const std::string& needle) {
+        Ptr<TrainingJob> job = CreateObject<TrainingJob>();
+        for (const auto& [name, value] : attributes)
+        {
+            job->SetAttribute(name, StringValue(value));
+        }
+        try
+        {
+            job->Check();
+            ADD_FAILURE() << "no error; expected one mentioning '" << needle << "'";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+    };
+    check({}, "Ranks must be given");
+    check({{"Ranks", "8"}, {"TensorParallel", "3"}}, "not a multiple");
+    check({{"Ranks", "8"}, {"TensorParallel", "2"}, {"DataParallel", "2"}}, "= 4 but Ranks = 8");
+    check({{"Ranks", "4"}, {"PipelineParallel", "4"}, {"Layers", "6"}}, "Layers (6)");
+    check({{"Ranks", "4"}, {"ExpertParallel", "2"}}, "needs MoeLayers");
+    check({{"Ranks", "4"}, {"Layers", "4"}, {"MoeLayers", "3"}}, "MoeLayers (3)");
+    check({{"Ranks", "4"}, {"ComputeTime", "1ms"}, {"Flops", "1e12"}}, "not both");
+    check({{"Ranks", "4"}, {"Name", ""}}, "Name");
+}
+
+TEST(TrainingJob, TooManyRanksForTheFabricIsRefusedAtInstall)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(4, DataRate("100Gbps"), 3));
+    RdmaHelper rdma;
+    rdma.Install(net);
+    TrainingJobHelper helper;
+    helper.SetJobAttribute("Ranks", UintegerValue(3));
+    helper.Install(net, rdma, 1);
+    // The first job holds 3 of the 4 GPUs.
+    EXPECT_THROW(helper.Install(net, rdma, 3), std::invalid_argument);
+    Simulator::Destroy();
+}
