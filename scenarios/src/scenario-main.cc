@@ -58,7 +58,10 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
                  scenario.topology.GetNHosts(),
                  scenario.topology.Links().size(),
                  scenario.flows.size(),
-                 scenario.hasCollective ? ", a collective sweep" : "");
+                 scenario.hasCollective ? ", a collective sweep"
+                 : scenario.hasTraining
+                     ? ", " + std::to_string(scenario.training.jobs.size()) + " training job(s)"
+                     : std::string());
     const RunFigures r = run.Run(true);
     if (!run.GetFailure().empty())
     {
@@ -70,6 +73,10 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
     if (scenario.hasCollective)
     {
         run.WriteCollectiveTable(std::cout);
+    }
+    if (scenario.hasTraining)
+    {
+        run.WriteJobTable(std::cout);
     }
     spdlog::info("{} of {} messages complete, {} frames delivered, {} dropped; simulated {:.3f} "
                  "ms in {:.2f} s wall ({:.0f} frames/s); results in {}",

@@ -88,6 +88,10 @@ ScenarioRun::Install()
     {
         InstallCollective();
     }
+    if (s.hasTraining)
+    {
+        InstallJobs();
+    }
     if (m_pcap)
     {
         fs::remove_all(m_partial);
@@ -255,6 +259,19 @@ ScenarioRun::WriteResults(const std::string& version) const
     if (m_scenario.hasCollective)
     {
         summary["collective"] = CollectiveSummary();
+    }
+    if (m_scenario.hasTraining)
+    {
+        summary["training"] = TrainingSummary();
+        std::ofstream its(tmp / "iterations.csv");
+        WriteIterations(its);
+        std::ofstream ranks(tmp / "ranks.csv");
+        WriteRankIterations(ranks);
+        if (m_nSpans <= m_scenario.training.timelineMaxSpans)
+        {
+            std::ofstream f(tmp / "timeline.json");
+            WriteJobTimeline(f);
+        }
     }
     {
         std::ofstream f(tmp / "summary.json");

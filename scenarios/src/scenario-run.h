@@ -60,6 +60,10 @@ class ScenarioRun
      * algbw = bytes / time and busbw = algbw x the operation's factor (GB/s = 1e9 B/s).
      */
     void WriteCollectiveTable(std::ostream& os) const;
+    /** The training jobs, in the order of the scenario's "jobs". */
+    const std::vector<ns3::Ptr<ns3::TrainingJob>>& Jobs() const { return m_jobs; }
+    /** Per job: iterations run, mean iteration time and utilization, as a table. */
+    void WriteJobTable(std::ostream& os) const;
 
   private:
     /** A finished step and the collective run it belongs to, for the timeline. */
@@ -76,6 +80,13 @@ class ScenarioRun
     /** Chrome trace JSON: one process per rank, spans laid out on non-overlapping lanes. */
     void WriteTimeline(std::ostream& os) const;
     nlohmann::json CollectiveSummary() const;
+    void InstallJobs();
+    void RecordSpan(uint32_t job, const ns3::JobSpan& span);
+    void WriteIterations(std::ostream& os) const;
+    void WriteRankIterations(std::ostream& os) const;
+    /** Chrome trace JSON: one process per job rank, compute and one thread per communicator. */
+    void WriteJobTimeline(std::ostream& os) const;
+    nlohmann::json TrainingSummary() const;
     /** One queue pair per flow, each message posted at its start time. */
     void InstallRdmaFlows();
 
@@ -95,6 +106,15 @@ class ScenarioRun
     std::vector<ns3::CollectiveResult> m_collectives;
     std::vector<TimelineStep> m_timeline;
     uint64_t m_steps{0}; //!< steps executed in all
+
+    struct TimelineSpan
+    {
+        uint32_t job;
+        ns3::JobSpan span;
+    };
+    std::vector<ns3::Ptr<ns3::TrainingJob>> m_jobs;
+    std::vector<TimelineSpan> m_spans;
+    uint64_t m_nSpans{0}; //!< spans traced in all
 };
 
 } // namespace aifabric

@@ -2,6 +2,8 @@
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/pointer.h"
+#include "ns3/string.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/rng-seed-manager.h"
 
@@ -71,6 +73,32 @@ ParseAttributeText(const std::string& text, const AttributeChecker& checker, Att
     if (checker.GetValueTypeName() == "ns3::TimeValue" && !IsTimeText(text))
     {
         return false;
+    }
+    if (auto pointer = dynamic_cast<const PointerChecker*>(&checker))
+    {
+        // "ns3::Type[Name=value|...]": ns-3 aborts on an unknown type or attribute, so each
+        // part is checked here first.
+        static const std::regex factory(R"(^(ns3::[A-Za-z0-9_]+)(\[(.*)\])?$)");
+        std::smatch m;
+        TypeId tid;
+        if (!std::regex_match(text, m, factory) ||
+            !TypeId::LookupByNameFailSafe(m[1].str(), &tid) || !tid.HasConstructor() ||
+            !tid.IsChildOf(pointer->GetPointeeTypeId()))
+        {
+            return false;
+        }
+        std::istringstream attributes(m[3].str());
+        std::string pair;
+        while (m[2].matched && std::getline(attributes, pair, '|'))
+        {
+            const auto eq = pair.find('=');
+            TypeId::AttributeInformation info;
+            if (eq == std::string::npos || !tid.LookupAttributeByName(pair.substr(0, eq), &info) ||
+                !ParseAttributeText(pair.substr(eq + 1), *info.checker, *info.checker->Create()))
+            {
+                return false;
+            }
+        }
     }
     return value.DeserializeFromString(text, Ptr<const AttributeChecker>(&checker)) &&
            checker.Check(value);
@@ -484,10 +512,10 @@ BuildTraffic(const json& doc, Scenario& s)
     const std::string w = "traffic";
     if (!doc.contains("traffic"))
     {
-        if (!doc.contains("collective"))
+        if (!doc.contains("collective") && !doc.contains("training"))
         {
             Fail(w, json(nullptr), "required (an object with a \"pattern\") unless the "
-                                   "scenario has a \"collective\"");
+                                   "scenario has a \"collective\" or \"training\"");
         }
         return;
     }
@@ -650,10 +678,12 @@ BuildCollective(const json& doc, Scenario& s)
     const std::string w = "collective";
     const json empty = json::object();
     const json& a = doc.contains("accelerator") ? doc.at("accelerator") : empty;
-    CheckKeys(a, "accelerator", {"reduction_rate", "copy_rate"});
+    CheckKeys(a, "accelerator", {"reduction_rate", "copy_rate", "sustained_flops"});
     auto& helper = s.collectiveHelper;
     ApplyAttributes(a, "accelerator", Accelerator::GetTypeId(),
-                    {{"reduction_rate", "ReductionRate"}, {"copy_rate", "CopyRate"}},
+                    {{"reduction_rate", "ReductionRate"},
+                     {"copy_rate", "CopyRate"},
+                     {"sustained_flops", "SustainedFlops"}},
                     [&helper](const std::string& n, const AttributeValue& v) {
                         helper.SetAcceleratorAttribute(n, v);
                     });
@@ -733,6 +763,189 @@ BuildCollective(const json& doc, Scenario& s)
         }
     }
     ApplyRdmaKeys(c, w, s);
+}
+
+/** The "training" section: its transport keys and each job of "jobs". */
+void
+BuildTraining(const json& doc, Scenario& s)
+{
+    const std::string w = "training";
+    if (!doc.contains(w))
+    {
+        return;
+    }
+    const json& t = doc.at(w);
+    CheckKeys(t, w, {"jobs", "timeline_max_spans", "congestion_control", "ack_interval",
+                     "retransmission_timeout"});
+    if (doc.contains("collective"))
+    {
+        Fail(w, t, "not with a \"collective\" sweep in the same scenario (use \"traffic\" for "
+                   "background load)");
+    }
+    for (const char* key : {"congestion_control", "ack_interval", "retransmission_timeout"})
+    {
+        if (t.contains(key) && s.rdma && doc.at("traffic").contains(key))
+        {
+            Fail(Path(w, key), t.at(key), "set in \"traffic\" too: give the transport once");
+        }
+    }
+    ApplyRdmaKeys(t, w, s);
+    s.training.timelineMaxSpans = GetUnsigned(t, w, "timeline_max_spans", s.training.timelineMaxSpans);
+    if (!t.contains("jobs") || !t.at("jobs").is_array() || t.at("jobs").empty())
+    {
+        Fail(Path(w, "jobs"), t.contains("jobs") ? t.at("jobs") : json(nullptr),
+             "required: an array of at least one job object");
+    }
+    const std::map<std::string, std::string> attributes{
+        {"name", "Name"},
+        {"ranks", "Ranks"},
+        {"tensor_parallel", "TensorParallel"},
+        {"expert_parallel", "ExpertParallel"},
+        {"pipeline_parallel", "PipelineParallel"},
+        {"data_parallel", "DataParallel"},
+        {"iterations", "Iterations"},
+        {"compute_time", "ComputeTime"},
+        {"flops", "Flops"},
+        {"backward_ratio", "BackwardRatio"},
+        {"optimizer_time", "OptimizerTime"},
+        {"parameters", "Parameters"},
+        {"gradient_element_bytes", "GradientElementBytes"},
+        {"layers", "Layers"},
+        {"micro_batches", "MicroBatches"},
+        {"activation_bytes", "ActivationBytes"},
+        {"moe_layers", "MoeLayers"},
+        {"expert_top_k", "ExpertTopK"},
+        {"bucket_bytes", "BucketBytes"},
+        {"overlap", "OverlapGradientReduction"},
+        {"slowdown", "Slowdown"},
+        {"samples_per_iteration", "SamplesPerIteration"},
+        {"tokens_per_sample", "TokensPerSample"},
+        {"traffic_class", "TrafficClass"},
+        {"start_time", "StartTime"},
+    };
+    std::set<std::string> keys{"placement", "placement_map", "server_slowdown", "algorithms"};
+    for (const auto& [key, attribute] : attributes)
+    {
+        keys.insert(key);
+    }
+    s.hasTraining = true;
+    std::set<std::string> names;
+    const json& jobs = t.at("jobs");
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+    {
+        const json& j = jobs[i];
+        const std::string wj = w + ".jobs[" + std::to_string(i) + "]";
+        CheckKeys(j, wj, keys);
+        TrainingJobHelper helper;
+        ObjectFactory job(TrainingJob::GetTypeId().GetName());
+        const std::string name = GetString(j, wj, "name", "job" + std::to_string(i));
+        if (!names.insert(name).second)
+        {
+            Fail(Path(wj, "name"), json(name), "another job has this name; names must differ");
+        }
+        helper.SetJobAttribute("Name", StringValue(name));
+        job.Set("Name", StringValue(name));
+        ApplyAttributes(j, wj, TrainingJob::GetTypeId(), attributes,
+                        [&](const std::string& n, const AttributeValue& v) {
+                            helper.SetJobAttribute(n, v);
+                            job.Set(n, v);
+                        });
+        if (!j.contains("ranks"))
+        {
+            Fail(Path(wj, "ranks"), json(nullptr), "required: the job's number of GPUs");
+        }
+        try
+        {
+            job.Create<TrainingJob>()->Check();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Fail(wj, j, e.what());
+        }
+        if (j.contains("placement") && j.contains("placement_map"))
+        {
+            Fail(Path(wj, "placement_map"), j.at("placement_map"), "give placement or placement_map, not both");
+        }
+        if (j.contains("placement_map"))
+        {
+            const std::string path = GetString(j, wj, "placement_map", "");
+            try
+            {
+                helper.SetPlacement(JobPlacement::FromMapFile(path));
+            }
+            catch (const std::invalid_argument& e)
+            {
+                Fail(Path(wj, "placement_map"), j.at("placement_map"), e.what());
+            }
+            s.training.placements.push_back("map " + path);
+        }
+        else
+        {
+            const std::string placement = GetString(j, wj, "placement", "packed");
+            try
+            {
+                helper.SetPlacement(JobPlacement::FromName(placement));
+            }
+            catch (const std::invalid_argument& e)
+            {
+                Fail(Path(wj, "placement"), j.at("placement"), e.what());
+            }
+            s.training.placements.push_back(placement);
+        }
+        if (j.contains("server_slowdown"))
+        {
+            const std::string ws = Path(wj, "server_slowdown");
+            const json& o = j.at("server_slowdown");
+            if (!o.is_object())
+            {
+                Fail(ws, o, "must be an object of server index -> slowdown factor");
+            }
+            uint32_t servers = 0;
+            for (uint32_t h = 0; h < s.topology.GetNHosts(); ++h)
+            {
+                servers = std::max(servers, s.topology.GetNode(s.topology.HostNode(h)).server + 1);
+            }
+            for (const auto& [server, factor] : o.items())
+            {
+                const bool digits = !server.empty() && server.size() < 10 &&
+                                    server.find_first_not_of("0123456789") == std::string::npos;
+                if (!digits || std::stoul(server) >= servers)
+                {
+                    Fail(Path(ws, server), factor,
+                         "keys must be server indices 0-" + std::to_string(servers - 1));
+                }
+                const double f = GetNumber(o, ws, server, 1, false);
+                helper.SetServerSlowdown(static_cast<uint32_t>(std::stoul(server)), f);
+            }
+        }
+        if (j.contains("algorithms"))
+        {
+            const std::string wa = Path(wj, "algorithms");
+            const json& a = j.at("algorithms");
+            CheckKeys(a, wa, {"tensor", "expert", "data", "pipeline"});
+            const std::pair<const char*, ParallelAxis> axes[] = {
+                {"tensor", ParallelAxis::TENSOR},
+                {"expert", ParallelAxis::EXPERT},
+                {"data", ParallelAxis::DATA},
+                {"pipeline", ParallelAxis::PIPELINE}};
+            for (const auto& [key, axis] : axes)
+            {
+                if (!a.contains(key))
+                {
+                    continue;
+                }
+                try
+                {
+                    helper.SetAlgorithm(axis, CollectiveAlgorithm::Create(GetString(a, wa, key, "")));
+                }
+                catch (const std::invalid_argument& e)
+                {
+                    Fail(Path(wa, key), a.at(key), e.what());
+                }
+            }
+        }
+        s.training.jobs.push_back(helper);
+    }
 }
 
 void
@@ -862,7 +1075,8 @@ Scenario
 BuildScenario(const json& doc)
 {
     CheckKeys(doc, "scenario", {"name", "description", "seed", "topology", "switch", "port",
-                                "routing", "traffic", "collective", "accelerator", "link_events",
+                                "routing", "traffic", "collective", "training", "accelerator",
+                                "link_events",
                                 "stop_time", "prices"});
     Scenario s;
     s.document = doc;
@@ -877,6 +1091,7 @@ BuildScenario(const json& doc)
     ConfigureNetwork(doc, s);
     BuildTraffic(doc, s);
     BuildCollective(doc, s);
+    BuildTraining(doc, s);
     BuildLinkEvents(doc, s);
     s.stopTime = GetTime(doc, "scenario", "stop_time", Time(0));
     if (doc.contains("prices"))

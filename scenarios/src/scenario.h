@@ -51,6 +51,14 @@ struct CollectiveSpec
     std::string sizeNote;                //!< how sweep sizes were rounded, if they were
 };
 
+/** The "training" section: jobs on the fabric, each with its helper (attributes, placement). */
+struct TrainingSpec
+{
+    std::vector<ns3::TrainingJobHelper> jobs;
+    std::vector<std::string> placements; //!< per job, as given ("packed", a map file, ...)
+    uint64_t timelineMaxSpans{1000000};  //!< timeline.json only if the run has no more spans
+};
+
 /** Everything a run needs, checked: building it from a document either succeeds or throws. */
 struct Scenario
 {
@@ -66,6 +74,8 @@ struct Scenario
     bool hasCollective{false};
     CollectiveSpec collective;
     ns3::CollectiveHelper collectiveHelper; //!< accelerator attributes
+    bool hasTraining{false};
+    TrainingSpec training;
     std::vector<LinkEvent> linkEvents;
     ns3::Time stopTime; //!< zero: run until every event is done
     ns3::BomPrices prices;

@@ -91,8 +91,15 @@ TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn,
     }
     auto random = CreateObject<UniformRandomVariable>();
     random->SetStream(stream);
-    const std::vector<uint32_t> hosts =
-        m_placement.Place(topo, job->GetNRanks(), taken, random);
+    std::vector<uint32_t> hosts;
+    try
+    {
+        hosts = m_placement.Place(topo, job->GetNRanks(), taken, random);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument("job '" + job->GetName() + "': " + e.what());
+    }
     for (uint32_t r = 0; r < hosts.size(); ++r)
     {
         if (!network->GetHostNode(hosts[r])->GetObject<RdmaNic>())

@@ -1,0 +1,239 @@
+// Training jobs through ai-fabric-run: bad job descriptions exit 2 with one line and no
+// results; the outputs agree with each other (per rank, compute + exposed + barrier = the
+// iteration); the same scenario and seed give identical files.
+#include "runner-fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using namespace aifabric_test;
+using nlohmann::json;
+
+namespace
+{
+/** A scenario on a k=4 fat-tree (16 GPUs, 100G) with \p jobs (JSON array text). */
+std::string
+TrainingScenario(const std::string& jobs, const std::string& extra = "")
+{
+    return "{\"name\":\"t\",\"topology\":{\"kind\":\"fat_tree\",\"k\":4,\"nic_rate\":\"100Gbps\"}," +
+           extra + "\"training\":{\"jobs\":" + jobs + "}}";
+}
+
+const std::string kJob = "{\"name\":\"a\",\"ranks\":8,\"compute_time\":\"500us\","
+                         "\"parameters\":1000000,\"iterations\":2";
+
+struct BadJob
+{
+    BadJob(const char* n, std::string s, std::string m, std::string map = "")
+        : name(n),
+          scenario(std::move(s)),
+          mustMention(std::move(m)),
+          mapFile(std::move(map))
+    {
+    }
+    const char* name;
+    std::string scenario; //!< "@DIR@" stands for the test's scratch folder
+    std::string mustMention;
+    std::string mapFile; //!< written to @DIR@/map.txt if not empty
+};
+
+class TrainingBadInput : public testing::TestWithParam<BadJob>
+{
+};
+
+/** Rows of a CSV file as maps from header name to text. */
+std::vector<std::map<std::string, std::string>>
+ReadCsv(const fs::path& p)
+{
+    std::istringstream in(ReadFile(p));
+    std::string line;
+    std::vector<std::string> header;
+    std::vector<std::map<std::string, std::string>> rows;
+    auto split = [](const std::string& l) {
+        std::vector<std::string> out;
+        std::stringstream ss(l);
+        std::string cell;
+        while (std::getline(ss, cell, ','))
+        {
+            out.push_back(cell);
+        }
+        return out;
+    };
+    if (std::getline(in, line))
+    {
+        header = split(line);
+    }
+    while (std::getline(in, line))
+    {
+        const auto cells = split(line);
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i)
+        {
+            row[header[i]] = cells[i];
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+} // namespace
+
+TEST_P(TrainingBadInput, ExitsTwoWithOneLineAndNoResults)
+{
+    const BadJob& b = GetParam();
+    const fs::path dir = Scratch(b.name);
+    if (!b.mapFile.empty())
+    {
+        std::ofstream(dir / "map.txt") << b.mapFile;
+    }
+    std::string text = b.scenario;
+    for (auto at = text.find("@DIR@"); at != std::string::npos; at = text.find("@DIR@"))
+    {
+        text.replace(at, 5, dir.string());
+    }
+    std::ofstream(dir / "s.json") << text;
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" + (dir / "s.json").string() +
+                                     " --out=" + (dir / "out").string(),
+                                 dir);
+    ExpectRefusedAsBadInput(o, dir / "out", b.mustMention);
+    fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Classes,
+    TrainingBadInput,
+    testing::Values(
+        BadJob{"degrees_not_ranks", TrainingScenario("[" + kJob + ",\"tensor_parallel\":2,\"data_parallel\":2}]"),
+               "= 4 but Ranks = 8"},
+        BadJob{"degrees_not_dividing", TrainingScenario("[" + kJob + ",\"tensor_parallel\":3}]"),
+               "not a multiple"},
+        BadJob{"more_ranks_than_gpus", TrainingScenario("[" + kJob + ",\"ranks\":17}]"),
+               "needs 17 GPUs but only 16"},
+        BadJob{"second_job_does_not_fit",
+               TrainingScenario("[" + kJob + ",\"ranks\":12}," + kJob + ",\"name\":\"b\"}]"),
+               "only 4 are free"},
+        BadJob{"unknown_placement", TrainingScenario("[" + kJob + ",\"placement\":\"spread\"}]"),
+               "training.jobs[0].placement"},
+        BadJob{"malformed_map",
+               TrainingScenario("[" + kJob + ",\"placement_map\":\"@DIR@/map.txt\"}]"),
+               "line 2", "0 s0g0\n1 two words here\n"},
+        BadJob{"map_missing_rank",
+               TrainingScenario("[" + kJob + ",\"placement_map\":\"@DIR@/map.txt\"}]"),
+               "rank 1 has no GPU", "0 s0g0\n"},
+        BadJob{"map_unknown_gpu",
+               TrainingScenario("[" + kJob + ",\"ranks\":2,\"placement_map\":\"@DIR@/map.txt\"}]"),
+               "'s40g0' is not in the topology", "0 s0g0\n1 s40g0\n"},
+        BadJob{"map_unreadable",
+               TrainingScenario("[" + kJob + ",\"placement_map\":\"@DIR@/none.txt\"}]"),
+               "cannot be read"},
+        BadJob{"unknown_job_key", TrainingScenario("[" + kJob + ",\"gpus\":8}]"),
+               "training.jobs[0].gpus"},
+        BadJob{"missing_ranks",
+               TrainingScenario("[{\"compute_time\":\"1ms\"}]"), "training.jobs[0].ranks"},
+        BadJob{"no_jobs", TrainingScenario("[]"), "training.jobs"},
+        BadJob{"duplicate_names", TrainingScenario("[" + kJob + "}," + kJob + "}]"),
+               "training.jobs[1].name"},
+        BadJob{"slowdown_unknown_type",
+               TrainingScenario("[" + kJob + ",\"slowdown\":\"ns3::NoSuchVariable\"}]"),
+               "training.jobs[0].slowdown"},
+        BadJob{"slowdown_not_a_variable",
+               TrainingScenario("[" + kJob + ",\"slowdown\":\"ns3::TrainingJob\"}]"),
+               "training.jobs[0].slowdown"},
+        BadJob{"slowdown_unknown_attribute",
+               TrainingScenario("[" + kJob + ",\"slowdown\":\"ns3::StragglerRandomVariable[Speed=2]\"}]"),
+               "training.jobs[0].slowdown"},
+        BadJob{"server_slowdown_unknown_server",
+               TrainingScenario("[" + kJob + ",\"server_slowdown\":{\"16\":1.5}}]"),
+               "server_slowdown.16"},
+        BadJob{"server_slowdown_zero",
+               TrainingScenario("[" + kJob + ",\"server_slowdown\":{\"3\":0}}]"),
+               "server_slowdown.3"},
+        BadJob{"unknown_algorithm",
+               TrainingScenario("[" + kJob + ",\"algorithms\":{\"data\":\"butterfly\"}}]"),
+               "algorithms.data"},
+        BadJob{"bad_compute_time", TrainingScenario("[" + kJob + ",\"compute_time\":\"5 parsecs\"}]"),
+               "training.jobs[0].compute_time"},
+        BadJob{"with_a_collective",
+               TrainingScenario("[" + kJob + "}]", "\"collective\":{\"bytes\":1024},"),
+               "training"}),
+    [](const testing::TestParamInfo<BadJob>& info) { return std::string(info.param.name); });
+
+TEST(TrainingRunner, OutputsAgreeWithEachOther)
+{
+    const fs::path dir = Scratch("training-outputs");
+    std::ofstream(dir / "s.json") << TrainingScenario(
+        "[" + kJob + ",\"samples_per_iteration\":64,\"server_slowdown\":{\"2\":1.25}}," + kJob +
+        ",\"name\":\"b\",\"placement\":\"scattered\",\"ranks\":4}]");
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" + (dir / "s.json").string() +
+                                     " --out=" + (dir / "r").string(),
+                                 dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    EXPECT_NE(o.stdoutText.find("utilization"), std::string::npos) << o.stdoutText;
+    const auto iterations = ReadCsv(dir / "r" / "iterations.csv");
+    const auto ranks = ReadCsv(dir / "r" / "ranks.csv");
+    ASSERT_EQ(iterations.size(), 4u); // 2 jobs x 2 iterations
+    ASSERT_EQ(ranks.size(), 2u * 8 + 2u * 4);
+    std::map<std::pair<std::string, std::string>, double> duration;
+    for (const auto& it : iterations)
+    {
+        duration[{it.at("job"), it.at("iteration")}] = std::stod(it.at("duration_s"));
+        EXPECT_NEAR(std::stod(it.at("utilization")), 500e-6 / std::stod(it.at("duration_s")), 1e-9);
+    }
+    for (const auto& r : ranks)
+    {
+        const double sum = std::stod(r.at("compute_s")) + std::stod(r.at("exposed_comm_s")) +
+                           std::stod(r.at("barrier_wait_s"));
+        const double expected = duration[{r.at("job"), r.at("iteration")}];
+        EXPECT_NEAR(sum, expected, 1e-11);
+        // Server 2 (packed job a's rank 2) computes 1.25x slower.
+        const bool slow = r.at("job") == "a" && r.at("gpu") == "s2g0";
+        EXPECT_EQ(std::stod(r.at("slowdown")), slow ? 1.25 : 1.0) << r.at("gpu");
+    }
+    const json summary = json::parse(ReadFile(dir / "r" / "summary.json"));
+    const json& a = summary.at("training").at("jobs").at(0);
+    EXPECT_TRUE(a.at("finished").get<bool>());
+    EXPECT_EQ(a.at("parallelism").at("dp").get<int>(), 8);
+    const double mean = a.at("mean_iteration_s").get<double>();
+    EXPECT_NEAR(a.at("utilization").get<double>(), 500e-6 / mean, 1e-9);
+    EXPECT_NEAR(a.at("samples_per_s").get<double>(), 64 / mean, 1e-6);
+    EXPECT_EQ(summary.at("training").at("jobs").at(1).at("placement"), "scattered");
+    const json timeline = json::parse(ReadFile(dir / "r" / "timeline.json"));
+    std::size_t spans = 0;
+    for (const auto& e : timeline.at("traceEvents"))
+    {
+        spans += e.at("ph") == "X";
+        if (e.at("ph") == "X")
+        {
+            EXPECT_GE(e.at("dur").get<double>(), 0);
+        }
+    }
+    EXPECT_EQ(spans, summary.at("training").at("spans").get<std::size_t>());
+    fs::remove_all(dir);
+}
+
+TEST(TrainingRunner, SameScenarioSameResults)
+{
+    const fs::path dir = Scratch("training-determinism");
+    std::ofstream(dir / "s.json") << TrainingScenario(
+        "[" + kJob + ",\"placement\":\"scattered\",\"slowdown\":"
+                     "\"ns3::UniformRandomVariable[Min=1|Max=1.2]\"}]");
+    for (const char* out : {"a", "b"})
+    {
+        const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                     "--scenario=" + (dir / "s.json").string() + " --out=" +
+                                         (dir / out).string(),
+                                     dir);
+        ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    }
+    ExpectIdenticalResults(dir / "a", dir / "b",
+                           {"iterations.csv", "ranks.csv", "timeline.json", "links.csv"});
+    fs::remove_all(dir);
+}
