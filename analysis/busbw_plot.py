@@ -10,9 +10,7 @@ folders are given, by folder.  Prints the plotted table; writes the PNG whole (v
 file) or not at all; exits 1 on a folder without collectives.csv.
 """
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import matplotlib
@@ -20,6 +18,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+
+from plotting import save_whole  # noqa: E402
 
 
 def human(size: float) -> str:
@@ -70,10 +70,7 @@ def main() -> int:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fd, tmp = tempfile.mkstemp(suffix=".png", dir=args.out.parent.resolve())
-    os.close(fd)
-    fig.savefig(tmp, dpi=120)
-    os.replace(tmp, args.out)
+    save_whole(fig, args.out)
 
     print(table.pivot(index="bytes", columns="series", values="busbw_GBps").to_string())
     print(f"wrote {args.out}")

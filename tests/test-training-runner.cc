@@ -237,3 +237,26 @@ TEST(TrainingRunner, SameScenarioSameResults)
                            {"iterations.csv", "ranks.csv", "timeline.json", "links.csv"});
     fs::remove_all(dir);
 }
+
+TEST(TrainingRunner, ShippedTrainingScenariosFinishEveryIteration)
+{
+    for (const char* name : {"training-dp-fat-tree", "training-3d-rail"})
+    {
+        const fs::path dir = Scratch(name);
+        const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                     std::string("--scenario=") + AI_FABRIC_SCENARIO_DIR + "/" +
+                                         name + ".json --out=" + (dir / "r").string(),
+                                     dir);
+        ASSERT_EQ(o.exitCode, 0) << name << ": " << o.stderrText;
+        const json summary = json::parse(ReadFile(dir / "r" / "summary.json"));
+        EXPECT_EQ(summary.at("frames_dropped").get<uint64_t>(), 0u) << name;
+        for (const auto& job : summary.at("training").at("jobs"))
+        {
+            EXPECT_TRUE(job.at("finished").get<bool>()) << name;
+            const double u = job.at("utilization").get<double>();
+            EXPECT_GT(u, 0.0) << name;
+            EXPECT_LT(u, 1.0) << name;
+        }
+        fs::remove_all(dir);
+    }
+}

@@ -165,6 +165,7 @@ ScenarioRun::TrainingSummary() const
                   {"finished", job->IsFinished()},
                   {"mean_iteration_s", mean},
                   {"ideal_compute_s", Sec(job->GetIdealComputeTime())},
+                  {"gradient_bytes_per_rank", job->GetGradientBytes()},
                   {"utilization", job->GetUtilization()}};
         if (job->GetSamplesPerIteration() > 0 && mean > 0)
         {

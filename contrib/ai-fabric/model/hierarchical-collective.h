@@ -36,6 +36,7 @@ class HierarchicalCollectiveAlgorithm : public CollectiveAlgorithm
     uint32_t m_pipeline{16};
     uint64_t m_minPieceBytes{512 * 1024};
     uint32_t m_chunks{4};
+    uint32_t m_piecesInFlight{2};
 };
 
 } // namespace ns3

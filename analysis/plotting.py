@@ -1,0 +1,61 @@
+"""What the analysis scripts share: writing a figure whole, and reading the training jobs of
+ai-fabric-run results folders."""
+import json
+import os
+import tempfile
+from pathlib import Path
+
+# A DGX H100's estimated 270,000 USD sale price over its 8 GPUs (SemiAnalysis, "AI Server
+# Cost Analysis", 2023, as used by Epoch AI's training-cost-trends): the compute a fabric
+# serves.  An assumption to override with --gpu-price.
+DEFAULT_GPU_PRICE = 270000 / 8
+
+
+def save_whole(fig, out: Path) -> None:
+    """Write FIG to OUT via a temporary file in the same folder: whole or not at all."""
+    fd, tmp = tempfile.mkstemp(suffix=out.suffix, dir=out.parent.resolve())
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=120)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def write_whole(text: str, out: Path) -> None:
+    """Write TEXT to OUT whole or not at all."""
+    fd, tmp = tempfile.mkstemp(suffix=out.suffix, dir=out.parent.resolve())
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, out)
+
+
+def job_rows(folder: Path) -> list:
+    """One dict per training job of results FOLDER: the scenario's name, the job's figures and
+    the fabric's bill-of-materials total.  Raises FileNotFoundError or ValueError if FOLDER is
+    not a training results folder."""
+    path = folder / "summary.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: not found (is {folder} an ai-fabric-run results folder?)")
+    summary = json.loads(path.read_text())
+    if "training" not in summary:
+        raise ValueError(f"{path}: no training section (the scenario ran no jobs)")
+    rows = []
+    for job in summary["training"]["jobs"]:
+        if not job["finished"]:
+            raise ValueError(f"{path}: job {job['name']} did not finish its iterations")
+        rows.append({
+            "folder": str(folder),
+            "scenario": summary["name"],
+            "job": job["name"],
+            "gpus": job["ranks"],
+            "placement": job["placement"],
+            "iteration_ms": job["mean_iteration_s"] * 1e3,
+            "ideal_ms": job["ideal_compute_s"] * 1e3,
+            "utilization": job["utilization"],
+            "samples_per_s": job.get("samples_per_s", float("nan")),
+            "fabric_usd": summary["bom_total_usd"],
+            "hosts": summary["hosts"],
+        })
+    return rows

@@ -1,0 +1,32 @@
+#!/bin/bash
+# The training studies' driver and plots on real (small) results folders: scaling_plot via the
+# scaling study at 16 GPUs on two fabrics, fabric_compare on the same folders, and
+# message_size_plot on two sizes; a folder without training results is an error.
+# Usage: analysis-training.sh RUNNER PROJECT_DIR
+set -euo pipefail
+runner=$1
+root=$2
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+export AI_FABRIC_RUNNER=$runner
+/usr/bin/python3 "$root/scenarios/studies/scaling.py" --out "$d/scaling" --sizes 16 \
+    --fabrics rail-optimized,leaf-spine-4to1 | grep -q "rail-optimized *16"
+test -s "$d/scaling/scaling.png"
+grep -q "^leaf-spine-4to1,16," "$d/scaling/scaling.csv"
+/usr/bin/python3 "$root/analysis/fabric_compare.py" "$d/scaling/rail-optimized-16" \
+    "$d/scaling/leaf-spine-4to1-16" --out "$d/compare.png" | grep -q "rail-optimized (packed)"
+test -s "$d/compare.png"
+for bytes in 4096 65536; do
+    printf '{"topology":{"kind":"fat_tree","k":4},"training":{"jobs":[{"ranks":4,"parameters":%d,"bucket_bytes":%d}]}}' \
+        $((bytes / 4)) $bytes > "$d/s$bytes.json"
+    "$runner" --scenario="$d/s$bytes.json" --out="$d/m$bytes" > /dev/null 2>&1
+done
+/usr/bin/python3 "$root/analysis/message_size_plot.py" "$d/m4096" "$d/m65536" \
+    --out "$d/size.png" | grep -q "n_1/2"
+test -s "$d/size.png"
+# Not a training folder: exit 1 and no figure.
+"$runner" --scenario="$root/scenarios/link-down.json" --out="$d/plain" > /dev/null 2>&1
+if /usr/bin/python3 "$root/analysis/scaling_plot.py" "$d/plain" --out "$d/x.png" 2> /dev/null; then
+    exit 1
+fi
+test ! -e "$d/x.png"
