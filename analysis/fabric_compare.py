@@ -19,7 +19,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from plotting import DEFAULT_GPU_PRICE, job_rows, save_whole, write_whole  # noqa: E402
+from plotting import DEFAULT_GPU_PRICE, PANELS, add_cost_per_use, finish, job_rows  # noqa: E402
 
 
 def main() -> int:
@@ -40,27 +40,18 @@ def main() -> int:
         return 1
     t = pd.DataFrame(rows)
     t["label"] = [labels.get(r["folder"], f"{r['scenario']} ({r['placement']})") for r in rows]
-    t["used_gpus_per_musd"] = t["utilization"] * t["gpus"] / (t["gpus"] * args.gpu_price + t["fabric_usd"]) * 1e6
+    add_cost_per_use(t, args.gpu_price)
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
-    panels = [("iteration_ms", "iteration time (ms)"),
-              ("utilization", "utilization (ideal compute / iteration)"),
-              ("used_gpus_per_musd", "GPUs of compute used per M USD")]
-    for ax, (column, label) in zip(axes, panels):
+    for ax, (column, label) in zip(axes, PANELS):
         ax.bar(range(len(t)), t[column], color=[f"C{i}" for i in range(len(t))])
         ax.set_xticks(range(len(t)))
         ax.set_xticklabels(t["label"], rotation=30, ha="right")
         ax.set_ylabel(label)
         ax.grid(True, axis="y", alpha=0.3)
-    axes[1].set_ylim(0, 1.05)
-    fig.suptitle(args.title)
-    fig.tight_layout()
-    save_whole(fig, args.out)
-    columns = ["label", "gpus", "iteration_ms", "utilization", "fabric_usd", "used_gpus_per_musd"]
-    if args.csv:
-        write_whole(t[columns].to_csv(index=False), args.csv)
-    print(t[columns].to_string(index=False))
-    print(f"wrote {args.out}")
+    finish(fig, axes, args.title, t,
+           ["label", "gpus", "iteration_ms", "utilization", "fabric_usd", "used_gpus_per_musd"],
+           args.out, args.csv)
     return 0
 
 

@@ -59,3 +59,29 @@ def job_rows(folder: Path) -> list:
             "hosts": summary["hosts"],
         })
     return rows
+
+
+# The three panels of the training plots: column, axis label.
+PANELS = [("iteration_ms", "iteration time (ms)"),
+          ("utilization", "utilization (ideal compute / iteration)"),
+          ("used_gpus_per_musd", "GPUs of compute used per M USD")]
+
+
+def add_cost_per_use(t, gpu_price: float) -> None:
+    """Add used_gpus_per_musd to table T: utilization x GPUs per million USD of GPUs
+    (GPU_PRICE each) plus the fabric's bill of materials."""
+    t["used_gpus_per_musd"] = (t["utilization"] * t["gpus"]
+                               / (t["gpus"] * gpu_price + t["fabric_usd"]) * 1e6)
+
+
+def finish(fig, axes, title: str, t, columns, out: Path, csv) -> None:
+    """Title and lay out FIG, write it and the table's COLUMNS (to CSV if given) whole, and
+    print the table."""
+    axes[1].set_ylim(0, 1.05)
+    fig.suptitle(title)
+    fig.tight_layout()
+    save_whole(fig, out)
+    if csv:
+        write_whole(t[columns].to_csv(index=False), csv)
+    print(t[columns].to_string(index=False))
+    print(f"wrote {out}")

@@ -21,13 +21,13 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from plotting import DEFAULT_GPU_PRICE, job_rows, save_whole, write_whole  # noqa: E402
+from plotting import DEFAULT_GPU_PRICE, PANELS, add_cost_per_use, finish, job_rows  # noqa: E402
 
 
 def table(folders, gpu_price: float) -> pd.DataFrame:
     t = pd.DataFrame([job_rows(f)[0] for f in folders])
     t["fabric_usd_per_gpu"] = t["fabric_usd"] / t["gpus"]
-    t["used_gpus_per_musd"] = t["utilization"] * t["gpus"] / (t["gpus"] * gpu_price + t["fabric_usd"]) * 1e6
+    add_cost_per_use(t, gpu_price)
     return t.sort_values(["scenario", "gpus"])
 
 
@@ -47,10 +47,7 @@ def main() -> int:
         return 1
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
-    panels = [("iteration_ms", "iteration time (ms)"),
-              ("utilization", "utilization (ideal compute / iteration)"),
-              ("used_gpus_per_musd", "GPUs of compute used per M USD")]
-    for ax, (column, label) in zip(axes, panels):
+    for ax, (column, label) in zip(axes, PANELS):
         for fabric, rows in t.groupby("scenario", sort=True):
             ax.plot(rows["gpus"], rows[column], marker="o", label=fabric)
         ax.set_xscale("log", base=2)
@@ -59,17 +56,10 @@ def main() -> int:
         ax.set_xlabel("GPUs")
         ax.set_ylabel(label)
         ax.grid(True, which="both", alpha=0.3)
-    axes[1].set_ylim(0, 1.05)
     axes[0].legend()
-    fig.suptitle(args.title)
-    fig.tight_layout()
-    save_whole(fig, args.out)
-    columns = ["scenario", "gpus", "iteration_ms", "utilization", "fabric_usd",
-               "fabric_usd_per_gpu", "used_gpus_per_musd"]
-    if args.csv:
-        write_whole(t[columns].to_csv(index=False), args.csv)
-    print(t[columns].to_string(index=False))
-    print(f"wrote {args.out}")
+    finish(fig, axes, args.title, t,
+           ["scenario", "gpus", "iteration_ms", "utilization", "fabric_usd",
+            "fabric_usd_per_gpu", "used_gpus_per_musd"], args.out, args.csv)
     return 0
 
 
