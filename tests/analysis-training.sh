@@ -9,12 +9,15 @@ root=$2
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 export AI_FABRIC_RUNNER=$runner
+# Output goes to files before grep: grep -q would close the pipe under a still-printing script.
 /usr/bin/python3 "$root/scenarios/studies/scaling.py" --out "$d/scaling" --sizes 16 \
-    --fabrics rail-optimized,leaf-spine-4to1 | grep -q "rail-optimized *16"
+    --fabrics rail-optimized,leaf-spine-4to1 > "$d/scaling.txt"
+grep -q "rail-optimized *16" "$d/scaling.txt"
 test -s "$d/scaling/scaling.png"
 grep -q "^leaf-spine-4to1,16," "$d/scaling/scaling.csv"
 /usr/bin/python3 "$root/analysis/fabric_compare.py" "$d/scaling/rail-optimized-16" \
-    "$d/scaling/leaf-spine-4to1-16" --out "$d/compare.png" | grep -q "rail-optimized (packed)"
+    "$d/scaling/leaf-spine-4to1-16" --out "$d/compare.png" > "$d/compare.txt"
+grep -q "rail-optimized (packed)" "$d/compare.txt"
 test -s "$d/compare.png"
 for bytes in 4096 65536; do
     printf '{"topology":{"kind":"fat_tree","k":4},"training":{"jobs":[{"ranks":4,"parameters":%d,"bucket_bytes":%d}]}}' \
@@ -22,7 +25,8 @@ for bytes in 4096 65536; do
     "$runner" --scenario="$d/s$bytes.json" --out="$d/m$bytes" > /dev/null 2>&1
 done
 /usr/bin/python3 "$root/analysis/message_size_plot.py" "$d/m4096" "$d/m65536" \
-    --out "$d/size.png" | grep -q "n_1/2"
+    --out "$d/size.png" > "$d/size.txt"
+grep -q "n_1/2" "$d/size.txt"
 test -s "$d/size.png"
 # Not a training folder: exit 1 and no figure.
 "$runner" --scenario="$root/scenarios/link-down.json" --out="$d/plain" > /dev/null 2>&1

@@ -324,14 +324,19 @@ TrainingJob::Start()
         }
         for (const JobOp& op : m_programs[rs.stage]->GetOps())
         {
-            const bool free = op.comm >= JobComm::ACTIVATION_SEND && m_activationBytes == 0;
-            NS_ABORT_MSG_IF(op.kind == JobOp::COLLECTIVE && !free &&
+            NS_ABORT_MSG_IF(op.kind == JobOp::COLLECTIVE && !IsFreeTransfer(op) &&
                                 !rs.comms[static_cast<std::size_t>(op.comm)].app,
                             "job '" << m_name << "': rank " << r << " has no "
                                     << JobCommName(op.comm) << " communicator");
         }
     }
     Simulator::Schedule(m_startTime, &TrainingJob::StartIteration, this);
+}
+
+bool
+TrainingJob::IsFreeTransfer(const JobOp& op) const
+{
+    return op.comm >= JobComm::ACTIVATION_SEND && m_activationBytes == 0;
 }
 
 const JobOp&
@@ -382,7 +387,7 @@ TrainingJob::Advance(uint32_t r)
             return;
         }
         case JobOp::COLLECTIVE: {
-            if (op.comm >= JobComm::ACTIVATION_SEND && m_activationBytes == 0)
+            if (IsFreeTransfer(op))
             {
                 if (op.comm == JobComm::ACTIVATION_SEND || op.comm == JobComm::GRADIENT_SEND)
                 {

@@ -176,6 +176,8 @@ class TrainingJob : public Object
     void RankFinished(uint32_t r);
     void EndIteration();
     const JobOp& OpAt(uint32_t r, std::size_t op) const;
+    /** A pipeline transfer of zero bytes: a dependency between stages, no packets. */
+    bool IsFreeTransfer(const JobOp& op) const;
 
     // Attributes.
     std::string m_name;

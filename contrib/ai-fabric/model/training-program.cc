@@ -114,7 +114,10 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
 TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage)
     : m_spec(spec),
       m_stage(stage),
-      m_layersPerStage(spec.layers / spec.pp)
+      m_layersPerStage(spec.layers / spec.pp),
+      m_tensor(!Requests(spec, JobComm::TENSOR).empty()),
+      m_expert(!Requests(spec, JobComm::EXPERT).empty()),
+      m_bucketSizes(Requests(spec, JobComm::DATA).size())
 {
     const int64_t total = spec.compute.GetPicoSeconds();
     m_forward = static_cast<int64_t>(std::llround(total / (1 + spec.backwardRatio)));
@@ -135,8 +138,7 @@ TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage
     {
         Backward(i);
     }
-    const bool buckets = !Requests(spec, JobComm::DATA).empty();
-    if (buckets && !spec.overlap)
+    if (m_bucketSizes > 0 && !spec.overlap)
     {
         for (uint32_t k = 0; k < BucketCount(spec); ++k)
         {
@@ -169,7 +171,7 @@ TrainingProgram::Collective(JobComm comm, uint32_t request, bool blocking, JobOp
 void
 TrainingProgram::TensorAllReduce(JobOp::Phase phase, uint32_t microBatch)
 {
-    if (!Requests(m_spec, JobComm::TENSOR).empty())
+    if (m_tensor)
     {
         Collective(JobComm::TENSOR, 0, true, phase, microBatch);
     }
@@ -178,7 +180,7 @@ TrainingProgram::TensorAllReduce(JobOp::Phase phase, uint32_t microBatch)
 void
 TrainingProgram::ExpertAllToAll(JobOp::Phase phase, uint32_t microBatch)
 {
-    if (!Requests(m_spec, JobComm::EXPERT).empty())
+    if (m_expert)
     {
         Collective(JobComm::EXPERT, 0, true, phase, microBatch);
     }
@@ -188,7 +190,7 @@ void
 TrainingProgram::StartBucket(uint32_t index, JobOp::Phase phase, uint32_t microBatch)
 {
     const uint32_t last = BucketCount(m_spec) - 1;
-    const bool remainder = index == last && Requests(m_spec, JobComm::DATA).size() == 2;
+    const bool remainder = index == last && m_bucketSizes == 2;
     Collective(JobComm::DATA, remainder ? 1 : 0, false, phase, microBatch);
 }
 
@@ -260,7 +262,7 @@ TrainingProgram::Backward(uint32_t mb)
     const int64_t pass = Part(m_backward, m, mb);
     const uint32_t halves = 2 * m_layersPerStage;
     const bool lastBackward = mb == m - 1;
-    if (lastBackward && m_spec.overlap && !Requests(m_spec, JobComm::DATA).empty())
+    if (lastBackward && m_spec.overlap && m_bucketSizes > 0)
     {
         const uint64_t bucket = BucketSize(m_spec);
         for (uint32_t k = 0; k < BucketCount(m_spec); ++k)

@@ -126,6 +126,10 @@ class TrainingProgram
     uint32_t m_layersPerStage;
     int64_t m_forward;  //!< all micro-batches' forward compute, ps
     int64_t m_backward; //!< and backward
+    // Which collectives the spec has, from Requests() once.
+    bool m_tensor;
+    bool m_expert;
+    std::size_t m_bucketSizes; //!< 0 (no reduction), 1, or 2 (a smaller last bucket)
     std::vector<JobOp> m_ops;
     // Gradient buckets during the last backward: their ready points in that backward's
     // compute, and how far it has got.
