@@ -27,9 +27,14 @@ RunOnStar(const std::string& algorithm, CollectiveOperation op, uint64_t bytes, 
 
 CollectiveRun
 RunCollective(const FabricTopology& topology, const std::string& algorithm,
-              CollectiveOperation op, uint64_t bytes, uint32_t ranks, const Attributes& attributes)
+              CollectiveOperation op, uint64_t bytes, uint32_t ranks, const Attributes& attributes,
+              const NetworkHook& hook)
 {
     Ptr<FabricNetwork> net = FabricNetworkHelper().Install(topology);
+    if (hook)
+    {
+        hook(net);
+    }
     RdmaHelper rdma;
     rdma.Install(net);
     std::vector<uint32_t> hosts;

@@ -4,6 +4,7 @@
 
 #include "ns3/ai-fabric-module.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct CollectiveRun
 };
 
 using Attributes = std::vector<std::pair<std::string, std::string>>;
+/** Called with the network before the collective starts (to fail or degrade links). */
+using NetworkHook = std::function<void(ns3::Ptr<ns3::FabricNetwork>)>;
 
 /**
  * Run \p op of \p bytes with \p algorithm (its attributes as name=value pairs) on the first
@@ -26,7 +29,7 @@ using Attributes = std::vector<std::pair<std::string, std::string>>;
  */
 CollectiveRun RunCollective(const ns3::FabricTopology& topology, const std::string& algorithm,
                             ns3::CollectiveOperation op, uint64_t bytes, uint32_t ranks,
-                            const Attributes& attributes = {});
+                            const Attributes& attributes = {}, const NetworkHook& hook = {});
 /** The same on a k=4 fat-tree of 400G hosts, one GPU per server. */
 CollectiveRun RunOnFatTree(const std::string& algorithm, ns3::CollectiveOperation op,
                            uint64_t bytes, uint32_t ranks, const Attributes& attributes = {});

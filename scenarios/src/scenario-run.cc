@@ -252,6 +252,7 @@ ScenarioRun::WriteResults(const std::string& version) const
                            {"payload_sent_bytes", t.payloadSent},
                            {"payload_retransmitted_bytes", t.payloadRetransmitted},
                            {"payload_accepted_bytes", t.payloadReceived},
+                           {"payload_discarded_bytes", t.payloadDiscarded},
                            {"timeouts", t.timeouts},
                            {"naks_sent", t.naksSent},
                            {"cnps_sent", t.cnpsSent}};

@@ -62,6 +62,10 @@ FabricNetwork::AssignStreams(int64_t stream)
             used += DynamicCast<FabricNetDevice>(node->GetDevice(d))->AssignStreams(stream + used);
         }
     }
+    for (const auto& ch : m_channels)
+    {
+        used += ch->AssignStreams(stream + used);
+    }
     return used;
 }
 

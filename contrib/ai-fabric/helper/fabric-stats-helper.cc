@@ -151,7 +151,7 @@ FabricStatsHelper::WriteLinks(std::ostream& os, Time elapsed) const
         os << ",drop_" << DropReasonName(static_cast<DropReason>(r));
     }
     os << ",ecn_marked,pfc_pause_sent,pfc_resume_sent,pfc_pause_received,paused_us,"
-          "utilization\n";
+          "utilization,downs,down_us\n";
     os << std::fixed << std::setprecision(6);
     for (uint32_t id = 0; id < topo.Links().size(); ++id)
     {
@@ -161,6 +161,7 @@ FabricStatsHelper::WriteLinks(std::ostream& os, Time elapsed) const
             const uint32_t node = end ? l.b : l.a;
             const uint32_t peer = end ? l.a : l.b;
             Ptr<FabricNetDevice> dev = m_network->GetPort(node, id);
+            Ptr<FabricChannel> ch = m_network->GetChannel(id);
             const FabricPortCounters& c = dev->GetCounters();
             os << id << ',' << topo.GetNode(node).name << ','
                << FabricTopology::RoleName(topo.GetNode(node).role) << ',' << topo.PortOf(node, id)
@@ -177,7 +178,8 @@ FabricStatsHelper::WriteLinks(std::ostream& os, Time elapsed) const
                                     : 0.0;
             os << ',' << c.ecnMarked << ',' << c.pfcPauseSent << ',' << c.pfcResumeSent << ','
                << c.pfcPauseReceived << ',' << dev->GetPausedTime().GetSeconds() * 1e6 << ','
-               << util << '\n';
+               << util << ',' << ch->GetDownCount() << ','
+               << ch->GetDownTime().GetSeconds() * 1e6 << '\n';
         }
     }
 }

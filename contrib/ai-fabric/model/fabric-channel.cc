@@ -2,9 +2,13 @@
 
 #include "fabric-net-device.h"
 
+#include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -25,7 +29,7 @@ FabricChannel::GetTypeId()
                           "400, 800 Gb/s).",
                           DataRateValue(DataRate("100Gbps")),
                           MakeDataRateAccessor(&FabricChannel::SetDataRate,
-                                               &FabricChannel::GetDataRate),
+                                               &FabricChannel::GetNominalDataRate),
                           MakeDataRateChecker())
             .AddAttribute("Delay",
                           "Propagation delay: about 5 ns per metre of fibre or copper "
@@ -33,6 +37,14 @@ FabricChannel::GetTypeId()
                           TimeValue(NanoSeconds(10)),
                           MakeTimeAccessor(&FabricChannel::m_delay),
                           MakeTimeChecker(Time(0)))
+            .AddAttribute("BitErrorRate",
+                          "Probability that a bit is received in error, both directions, in "
+                          "[0, 1).  0 for a healthy link: IEEE 802.3bs specifies a BER below "
+                          "1e-13 after FEC for 400G links.",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&FabricChannel::SetBitErrorRate,
+                                             &FabricChannel::GetBitErrorRate),
+                          MakeDoubleChecker<double>(0.0, 1.0))
             .AddTraceSource("LinkState",
                             "The link went down (false) or came up (true).",
                             MakeTraceSourceAccessor(&FabricChannel::m_linkStateTrace),
@@ -41,8 +53,32 @@ FabricChannel::GetTypeId()
 }
 
 FabricChannel::FabricChannel()
-    : m_rate("100Gbps")
+    : m_rate("100Gbps"),
+      m_nominalRate("100Gbps"),
+      m_uniform(CreateObject<UniformRandomVariable>())
 {
+}
+
+int64_t
+FabricChannel::AssignStreams(int64_t stream)
+{
+    m_uniform->SetStream(stream);
+    return 1;
+}
+
+void
+FabricChannel::SetBitErrorRate(double ber)
+{
+    NS_ABORT_MSG_IF(!(ber >= 0.0 && ber < 1.0),
+                    "FabricChannel BitErrorRate must be in [0, 1), got " << ber);
+    m_ber = ber;
+    m_log1mBer = std::log1p(-ber);
+}
+
+Time
+FabricChannel::GetDownTime() const
+{
+    return m_up ? m_downTotal : m_downTotal + (Simulator::Now() - m_downSince);
 }
 
 void
@@ -75,19 +111,43 @@ FabricChannel::Transmit(Ptr<Packet> p, Ptr<const FabricNetDevice> sender, Time t
                         Time extraDelay)
 {
     Ptr<FabricNetDevice> peer = GetPeer(sender);
+    bool corrupted = false;
+    if (m_ber > 0)
+    {
+        const double bits = 8.0 * p->GetSize();
+        corrupted = m_uniform->GetValue() < -std::expm1(bits * m_log1mBer);
+    }
     Simulator::ScheduleWithContext(peer->GetNode()->GetId(),
                                    txTime + m_delay + extraDelay,
                                    &FabricNetDevice::Receive,
                                    peer,
                                    p,
-                                   m_epoch);
+                                   m_epoch,
+                                   corrupted);
 }
 
 void
 FabricChannel::SetDataRate(DataRate rate)
 {
     NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "FabricChannel DataRate must be > 0");
-    m_rate = rate;
+    m_nominalRate = rate;
+    UpdateRate();
+}
+
+void
+FabricChannel::DegradeRate(double factor, bool apply)
+{
+    NS_ABORT_MSG_IF(!(factor > 0 && factor <= 1),
+                    "FabricChannel: a rate degradation factor must be in (0, 1], got " << factor);
+    m_rateFactor = apply ? m_rateFactor * factor : m_rateFactor / factor;
+    UpdateRate();
+}
+
+void
+FabricChannel::UpdateRate()
+{
+    const double bps = std::round(double(m_nominalRate.GetBitRate()) * std::min(m_rateFactor, 1.0));
+    m_rate = DataRate(static_cast<uint64_t>(std::max(bps, 1.0)));
     for (std::size_t i = 0; i < m_nDevices; ++i)
     {
         m_devices[i]->NotifyRateChanged();
@@ -95,9 +155,27 @@ FabricChannel::SetDataRate(DataRate rate)
 }
 
 void
+FabricChannel::AddBitErrors(double ber, bool apply)
+{
+    NS_ABORT_MSG_IF(!(ber >= 0.0 && ber < 1.0),
+                    "FabricChannel: a bit-error rate must be in [0, 1), got " << ber);
+    const double keep = apply ? (1 - m_ber) * (1 - ber) : (1 - m_ber) / (1 - ber);
+    const double combined = 1 - keep;
+    // Removing the last source leaves rounding residue of ~1e-16: a healthy link is exactly 0.
+    SetBitErrorRate(combined < 1e-15 ? 0.0 : std::min(combined, std::nextafter(1.0, 0.0)));
+}
+
+void
 FabricChannel::SetUp(bool up)
 {
-    if (up == m_up)
+    if (up)
+    {
+        if (m_downHolds == 0 || --m_downHolds > 0)
+        {
+            return;
+        }
+    }
+    else if (m_downHolds++ > 0)
     {
         return;
     }
@@ -106,6 +184,11 @@ FabricChannel::SetUp(bool up)
     if (!up)
     {
         ++m_epoch;
+        m_downSince = Simulator::Now();
+    }
+    else
+    {
+        m_downTotal += Simulator::Now() - m_downSince;
     }
     for (std::size_t i = 0; i < m_nDevices; ++i)
     {

@@ -6,6 +6,7 @@
 #include "ns3/nstime.h"
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
 namespace ns3
@@ -21,6 +22,10 @@ class FabricNetDevice;
  * and whether it is up.  Taking the link down loses the frames in flight on it (they arrive at
  * no one and are counted by the receiving port as LinkDown drops) and tells both ports, which
  * drop what they hold.
+ *
+ * A gray failure shows as a bit-error rate: each frame is corrupted with probability
+ * 1 - (1 - BER)^bits over its bits from destination address to FCS, and the receiving port
+ * drops it as an FCS error (IEEE 802.3 clause 3.2.9: a frame whose CRC fails is discarded).
  */
 class FabricChannel : public Channel
 {
@@ -41,23 +46,60 @@ class FabricChannel : public Channel
      */
     void Transmit(Ptr<Packet> p, Ptr<const FabricNetDevice> sender, Time txTime, Time extraDelay);
 
+    /** The line rate now: the nominal rate times the degradation factor. */
     DataRate GetDataRate() const { return m_rate; }
-    /** Change the line rate (e.g. lanes lost); both ports see it from their next frame. */
+    /** Set the nominal line rate; both ports see it from their next frame. */
     void SetDataRate(DataRate rate);
+    DataRate GetNominalDataRate() const { return m_nominalRate; }
+    /**
+     * Run at \p factor (in (0, 1]) of the rate it runs at now, e.g. 0.75 when one of four
+     * lanes is lost; DegradeRate(factor, false) undoes it.  Degradations compose.
+     */
+    void DegradeRate(double factor, bool apply);
     Time GetDelay() const { return m_delay; }
     bool IsUp() const { return m_up; }
-    /** Take the link down or bring it back up; both ports and the LinkState trace are told. */
+    /**
+     * Take the link down (false) or release one reason for it being down (true).  A link
+     * taken down by several causes (both transceivers, a switch) comes back when the last of
+     * them is released.  Both ports and the LinkState trace are told of each change.
+     */
     void SetUp(bool up);
+    /**
+     * Add (true) or remove (false) an independent source of bit errors of rate \p ber: the
+     * combined rate is 1 - prod(1 - ber_i).
+     */
+    void AddBitErrors(double ber, bool apply);
     /** Incremented each time the link goes down: frames sent in an earlier epoch are lost. */
     uint32_t GetEpoch() const { return m_epoch; }
+    /** Times the link went down (hard failures and each down of a flap). */
+    uint32_t GetDownCount() const { return m_epoch; }
+    /** Total time the link was down, up to now. */
+    Time GetDownTime() const;
+
+    /** Bit-error rate of both directions, in [0, 1); 0 (the default) corrupts nothing. */
+    void SetBitErrorRate(double ber);
+    double GetBitErrorRate() const { return m_ber; }
+    /** Assign a stream to the corruption random variable; returns streams used (1). */
+    int64_t AssignStreams(int64_t stream);
 
   private:
     Ptr<FabricNetDevice> m_devices[2];
     std::size_t m_nDevices{0};
+    /** Recompute m_rate from the nominal rate and factor, and tell the ports. */
+    void UpdateRate();
+
     DataRate m_rate;
+    DataRate m_nominalRate;
+    double m_rateFactor{1.0};
     Time m_delay;
     bool m_up{true};
+    uint32_t m_downHolds{0}; //!< causes keeping the link down
     uint32_t m_epoch{0};
+    Time m_downSince;             //!< when the link last went down
+    Time m_downTotal;             //!< down time of earlier outages
+    double m_ber{0};
+    double m_log1mBer{0};         //!< log(1 - BER), cached for the per-frame probability
+    Ptr<UniformRandomVariable> m_uniform;
     TracedCallback<bool> m_linkStateTrace; //!< fired with the new state on each change
 };
 

@@ -31,6 +31,8 @@ DropReasonName(DropReason r)
         return "buffer_full";
     case DropReason::HeadroomOverflow:
         return "headroom_overflow";
+    case DropReason::FcsError:
+        return "fcs_error";
     case DropReason::kCount:
         break;
     }
@@ -451,11 +453,16 @@ FabricNetDevice::TransmitComplete()
 }
 
 void
-FabricNetDevice::Receive(Ptr<Packet> p, uint32_t epoch)
+FabricNetDevice::Receive(Ptr<Packet> p, uint32_t epoch, bool corrupted)
 {
     if (epoch != m_channel->GetEpoch())
     {
         RecordDrop(p, DropReason::LinkDown); // lost in flight when the link went down
+        return;
+    }
+    if (corrupted)
+    {
+        RecordDrop(p, DropReason::FcsError);
         return;
     }
     ++m_counters.rxFrames;

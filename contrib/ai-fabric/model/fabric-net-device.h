@@ -27,6 +27,7 @@ enum class DropReason : uint8_t
     NoRoute,          //!< no next hop toward the destination
     BufferFull,       //!< a lossy class exceeded its shared-buffer threshold
     HeadroomOverflow, //!< a lossless class overflowed its PFC headroom (mis-sized headroom)
+    FcsError,         //!< corrupted on the link (bit errors): the receiver's CRC check failed
     kCount
 };
 /** The reason's name, as written in results files. */
@@ -122,8 +123,8 @@ class FabricNetDevice : public NetDevice
     int64_t AssignStreams(int64_t stream);
 
     // Called by FabricChannel.
-    /** A frame sent in link epoch \p epoch arrives. */
-    void Receive(Ptr<Packet> p, uint32_t epoch);
+    /** A frame sent in link epoch \p epoch arrives; \p corrupted if bit errors hit it. */
+    void Receive(Ptr<Packet> p, uint32_t epoch, bool corrupted);
     void NotifyLinkState(bool up);
     void NotifyRateChanged();
 

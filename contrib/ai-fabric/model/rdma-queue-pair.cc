@@ -349,6 +349,7 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
     }
     else if (seq > m_ePsn)
     {
+        m_counters.payloadDiscarded += info.payloadBytes;
         if (!m_nakOutstanding)
         {
             m_nakOutstanding = true;
@@ -357,6 +358,7 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
     }
     else
     {
+        m_counters.payloadDiscarded += info.payloadBytes;
         SendAck(AethHeader::kAck, m_ePsn - 1); // a duplicate: tell the requester where we are
     }
 }

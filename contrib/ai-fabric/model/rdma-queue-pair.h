@@ -31,6 +31,7 @@ struct RdmaQpCounters
     uint64_t cnpsSent{0};          //!< responder: congestion notifications for CE-marked frames
     uint64_t cnpsReceived{0};
     uint64_t payloadReceived{0};   //!< in-order payload bytes accepted by the responder side
+    uint64_t payloadDiscarded{0};  //!< responder: payload of out-of-order and duplicate frames
 
     /** Add \p o's counts to these (totals over queue pairs). */
     RdmaQpCounters& operator+=(const RdmaQpCounters& o)
@@ -45,6 +46,7 @@ struct RdmaQpCounters
         cnpsSent += o.cnpsSent;
         cnpsReceived += o.cnpsReceived;
         payloadReceived += o.payloadReceived;
+        payloadDiscarded += o.payloadDiscarded;
         return *this;
     }
 };

@@ -1,0 +1,196 @@
+// The long-horizon availability mode: checkpoint intervals against Young's and Daly's formulas,
+// goodput against Daly's closed-form expectation, and the job's MTBI against 1 / sum(1/MTBF).
+#include <gtest/gtest.h>
+
+#include "ns3/ai-fabric-module.h"
+#include "ns3/core-module.h"
+
+#include <cmath>
+#include <iostream>
+
+using namespace ns3;
+
+TEST(CheckpointInterval, YoungAndDalyEqualTheirFormulas)
+{
+    // delta = 60 s, M = 3 h: Young sqrt(2 * 60 * 10800) = 1138.42 s; Daly adds the higher
+    // terms: x = 60 / 21600, 1138.42 * (1 + sqrt(x)/3 + x/9) - 60 = 1098.77 s.
+    EXPECT_NEAR(checkpoint::YoungInterval(Seconds(60), Hours(3)).GetSeconds(), 1138.4200, 1e-3);
+    EXPECT_NEAR(checkpoint::DalyInterval(Seconds(60), Hours(3)).GetSeconds(), 1098.7714, 1e-3);
+    // Beyond delta >= 2M Daly checkpoints once per MTBI.
+    EXPECT_EQ(checkpoint::DalyInterval(Hours(3), Hours(1)), Hours(1));
+}
+
+TEST(CheckpointInterval, DalysIntervalMaximizesTheExpectedGoodput)
+{
+    const Time delta = Seconds(60);
+    const Time restart = Minutes(5);
+    const Time mtbi = Hours(2);
+    const Time daly = checkpoint::DalyInterval(delta, mtbi);
+    double best = 0;
+    double bestTau = 0;
+    for (double tau = 60; tau < 20000; tau += 1)
+    {
+        const double g = checkpoint::ExpectedGoodput(Seconds(tau), delta, restart, mtbi);
+        if (g > best)
+        {
+            best = g;
+            bestTau = tau;
+        }
+    }
+    EXPECT_NEAR(daly.GetSeconds() / bestTau, 1.0, 0.01);
+    EXPECT_NEAR(checkpoint::ExpectedGoodput(daly, delta, restart, mtbi) / best, 1.0, 1e-4);
+}
+
+namespace
+{
+/** A component failing with exponential times of mean \p mtbf and instant repair (a spare). */
+Ptr<ComponentFailureProcess>
+ExponentialComponent(Time mtbf, const std::string& name)
+{
+    Ptr<ComponentFailureProcess> p = CreateObject<ComponentFailureProcess>();
+    p->SetAttribute("TimeToFailure",
+                    PointerValue(CreateObjectWithAttributes<ExponentialRandomVariable>(
+                        "Mean", DoubleValue(mtbf.GetSeconds()), "Bound", DoubleValue(0))));
+    p->SetAttribute("TimeToRepair", StringValue("ns3::ConstantRandomVariable[Constant=0]"));
+    p->SetComponent(name, "gpu");
+    return p;
+}
+
+/** Run one job for \p horizon with interrupting components of \p mtbfs, from stream \p stream. */
+JobAvailabilityModel::Result
+RunJob(const std::vector<Time>& mtbfs, Time horizon, int64_t stream,
+       const std::string& policy = "daly", Time restart = Minutes(5))
+{
+    Ptr<JobAvailabilityModel> job = CreateObject<JobAvailabilityModel>();
+    job->SetAttribute("CheckpointPolicy", StringValue(policy));
+    job->SetAttribute("CheckpointTime", TimeValue(Seconds(60)));
+    job->SetAttribute("RestartTime", TimeValue(restart));
+    job->SetIterationTime(JobAvailabilityModel::HEALTHY, Seconds(5));
+    std::vector<Ptr<ComponentFailureProcess>> components;
+    for (std::size_t i = 0; i < mtbfs.size(); ++i)
+    {
+        components.push_back(ExponentialComponent(mtbfs[i], "c" + std::to_string(i)));
+        stream += components.back()->AssignStreams(stream);
+        job->AddInterruptingComponent(components.back(), mtbfs[i]);
+        components.back()->Start();
+    }
+    job->Start();
+    JobAvailabilityModel::Result r;
+    Simulator::Schedule(horizon, [&]() {
+        r = job->Finish();
+        Simulator::Stop();
+    });
+    Simulator::Run();
+    Simulator::Destroy();
+    return r;
+}
+} // namespace
+
+TEST(Availability, GoodputMatchesDalysExpectationWithinOnePercent)
+{
+    // 10 seeds x 100 days at an MTBI of 1 h: about 24,000 interruptions.
+    const Time mtbi = Hours(1);
+    const Time horizon = Days(100);
+    const int seeds = 10;
+    double useful = 0;
+    double wall = 0;
+    Time interval;
+    for (int s = 0; s < seeds; ++s)
+    {
+        const auto r = RunJob({mtbi}, horizon, 1000 * s);
+        useful += r.useful.GetSeconds();
+        wall += r.wall.GetSeconds();
+        interval = r.interval;
+        // Every second of the horizon is accounted for exactly once.
+        const Time sum = r.useful + r.unsaved + r.lostWork + r.checkpointTime + r.restartTime +
+                         r.degradedLoss;
+        EXPECT_NEAR(sum.GetSeconds(), r.wall.GetSeconds(), 1e-3);
+        EXPECT_EQ(r.degradedLoss, Time(0));
+    }
+    EXPECT_EQ(interval, checkpoint::DalyInterval(Seconds(60), mtbi));
+    const double expected = checkpoint::ExpectedGoodput(interval, Seconds(60), Minutes(5), mtbi);
+    std::cout << "goodput " << useful / wall << ", closed form " << expected << "\n";
+    EXPECT_NEAR(useful / wall / expected, 1.0, 0.01) << "measured " << useful / wall
+                                                     << ", closed form " << expected;
+}
+
+TEST(Availability, FixedIntervalsAwayFromTheOptimumMatchTooAndDoWorse)
+{
+    const Time mtbi = Hours(1);
+    for (const char* tau : {"10min", "2h"})
+    {
+        Config::SetDefault("ns3::JobAvailabilityModel::CheckpointInterval", StringValue(tau));
+        double useful = 0;
+        double wall = 0;
+        uint64_t checkpoints = 0;
+        for (int s = 0; s < 10; ++s)
+        {
+            const auto r = RunJob({mtbi}, Days(100), 1000 * s, "fixed");
+            useful += r.useful.GetSeconds();
+            wall += r.wall.GetSeconds();
+            checkpoints += r.checkpoints;
+        }
+        const double expected =
+            checkpoint::ExpectedGoodput(Time(tau), Seconds(60), Minutes(5), mtbi);
+        // Useful work comes in whole checkpoints: the count of completed segments sets the
+        // noise (times between completions have a coefficient of variation below 1).
+        EXPECT_NEAR(useful / wall / expected, 1.0, 4 / std::sqrt(double(checkpoints)))
+            << tau << ": " << checkpoints << " checkpoints";
+        EXPECT_LT(expected, checkpoint::ExpectedGoodput(checkpoint::DalyInterval(Seconds(60), mtbi),
+                                                        Seconds(60), Minutes(5), mtbi));
+    }
+    Config::Reset();
+}
+
+TEST(Availability, JobMtbiIsTheHarmonicCombinationOfComponentMtbfs)
+{
+    const std::vector<Time> mtbfs{Hours(2), Hours(4), Hours(8), Hours(16), Hours(32)};
+    double rate = 0; // 1/h
+    for (Time m : mtbfs)
+    {
+        rate += 1 / m.GetHours();
+    }
+    uint64_t interruptions = 0;
+    const int seeds = 10;
+    for (int s = 0; s < seeds; ++s)
+    {
+        interruptions += RunJob(mtbfs, Days(100), 1000 * s).interruptions;
+    }
+    // Poisson count: mean rate x time, standard deviation its square root.
+    const double mean = rate * 2400 * seeds;
+    EXPECT_NEAR(double(interruptions), mean, 4 * std::sqrt(mean));
+    const double mtbiHours = 2400.0 * seeds / interruptions;
+    EXPECT_NEAR(mtbiHours * rate, 1.0, 4 / std::sqrt(mean));
+}
+
+TEST(Availability, DegradedFabricSlowsWorkByTheIterationTimeRatio)
+{
+    // No interruptions; a link is at reduced rate for the second half: 5 s -> 8 s iterations.
+    Ptr<JobAvailabilityModel> job = CreateObject<JobAvailabilityModel>();
+    job->SetAttribute("CheckpointPolicy", StringValue("fixed"));
+    job->SetAttribute("CheckpointInterval", TimeValue(Hours(1)));
+    job->SetIterationTime(JobAvailabilityModel::HEALTHY, Seconds(5));
+    job->SetIterationTime(JobAvailabilityModel::REDUCED_RATE, Seconds(8));
+    Ptr<ComponentFailureProcess> lanes = CreateObject<ComponentFailureProcess>();
+    lanes->SetAttribute("Mode", StringValue("lane_loss"));
+    lanes->SetAttribute("TimeToFailure", StringValue("ns3::ConstantRandomVariable[Constant=43200]"));
+    lanes->SetAttribute("TimeToRepair", StringValue("ns3::ConstantRandomVariable[Constant=1e9]"));
+    lanes->SetComponent("link 7", "transceiver");
+    job->AddDegradingComponent(lanes, JobAvailabilityModel::REDUCED_RATE);
+    lanes->Start();
+    job->Start();
+    JobAvailabilityModel::Result r;
+    Simulator::Schedule(Days(1), [&]() { r = job->Finish(); });
+    Simulator::Stop(Days(1));
+    Simulator::Run();
+    Simulator::Destroy();
+    // 24 checkpoints of 60 s (the last ends at 24 h + 23 min: 23 written); compute 24 h - 23 min.
+    EXPECT_EQ(r.interruptions, 0u);
+    const double compute = 86400 - r.checkpointTime.GetSeconds();
+    const double work = r.useful.GetSeconds() + r.unsaved.GetSeconds();
+    const double slowShare = r.degradedLoss.GetSeconds() / (1 - 5.0 / 8);
+    EXPECT_NEAR(work + r.degradedLoss.GetSeconds(), compute, 1e-3);
+    // The slow compute time is the second half minus its checkpoints.
+    EXPECT_GT(slowShare, 43200 - 13 * 60);
+    EXPECT_LT(slowShare, 43200);
+}

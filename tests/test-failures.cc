@@ -1,0 +1,289 @@
+// Component failures at packet level: bit errors against the frame-loss formula, flaps in the
+// link counters, lane loss against the ring all-reduce closed form, and a dead link in a k=4
+// fat-tree whose byte accounting closes exactly.
+#include "collective-fixture.h"
+#include "fabric-fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+using namespace ns3;
+using namespace aifabric_test;
+
+namespace
+{
+/** A failure process of \p mode on \p channel that fails once, at \p at, for \p repair. */
+Ptr<ComponentFailureProcess>
+FailOnce(Ptr<FabricChannel> channel, const std::string& mode, Time at, Time repair)
+{
+    Ptr<ComponentFailureProcess> p = CreateObject<ComponentFailureProcess>();
+    p->SetAttribute("Mode", StringValue(mode));
+    p->SetAttribute("TimeToFailure", StringValue("ns3::ConstantRandomVariable[Constant=" +
+                                                 std::to_string(at.GetSeconds()) + "]"));
+    p->SetAttribute("TimeToRepair", StringValue("ns3::ConstantRandomVariable[Constant=" +
+                                                std::to_string(repair.GetSeconds()) + "]"));
+    p->SetAttribute("MaxFailures", UintegerValue(1));
+    p->SetComponent("link", "link");
+    p->AddChannel(channel);
+    p->Start();
+    return p;
+}
+
+/** The channel of host \p host's first link. */
+Ptr<FabricChannel>
+HostChannel(Ptr<FabricNetwork> net, uint32_t host)
+{
+    const FabricTopology& topo = net->GetTopology();
+    return net->GetChannel(topo.GetNode(topo.HostNode(host)).links[0]);
+}
+
+struct BerRun
+{
+    uint64_t frames{0};
+    uint64_t frameBytes{0};
+    uint64_t fcsErrors{0};
+    uint64_t delivered{0};
+    uint64_t dropped{0};
+};
+
+BerRun
+RunWithBitErrors(double ber, uint32_t seed)
+{
+    RngSeedManager::SetSeed(seed);
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
+    net->AssignStreams(1);
+    HostChannel(net, 0)->SetBitErrorRate(ber);
+    MessageSourceHelper sources;
+    const uint64_t bytes = 64ull << 20;
+    sources.Install(net, 0, 1, bytes, Time(0));
+    FabricStatsHelper stats;
+    stats.Install(net, sources.GetSources());
+    Simulator::Run();
+    BerRun r;
+    const auto& host0 = net->GetPort(net->GetTopology().HostNode(0),
+                                     net->GetTopology().GetNode(net->GetTopology().HostNode(0)).links[0])
+                            ->GetCounters();
+    r.frames = host0.txFrames;
+    r.frameBytes = host0.txBytes / host0.txFrames;
+    const FabricTotals t = Totals(net);
+    r.fcsErrors = t.dropsByReason[static_cast<std::size_t>(DropReason::FcsError)];
+    r.dropped = t.framesDropped;
+    r.delivered = stats.GetFramesDelivered();
+    Simulator::Destroy();
+    return r;
+}
+} // namespace
+
+TEST(BitErrors, CorruptedFrameFractionMatchesTheFormula)
+{
+    const double ber = 2e-6;
+    const BerRun r = RunWithBitErrors(ber, 1);
+    ASSERT_EQ(r.frames, 16384u);
+    // Every frame has the same size: its bits from destination address to FCS.
+    const double p = 1 - std::pow(1 - ber, 8.0 * r.frameBytes);
+    const double mean = r.frames * p;
+    const double sigma = std::sqrt(r.frames * p * (1 - p));
+    EXPECT_NEAR(double(r.fcsErrors), mean, 4 * sigma) << "p " << p;
+    EXPECT_EQ(r.dropped, r.fcsErrors); // nothing else is lost
+    EXPECT_EQ(r.frames, r.delivered + r.fcsErrors);
+    // The same seed gives the same corrupted frames; another seed other ones.
+    EXPECT_EQ(RunWithBitErrors(ber, 1).fcsErrors, r.fcsErrors);
+    EXPECT_NE(RunWithBitErrors(ber, 2).fcsErrors, r.fcsErrors);
+}
+
+TEST(BitErrors, AHealthyLinkCorruptsNothing)
+{
+    EXPECT_EQ(RunWithBitErrors(0, 1).fcsErrors, 0u);
+}
+
+TEST(BitErrors, IndependentSourcesCombineAndUndo)
+{
+    Ptr<FabricChannel> ch = CreateObject<FabricChannel>();
+    ch->AddBitErrors(1e-6, true);
+    ch->AddBitErrors(1e-5, true);
+    EXPECT_NEAR(ch->GetBitErrorRate(), 1 - (1 - 1e-6) * (1 - 1e-5), 1e-15);
+    ch->AddBitErrors(1e-6, false);
+    EXPECT_NEAR(ch->GetBitErrorRate(), 1e-5, 1e-15);
+    ch->AddBitErrors(1e-5, false);
+    EXPECT_EQ(ch->GetBitErrorRate(), 0.0);
+}
+
+namespace
+{
+struct FailureLog
+{
+    std::vector<ComponentFailureProcess::Failure> failed;
+    std::vector<Time> repaired;
+    void Failed(const ComponentFailureProcess::Failure& f) { failed.push_back(f); }
+    void Repaired(const ComponentFailureProcess::Failure& f) { repaired.push_back(f.start); }
+};
+} // namespace
+
+TEST(Flap, EveryDownIsCountedAndTheTransferStillCompletes)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(20)));
+    rdma.Install(net);
+    auto [a, b] = rdma.Connect(net, 0, 1);
+    const uint64_t bytes = 4 << 20; // about 350 us at 100G
+    a->PostSend(bytes);
+    Ptr<ComponentFailureProcess> flap = CreateObject<ComponentFailureProcess>();
+    flap->SetAttribute("Mode", StringValue("flap"));
+    flap->SetAttribute("TimeToFailure", StringValue("ns3::ConstantRandomVariable[Constant=1e-5]"));
+    flap->SetAttribute("MaxFailures", UintegerValue(1));
+    flap->SetAttribute("FlapCount", UintegerValue(3));
+    flap->SetAttribute("FlapDownTime", TimeValue(MicroSeconds(5)));
+    flap->SetAttribute("FlapUpTime", TimeValue(MicroSeconds(7)));
+    flap->SetComponent("link 0", "link");
+    Ptr<FabricChannel> ch = HostChannel(net, 0);
+    flap->AddChannel(ch);
+    FailureLog log;
+    flap->TraceConnectWithoutContext("Failed", MakeCallback(&FailureLog::Failed, &log));
+    flap->TraceConnectWithoutContext("Repaired", MakeCallback(&FailureLog::Repaired, &log));
+    flap->Start();
+    Simulator::Run();
+    ASSERT_EQ(log.failed.size(), 1u);
+    EXPECT_EQ(log.failed[0].start, MicroSeconds(10));
+    EXPECT_EQ(log.failed[0].duration, MicroSeconds(3 * 5 + 2 * 7));
+    ASSERT_EQ(log.repaired.size(), 1u);
+    EXPECT_EQ(log.repaired[0], MicroSeconds(10 + 29));
+    EXPECT_EQ(ch->GetDownCount(), 3u);
+    EXPECT_EQ(ch->GetDownTime(), MicroSeconds(15));
+    EXPECT_TRUE(ch->IsUp());
+    EXPECT_EQ(b->GetCounters().payloadReceived, bytes);
+    EXPECT_EQ(a->GetOutstandingMessages(), 0u);
+    EXPECT_GT(Totals(net).dropsByReason[static_cast<std::size_t>(DropReason::LinkDown)], 0u);
+    Simulator::Destroy();
+}
+
+TEST(HardFailure, OverlappingCausesKeepTheLinkDownUntilTheLastRepair)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
+    Ptr<FabricChannel> ch = HostChannel(net, 0);
+    // Two transceivers of one link: down at 10 us for 30 us, and at 20 us for 50 us.
+    FailOnce(ch, "hard", MicroSeconds(10), MicroSeconds(30));
+    FailOnce(ch, "hard", MicroSeconds(20), MicroSeconds(50));
+    Simulator::Stop(MicroSeconds(100));
+    Simulator::Run();
+    EXPECT_EQ(ch->GetDownCount(), 1u);
+    EXPECT_EQ(ch->GetDownTime(), MicroSeconds(60)); // 10 us to 70 us
+    EXPECT_TRUE(ch->IsUp());
+    Simulator::Destroy();
+}
+
+namespace
+{
+/** Ring all-reduce on RunOnStar's switch with every link at full rate except one at \p f. */
+double
+DegradedStarRingModel(const FatTreeModel& m, uint32_t p, double n, double f)
+{
+    // Each of the 2(p-1) steps waits for the slowest edge: the one into or out of the host on
+    // the degraded link, which carries its data (and the ACKs of the other way) at f x rate.
+    return 2 * (p - 1) * (m.StarAlpha() + n / p * m.Beta() / f) + (p - 1.0) / p * n * m.gamma +
+           m.StarAckLatency();
+}
+} // namespace
+
+TEST(LaneLoss, RingAllReduceRunsAtTheDegradedLinksRate)
+{
+    const uint32_t p = 8;
+    const uint64_t n = 16 << 20;
+    for (double f : {0.75, 0.5})
+    {
+        const CollectiveRun run =
+            RunCollective(Star(16, DataRate("400Gbps"), 3), "ring", ALL_REDUCE, n, p, {},
+                          [f](Ptr<FabricNetwork> net) {
+                              Ptr<ComponentFailureProcess> lanes =
+                                  FailOnce(HostChannel(net, 3), "lane_loss", Time(0), Seconds(1));
+                              lanes->SetAttribute("RateFraction", DoubleValue(f));
+                          });
+        const double model = DegradedStarRingModel(FatTreeModel(), p, n, f);
+        EXPECT_NEAR(run.result.Duration().GetSeconds() / model, 1.0, 0.05)
+            << "f " << f << ": measured " << run.result.Duration().As(Time::US) << ", model "
+            << model * 1e6 << " us";
+    }
+}
+
+namespace
+{
+struct DropLedger
+{
+    uint64_t dataPayload{0}; //!< payload of dropped data frames (not ACK/NAK/CNP)
+    void Dropped(Ptr<const Packet> p, DropReason)
+    {
+        FrameInfo info;
+        if (roce::ParseDataFrame(*p, info) && info.opcode != BthHeader::RC_ACKNOWLEDGE &&
+            info.opcode != BthHeader::CNP)
+        {
+            dataPayload += info.payloadBytes;
+        }
+    }
+};
+} // namespace
+
+TEST(HardFailure, DeadLinkInFatTreeReroutesAndTheByteAccountingCloses)
+{
+    FabricNetworkHelper helper;
+    helper.SetRoutingAttribute("ConvergenceDelay", TimeValue(MicroSeconds(20)));
+    FatTreeTopologyHelper fatTree(4);
+    Ptr<FabricNetwork> net = helper.Install(fatTree.Build());
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(50)));
+    rdma.Install(net);
+    DropLedger ledger;
+    Config::ConnectWithoutContext("/NodeList/*/DeviceList/*/$ns3::FabricNetDevice/Drop",
+                                  MakeCallback(&DropLedger::Dropped, &ledger));
+    const uint64_t bytes = 8 << 20;
+    std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> qps;
+    for (uint32_t h = 0; h < 8; ++h)
+    {
+        qps.push_back(rdma.Connect(net, h, h + 8)); // pod to pod, across the core
+        qps.back().first->PostSend(bytes);
+    }
+    // At 50 us, kill the busiest link between an aggregation and a core switch.
+    const FabricTopology& topo = net->GetTopology();
+    uint32_t victim = UINT32_MAX;
+    Simulator::Schedule(MicroSeconds(50), [&]() {
+        uint64_t best = 0;
+        for (uint32_t l = 0; l < topo.Links().size(); ++l)
+        {
+            const auto& link = topo.GetLink(l);
+            const bool core = topo.GetNode(link.a).role == FabricTopology::Role::Core ||
+                              topo.GetNode(link.b).role == FabricTopology::Role::Core;
+            const uint64_t tx = net->GetPort(link.a, l)->GetCounters().txFrames +
+                                net->GetPort(link.b, l)->GetCounters().txFrames;
+            if (core && tx > best)
+            {
+                best = tx;
+                victim = l;
+            }
+        }
+        FailOnce(net->GetChannel(victim), "hard", Time(0), Seconds(1));
+    });
+    Simulator::Stop(Seconds(0.5));
+    Simulator::Run();
+    ASSERT_NE(victim, UINT32_MAX);
+    EXPECT_FALSE(net->GetChannel(victim)->IsUp());
+    RdmaQpCounters sent;
+    RdmaQpCounters received;
+    for (const auto& [requester, responder] : qps)
+    {
+        EXPECT_EQ(requester->GetOutstandingMessages(), 0u);
+        EXPECT_EQ(responder->GetCounters().payloadReceived, bytes);
+        sent += requester->GetCounters();
+        received += responder->GetCounters();
+    }
+    const FabricTotals t = Totals(net);
+    EXPECT_GT(t.dropsByReason[static_cast<std::size_t>(DropReason::LinkDown)], 0u);
+    EXPECT_EQ(t.framesDropped, t.dropsByReason[static_cast<std::size_t>(DropReason::LinkDown)]);
+    EXPECT_GT(sent.payloadRetransmitted, 0u);
+    // Every payload byte went out once plus its retransmissions ...
+    EXPECT_EQ(sent.payloadSent, 8 * bytes + sent.payloadRetransmitted);
+    // ... and each one sent was accepted, discarded as out of order or a duplicate, or dropped.
+    EXPECT_EQ(sent.payloadSent,
+              received.payloadReceived + received.payloadDiscarded + ledger.dataPayload);
+    EXPECT_EQ(net->GetRouting()->GetNRecomputations(), 2u);
+    Simulator::Destroy();
+}
