@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <set>
 
 using namespace ns3;
 using namespace aifabric_test;
@@ -285,5 +287,168 @@ TEST(HardFailure, DeadLinkInFatTreeReroutesAndTheByteAccountingCloses)
     EXPECT_EQ(sent.payloadSent,
               received.payloadReceived + received.payloadDiscarded + ledger.dataPayload);
     EXPECT_EQ(net->GetRouting()->GetNRecomputations(), 2u);
+    Simulator::Destroy();
+}
+
+TEST(RetryLimit, QueuePairFailsItsMessagesAfterRetryCountTimeouts)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    const Time rto = MicroSeconds(10);
+    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(rto));
+    rdma.SetQueuePairAttribute("RetryCount", UintegerValue(3));
+    rdma.Install(net);
+    auto [a, b] = rdma.Connect(net, 0, 1);
+    uint32_t completions = 0;
+    struct Count
+    {
+        uint32_t* n;
+        void Done(uint64_t, uint64_t) { ++*n; }
+        void Failed() { ++*n; }
+    } completed{&completions};
+    uint32_t failures = 0;
+    Count failed{&failures};
+    a->SetErrorCallback(MakeCallback(&Count::Failed, &failed));
+    a->PostSend(1 << 20, MakeCallback(&Count::Done, &completed));
+    FailOnce(HostChannel(net, 0), "hard", MicroSeconds(5), Seconds(1));
+    Simulator::Run(); // ends: a failed QP sends nothing more
+    EXPECT_TRUE(a->IsFailed());
+    EXPECT_EQ(failures, 1u);
+    EXPECT_EQ(completions, 0u);
+    EXPECT_EQ(a->GetCounters().timeouts, 4u); // RetryCount retries, then the 4th timeout fails it
+    EXPECT_EQ(a->GetCounters().retryExhausted, 1u);
+    EXPECT_LT(b->GetCounters().payloadReceived, 1u << 20);
+    Simulator::Destroy();
+}
+
+TEST(RetryLimit, CollectiveReportsFailureWhenARanksLinkDies)
+{
+    const CollectiveRun run =
+        RunCollective(Star(16, DataRate("400Gbps"), 3), "ring", ALL_REDUCE, 16 << 20, 4, {},
+                      [](Ptr<FabricNetwork> net) {
+                          FailOnce(HostChannel(net, 2), "hard", MicroSeconds(20), Seconds(10));
+                      });
+    EXPECT_TRUE(run.result.failed);
+    // The first queue pair gives up 8 timeouts (RetryCount 7) of 1.05 ms after its last ACK.
+    EXPECT_GT(run.result.end, MicroSeconds(20) + MicroSeconds(1048.576) * 7);
+    EXPECT_LT(run.result.end, MicroSeconds(20) + MicroSeconds(1048.576) * 9);
+}
+
+TEST(RetryLimit, TrainingJobStopsTheIterationWhenACommunicatorFails)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(4, DataRate("100Gbps"), 2));
+    net->AssignStreams(100);
+    RdmaHelper rdma;
+    rdma.Install(net);
+    TrainingJobHelper helper;
+    for (const auto& [name, value] : Attributes{{"Ranks", "4"},
+                                                {"ComputeTime", "100us"},
+                                                {"OptimizerTime", "0s"},
+                                                {"Parameters", "2097152"},
+                                                {"Iterations", "5"}})
+    {
+        helper.SetJobAttribute(name, StringValue(value));
+    }
+    helper.SetAlgorithm(ParallelAxis::DATA, CollectiveAlgorithm::Create("ring"));
+    Ptr<TrainingJob> job = helper.Install(net, rdma, 10);
+    // One iteration is 100 us + the ring all-reduce of 2M fp32 gradients (8 MiB) at 100G:
+    // about 1.1 ms.
+    const Time failAt = MicroSeconds(2500);
+    FailOnce(HostChannel(net, 2), "hard", failAt, Seconds(10));
+    Simulator::Run();
+    EXPECT_TRUE(job->IsInterrupted());
+    EXPECT_FALSE(job->IsFinished());
+    EXPECT_NE(job->GetInterruptionCause().find("retry count"), std::string::npos);
+    ASSERT_GE(job->GetIterations().size(), 1u);
+    EXPECT_LT(job->GetIterations().size(), 5u);
+    EXPECT_LT(job->GetIterations().back().end, failAt);
+    EXPECT_GT(job->GetInterruptionTime(), failAt + MicroSeconds(1048.576) * 7);
+    Simulator::Destroy();
+}
+
+TEST(FailureHelper, ComponentCountsMatchTheBillOfMaterials)
+{
+    const FabricTopology t = RailOptimizedTopologyHelper(8, 8, 4).Build();
+    const BillOfMaterials bom = BillOfMaterials::FromTopology(t);
+    uint64_t fabricSwitches = 0;
+    for (const auto& line : bom.Lines())
+    {
+        if (line.category == "switch" && line.item.rfind("nvswitch", 0) != 0)
+        {
+            fabricSwitches += line.quantity;
+        }
+    }
+    EXPECT_EQ(FailureHelper::Components(t, "transceiver").size(),
+              bom.Quantity("transceiver", "optical"));
+    EXPECT_EQ(FailureHelper::Components(t, "link").size(),
+              bom.Quantity("cable", "optical") + bom.Quantity("cable", "copper"));
+    EXPECT_EQ(FailureHelper::Components(t, "switch").size(), fabricSwitches);
+    EXPECT_EQ(FailureHelper::Components(t, "gpu").size(), 64u);
+    EXPECT_EQ(FailureHelper::Components(t, "nic").size(), 64u);
+    EXPECT_EQ(FailureHelper::Components(t, "server").size(), 8u);
+    EXPECT_THROW(FailureHelper::Components(t, "fan"), std::invalid_argument);
+}
+
+TEST(FailureHelper, EffectsFollowWhatTheJobCannotRunWithout)
+{
+    // Two leaves, two spines, hosts 0-1 on leaf 0 and 2-3 on leaf 1; the job uses 0 and 2.
+    const FabricTopology t = LeafSpineTopologyHelper(2, 2, 1).Build();
+    FailureHelper helper;
+    for (const char* kind : {"link", "switch", "gpu"})
+    {
+        helper.AddFailureMode(kind, ComponentFailureProcess::HARD, Hours(1), Hours(1));
+    }
+    helper.AddFailureMode("link", ComponentFailureProcess::LANE_LOSS, Hours(1), Hours(1));
+    const auto& installed = helper.Install(t, nullptr, 1);
+    const std::set<uint32_t> job{0, 2};
+    std::map<std::string, uint32_t> effects;
+    for (const auto& i : installed)
+    {
+        ++effects[FailureHelper::EffectOn(i, job)];
+    }
+    const uint32_t hosts = t.GetNHosts();
+    ASSERT_EQ(hosts, 4u);
+    // Hard: the job's 2 GPUs, their 2 links and their 2 leaves restart it; the 4 leaf-spine
+    // links and the 2 spines reroute; the other GPUs and host links do not matter.
+    // Lane loss: the links into the job's hosts and the 4 fabric links degrade it.
+    EXPECT_EQ(effects["job restart"], 6u);
+    EXPECT_EQ(effects["rerouted"], 6u);
+    EXPECT_EQ(effects["degraded"], 6u);
+    EXPECT_EQ(effects[""], 2u + 2u + 2u);
+    EXPECT_THROW(helper.AddFailureMode("switch", ComponentFailureProcess::FLAP, Hours(1), Hours(1)),
+                 std::invalid_argument);
+    EXPECT_THROW(helper.AddFailureMode("link", ComponentFailureProcess::HARD, Time(0), Hours(1)),
+                 std::invalid_argument);
+    EXPECT_THROW(helper.AddFailureMode("fan", ComponentFailureProcess::HARD, Hours(1), Hours(1)),
+                 std::invalid_argument);
+    Simulator::Destroy();
+}
+
+TEST(FailureHelper, ASwitchFailureTakesAllItsLinksDown)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(4, DataRate("100Gbps"), 2));
+    FailureHelper helper;
+    helper.AddFailureMode("switch", ComponentFailureProcess::HARD, Seconds(1), Seconds(1));
+    const auto& installed = helper.Install(net->GetTopology(), net, 7);
+    ASSERT_EQ(installed.size(), 1u);
+    EXPECT_EQ(helper.GetStreamsUsed(), 2);
+    struct Probe
+    {
+        Ptr<FabricNetwork> net;
+        bool allDown{false};
+        void Failed(const ComponentFailureProcess::Failure&)
+        {
+            allDown = true;
+            for (uint32_t l = 0; l < net->GetTopology().Links().size(); ++l)
+            {
+                allDown = allDown && !net->GetChannel(l)->IsUp();
+            }
+        }
+    } probe{net};
+    installed[0].process->TraceConnectWithoutContext("Failed", MakeCallback(&Probe::Failed, &probe));
+    Simulator::Stop(Seconds(100));
+    Simulator::Run();
+    EXPECT_TRUE(probe.allDown);
+    EXPECT_GT(installed[0].process->GetFailureCount(), 10u); // about 50 in 100 s
     Simulator::Destroy();
 }

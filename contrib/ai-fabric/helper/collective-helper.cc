@@ -26,6 +26,7 @@ CollectiveGroup::DoDispose()
 {
     m_network = nullptr;
     m_apps.clear();
+    m_runs.clear();
     Object::DoDispose();
 }
 
@@ -139,6 +140,7 @@ CollectiveGroup::Run(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequest
                        Simulator::Now(), Simulator::Now()};
     running->ranksLeft = GetNRanks();
     running->done = done;
+    m_runs.push_back(running);
     for (auto& app : m_apps)
     {
         app->Execute(schedule, MakeCallback(&CollectiveGroup::RankDone, this).Bind(running));
@@ -150,9 +152,32 @@ void
 CollectiveGroup::RankDone(std::shared_ptr<Running> running, uint32_t)
 {
     running->result.end = std::max(running->result.end, Simulator::Now());
-    if (--running->ranksLeft == 0 && !running->done.IsNull())
+    if (--running->ranksLeft == 0 && !running->reported)
     {
-        running->done(running->result);
+        running->reported = true;
+        m_runs.erase(std::find(m_runs.begin(), m_runs.end(), running));
+        if (!running->done.IsNull())
+        {
+            running->done(running->result);
+        }
+    }
+}
+
+void
+CollectiveGroup::RankFailed(uint32_t rank)
+{
+    NS_LOG_INFO("rank " << rank << " failed: " << m_runs.size() << " collectives fail");
+    auto runs = std::move(m_runs);
+    m_runs.clear();
+    for (auto& running : runs)
+    {
+        running->reported = true;
+        running->result.failed = true;
+        running->result.end = Simulator::Now();
+        if (!running->done.IsNull())
+        {
+            running->done(running->result);
+        }
     }
 }
 
@@ -212,6 +237,8 @@ CollectiveHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
         app->Setup(rank, InstallAccelerator(network, host));
         network->GetHostNode(host)->AddApplication(app);
         app->SetStartTime(Seconds(0));
+        // The app holds the group until the app is disposed (at Simulator::Destroy).
+        app->SetFailureCallback(MakeCallback(&CollectiveGroup::RankFailed, group));
         group->m_apps.push_back(app);
     }
     return group;

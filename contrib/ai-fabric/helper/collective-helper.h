@@ -21,7 +21,8 @@ struct CollectiveResult
     uint64_t bytes{0};
     uint32_t ranks{0};
     Time start;
-    Time end; //!< when the last rank finished
+    Time end; //!< when the last rank finished, or when a rank failed
+    bool failed{false}; //!< a rank's queue pair exceeded its retry count: the collective stopped
     Time Duration() const { return end - start; }
 };
 
@@ -55,7 +56,7 @@ class CollectiveGroup : public Object
                                                       const CollectiveRequest& request);
     /**
      * Prepare \p request and run it on every rank now; \p done is called when the last rank
-     * has finished.
+     * has finished, or (with failed set) when a rank of the group fails.
      */
     std::shared_ptr<const CollectiveSchedule> Run(Ptr<CollectiveAlgorithm> algorithm,
                                                   const CollectiveRequest& request,
@@ -73,9 +74,12 @@ class CollectiveGroup : public Object
         CollectiveResult result;
         uint32_t ranksLeft;
         ResultCallback done;
+        bool reported{false};
     };
     void Connect(const CollectiveSchedule& schedule);
     void RankDone(std::shared_ptr<Running> running, uint32_t rank);
+    /** A rank stopped on a failed queue pair: every running collective fails. */
+    void RankFailed(uint32_t rank);
     /** Sum of link delays, forwarding latencies and one MTU frame's serialization per hop. */
     Time PathLatency(uint32_t srcHost, uint32_t dstHost) const;
 
@@ -83,6 +87,7 @@ class CollectiveGroup : public Object
     RdmaHelper m_rdma;
     std::vector<uint32_t> m_hosts; //!< by rank
     std::vector<Ptr<CollectiveApplication>> m_apps;
+    std::vector<std::shared_ptr<Running>> m_runs; //!< Run()s not reported yet
     uint32_t m_queuePairs{0};
 };
 

@@ -42,7 +42,11 @@ CollectiveApplication::GetTypeId()
             .AddTraceSource("Done",
                             "This rank finished a schedule: rank, start, finish.",
                             MakeTraceSourceAccessor(&CollectiveApplication::m_doneTrace),
-                            "ns3::CollectiveApplication::DoneTracedCallback");
+                            "ns3::CollectiveApplication::DoneTracedCallback")
+            .AddTraceSource("Failed",
+                            "A queue pair of this rank exceeded its retry count: the rank stopped.",
+                            MakeTraceSourceAccessor(&CollectiveApplication::m_failedTrace),
+                            "ns3::CollectiveApplication::FailedTracedCallback");
     return tid;
 }
 
@@ -55,9 +59,11 @@ CollectiveApplication::DoDispose()
     for (auto& c : m_connections)
     {
         c->qp->SetReceiveCallback(RdmaQueuePair::ReceiveCallback());
+        c->qp->SetErrorCallback(RdmaQueuePair::ErrorCallback());
     }
     m_connections.clear();
     m_accelerator = nullptr;
+    m_failureCallback = Callback<void, uint32_t>(); // it holds the group: break the cycle
     m_pending.clear();
     m_schedule = nullptr;
     Application::DoDispose();
@@ -82,6 +88,7 @@ CollectiveApplication::AddConnection(uint32_t peer, uint32_t channel, Ptr<RdmaQu
     c->channel = channel;
     c->qp = qp;
     qp->SetReceiveCallback(MakeCallback(&Connection::Arrived, c.get()));
+    qp->SetErrorCallback(MakeCallback(&CollectiveApplication::ConnectionFailed, this));
     m_connectionIndex[{peer, channel}] = static_cast<uint32_t>(m_connections.size());
     m_connections.push_back(std::move(c));
 }
@@ -132,8 +139,29 @@ CollectiveApplication::ConnectionOf(const CollectiveStep& step)
 }
 
 void
+CollectiveApplication::ConnectionFailed()
+{
+    if (m_failed)
+    {
+        return;
+    }
+    NS_LOG_INFO("rank " << m_rank << ": a queue pair failed; the rank stops");
+    m_failed = true;
+    m_ready.clear();
+    m_failedTrace(m_rank);
+    if (!m_failureCallback.IsNull())
+    {
+        m_failureCallback(m_rank);
+    }
+}
+
+void
 CollectiveApplication::Begin()
 {
+    if (m_failed)
+    {
+        return;
+    }
     m_schedule = m_pending.front().schedule;
     m_done = m_pending.front().done;
     m_pending.pop_front();
@@ -209,7 +237,7 @@ void
 CollectiveApplication::RunReady()
 {
     // A worklist, not recursion: a chain of steps that finish at once stays flat.
-    while (!m_ready.empty())
+    while (!m_failed && !m_ready.empty())
     {
         const uint32_t i = m_ready.front();
         m_ready.pop_front();
@@ -296,6 +324,10 @@ CollectiveApplication::MessageArrived(Connection& c, uint64_t bytes)
 void
 CollectiveApplication::FinishStep(uint32_t i)
 {
+    if (m_failed)
+    {
+        return;
+    }
     const CollectiveStep& step = m_schedule->GetSteps(m_rank)[i];
     m_stepTrace(CollectiveStepRecord{m_rank, i, step.kind, step.peer, step.channel, step.bytes,
                                      m_stepStart[i], Simulator::Now()});

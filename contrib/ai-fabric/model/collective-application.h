@@ -39,7 +39,8 @@ struct CollectiveStepRecord
  * is acknowledged.  A RECV finishes when the matching message (the k-th from that peer on
  * that channel) has fully arrived; messages that arrive before their RECV starts wait, as in
  * a pre-posted receive buffer.  REDUCE and COPY run on the accelerator's engines.  Schedules
- * given to Execute run one after another.
+ * given to Execute run one after another.  When a queue pair of the rank fails (retry count
+ * exceeded) the rank stops: it runs no further step or schedule and fires Failed.
  */
 class CollectiveApplication : public Application
 {
@@ -68,6 +69,10 @@ class CollectiveApplication : public Application
     Time GetStartTime() const { return m_started; }
     Time GetFinishTime() const { return m_finished; }
     bool IsBusy() const { return m_schedule != nullptr; }
+    /** Called with the rank when it stops on a failed queue pair (its group's hook). */
+    void SetFailureCallback(Callback<void, uint32_t> failed) { m_failureCallback = failed; }
+    /** Whether the rank stopped because a queue pair failed. */
+    bool IsFailed() const { return m_failed; }
 
   protected:
     void DoDispose() override;
@@ -94,6 +99,8 @@ class CollectiveApplication : public Application
     void MessageArrived(Connection& c, uint64_t bytes);
     Connection& ConnectionOf(const CollectiveStep& step);
     void End();
+    /** A queue pair of the rank failed: stop. */
+    void ConnectionFailed();
 
     uint32_t m_rank{0};
     Ptr<Accelerator> m_accelerator;
@@ -101,6 +108,8 @@ class CollectiveApplication : public Application
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_connectionIndex; //!< (peer, channel)
     std::deque<Pending> m_pending;
     bool m_running{false};
+    bool m_failed{false};
+    Callback<void, uint32_t> m_failureCallback;
 
     // The schedule being executed.
     std::shared_ptr<const CollectiveSchedule> m_schedule;
@@ -119,6 +128,7 @@ class CollectiveApplication : public Application
 
     TracedCallback<const CollectiveStepRecord&> m_stepTrace;
     TracedCallback<uint32_t, Time, Time> m_doneTrace; //!< rank, start, finish
+    TracedCallback<uint32_t> m_failedTrace;           //!< rank
 };
 
 } // namespace ns3

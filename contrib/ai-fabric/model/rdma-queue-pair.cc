@@ -58,6 +58,13 @@ RdmaQueuePair::GetTypeId()
                           TimeValue(MicroSeconds(1048.576)),
                           MakeTimeAccessor(&RdmaQueuePair::m_rto),
                           MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RetryCount",
+                          "Timeouts in a row without progress after which the QP fails its "
+                          "messages.  Default 7, the largest IBA retry_cnt (3 bits; vol. 1, "
+                          "9.7.6.1.3).",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_retryCount),
+                          MakeUintegerChecker<uint32_t>(0, 7))
             .AddAttribute("CnpInterval",
                           "The responder sends at most one CNP per this interval.  Default "
                           "50 us (DCQCN, Zhu et al. SIGCOMM 2015).",
@@ -83,7 +90,11 @@ RdmaQueuePair::GetTypeId()
             .AddTraceSource("MessageReceived",
                             "The responder accepted a message's last frame: its MSN, its bytes.",
                             MakeTraceSourceAccessor(&RdmaQueuePair::m_receivedTrace),
-                            "ns3::RdmaQueuePair::ReceivedTracedCallback");
+                            "ns3::RdmaQueuePair::ReceivedTracedCallback")
+            .AddTraceSource("Failed",
+                            "The requester exceeded its retry count and failed.",
+                            MakeTraceSourceAccessor(&RdmaQueuePair::m_failedTrace),
+                            "ns3::TracedCallback::Void");
     return tid;
 }
 
@@ -97,6 +108,7 @@ RdmaQueuePair::DoDispose()
     m_cc = nullptr;
     m_messages.clear();
     m_receiveCallback = ReceiveCallback();
+    m_errorCallback = ErrorCallback();
     Object::DoDispose();
 }
 
@@ -128,7 +140,7 @@ RdmaQueuePair::PostSend(uint64_t bytes, CompletionCallback done)
     const uint64_t frames = bytes == 0 ? 1 : (bytes + m_mtu - 1) / m_mtu;
     m_messages.push_back({m_nextMessageId, bytes, m_endSeq, frames, done});
     m_endSeq += frames;
-    if (!m_waitingForPort && !m_paceEvent.IsRunning())
+    if (!m_failed && !m_waitingForPort && !m_paceEvent.IsRunning())
     {
         SendNext();
     }
@@ -152,7 +164,7 @@ void
 RdmaQueuePair::SendNext()
 {
     m_waitingForPort = false;
-    while (m_sndNxt < m_endSeq)
+    while (!m_failed && m_sndNxt < m_endSeq)
     {
         if (m_port->GetQueueBytes(m_priority) > 0)
         {
@@ -244,6 +256,10 @@ RdmaQueuePair::Receive(const FrameInfo& info)
 void
 RdmaQueuePair::ReceiveAck(const FrameInfo& info)
 {
+    if (m_failed)
+    {
+        return;
+    }
     const bool nak = (info.syndrome >> 5) == 0x3;
     // An ACK carries the last frame received in order; a NAK the frame expected next.
     const uint64_t una = nak ? Unwrap(info.psn, m_sndUna) : Unwrap(info.psn, m_sndUna) + 1;
@@ -264,6 +280,10 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
         }
     }
     const bool progress = una > m_sndUna;
+    if (progress)
+    {
+        m_retries = 0;
+    }
     m_sndUna = una;
     // After a go-back, frames sent before it may still be acknowledged: never resend those.
     m_sndNxt = std::max(m_sndNxt, m_sndUna);
@@ -300,11 +320,27 @@ RdmaQueuePair::ArmTimer()
 void
 RdmaQueuePair::Timeout()
 {
-    if (m_sndUna >= m_highestSent)
+    if (m_sndUna >= m_highestSent || m_failed)
     {
         return;
     }
     ++m_counters.timeouts;
+    if (++m_retries > m_retryCount)
+    {
+        // IBA: retry count exceeded; the QP moves to the error state.
+        NS_LOG_INFO("QP " << m_localQpn << " to host " << m_remoteHost
+                          << ": retry count exceeded, failing " << m_messages.size()
+                          << " messages");
+        m_failed = true;
+        m_counters.retryExhausted = 1;
+        m_paceEvent.Cancel();
+        m_failedTrace();
+        if (!m_errorCallback.IsNull())
+        {
+            m_errorCallback();
+        }
+        return;
+    }
     NS_LOG_INFO("QP " << m_localQpn << " timeout: back to " << m_sndUna);
     m_sndNxt = m_sndUna;
     ArmTimer();

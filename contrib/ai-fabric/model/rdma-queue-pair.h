@@ -26,6 +26,7 @@ struct RdmaQpCounters
     uint64_t payloadRetransmitted{0}; //!< payload bytes sent again after a NAK or timeout
     uint64_t naksReceived{0};
     uint64_t timeouts{0};
+    uint64_t retryExhausted{0};    //!< requester: 1 once the QP failed (IBA retry count exceeded)
     uint64_t acksSent{0};
     uint64_t naksSent{0};
     uint64_t cnpsSent{0};          //!< responder: congestion notifications for CE-marked frames
@@ -41,6 +42,7 @@ struct RdmaQpCounters
         payloadRetransmitted += o.payloadRetransmitted;
         naksReceived += o.naksReceived;
         timeouts += o.timeouts;
+        retryExhausted += o.retryExhausted;
         acksSent += o.acksSent;
         naksSent += o.naksSent;
         cnpsSent += o.cnpsSent;
@@ -63,6 +65,9 @@ struct RdmaQpCounters
  * Responder: accepts frames in PSN order, ACKs every AckInterval frames and at each message's
  * last frame, NAKs the first frame past a gap once, re-ACKs duplicates, and answers frames
  * marked CE with a CNP, at most one per CnpInterval (DCQCN's notification point).
+ * After RetryCount timeouts in a row without progress the requester gives up, as an IBA RC
+ * QP does when its retry count is exceeded: it enters the error state, sends nothing more,
+ * never completes the messages it holds, and calls its error callback once.
  */
 class RdmaQueuePair : public Object
 {
@@ -93,6 +98,11 @@ class RdmaQueuePair : public Object
      * zero-length SEND); \p done is called when it is acknowledged.  Returns its id.
      */
     uint64_t PostSend(uint64_t bytes, CompletionCallback done = CompletionCallback());
+    /** Called once when the QP fails (retry count exceeded). */
+    using ErrorCallback = Callback<void>;
+    void SetErrorCallback(ErrorCallback failed) { m_errorCallback = failed; }
+    /** Whether the QP failed (it then sends nothing more). */
+    bool IsFailed() const { return m_failed; }
     /** Call \p received for every message from the peer, in order, when its last frame arrives. */
     void SetReceiveCallback(ReceiveCallback received) { m_receiveCallback = received; }
     /** A frame for this QP arrived (data for the responder, ACK/NAK for the requester). */
@@ -141,6 +151,10 @@ class RdmaQueuePair : public Object
     uint8_t m_ackPriority{7};
     uint32_t m_ackInterval{1};
     Time m_rto;
+    uint32_t m_retryCount{7};
+    uint32_t m_retries{0}; //!< timeouts since the last progress
+    bool m_failed{false};
+    ErrorCallback m_errorCallback;
     Time m_cnpInterval;
     uint32_t m_mtu{4096};
     uint32_t m_startingPsn{0};
@@ -169,6 +183,7 @@ class RdmaQueuePair : public Object
     RdmaQpCounters m_counters;
     TracedCallback<uint64_t, uint64_t> m_completedTrace; //!< requester: message id, bytes
     TracedCallback<uint32_t, uint64_t> m_receivedTrace;  //!< responder: MSN, bytes of a message
+    TracedCallback<> m_failedTrace;                      //!< requester: retry count exceeded
 };
 
 } // namespace ns3

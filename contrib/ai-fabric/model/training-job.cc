@@ -141,7 +141,12 @@ TrainingJob::GetTypeId()
                             "ns3::TrainingJob::SpanTracedCallback")
             .AddTraceSource("Iteration", "An iteration ended (its slowest rank finished).",
                             MakeTraceSourceAccessor(&TrainingJob::m_iterationTrace),
-                            "ns3::TrainingJob::IterationTracedCallback");
+                            "ns3::TrainingJob::IterationTracedCallback")
+            .AddTraceSource("Interrupted",
+                            "The job stopped mid-iteration: the cause (a failed component, or "
+                            "a queue pair past its retry count).",
+                            MakeTraceSourceAccessor(&TrainingJob::m_interruptedTrace),
+                            "ns3::TrainingJob::InterruptedTracedCallback");
     return tid;
 }
 
@@ -279,6 +284,29 @@ TrainingJob::SetCommunicator(uint32_t rank, JobComm comm, Ptr<CollectiveApplicat
 {
     m_rankState.resize(m_ranks);
     m_rankState[rank].comms[static_cast<std::size_t>(comm)] = {app, std::move(schedules)};
+    app->TraceConnectWithoutContext("Failed",
+                                    MakeCallback(&TrainingJob::CommunicatorFailed, this).Bind(rank));
+}
+
+void
+TrainingJob::CommunicatorFailed(uint32_t r, uint32_t)
+{
+    Interrupt("rank " + std::to_string(r) + " (host " + std::to_string(m_rankState[r].host) +
+              "): a queue pair exceeded its retry count");
+}
+
+void
+TrainingJob::Interrupt(const std::string& cause)
+{
+    if (m_interrupted || IsFinished())
+    {
+        return;
+    }
+    NS_LOG_INFO("job " << m_name << " interrupted: " << cause);
+    m_interrupted = true;
+    m_interruptedAt = Simulator::Now();
+    m_interruptionCause = cause;
+    m_interruptedTrace(cause);
 }
 
 void
@@ -348,6 +376,10 @@ TrainingJob::OpAt(uint32_t r, std::size_t op) const
 void
 TrainingJob::StartIteration()
 {
+    if (m_interrupted)
+    {
+        return;
+    }
     m_iterationStart = Simulator::Now();
     m_ranksLeft = m_ranks;
     for (RankState& rs : m_rankState)
@@ -368,6 +400,10 @@ TrainingJob::StartIteration()
 void
 TrainingJob::Advance(uint32_t r)
 {
+    if (m_interrupted)
+    {
+        return;
+    }
     RankState& rs = m_rankState[r];
     const auto& ops = m_programs[rs.stage]->GetOps();
     rs.wait = NOTHING;
@@ -440,6 +476,10 @@ TrainingJob::Advance(uint32_t r)
 void
 TrainingJob::ComputeDone(uint32_t r, std::size_t op)
 {
+    if (m_interrupted)
+    {
+        return;
+    }
     RankState& rs = m_rankState[r];
     rs.compute += Simulator::Now() - rs.computeStart;
     const JobOp& o = OpAt(r, op);
@@ -452,6 +492,10 @@ TrainingJob::ComputeDone(uint32_t r, std::size_t op)
 void
 TrainingJob::CollectiveDone(uint32_t r, std::size_t op, Time start, uint32_t)
 {
+    if (m_interrupted)
+    {
+        return;
+    }
     RankState& rs = m_rankState[r];
     --rs.outstanding;
     if (--rs.active == 0)

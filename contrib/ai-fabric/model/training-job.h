@@ -123,6 +123,15 @@ class TrainingJob : public Object
     double GetSamplesPerIteration() const { return m_samplesPerIteration; }
     double GetTokensPerSample() const { return m_tokensPerSample; }
     bool IsFinished() const { return m_iterations.size() == m_nIterations; }
+    /**
+     * Stop the job in the middle of its iteration because of \p cause (a failed GPU, or a
+     * communicator whose queue pair exceeded its retry count): no rank does anything more.
+     * The iteration in progress does not count; restarting is the availability model's.
+     */
+    void Interrupt(const std::string& cause);
+    bool IsInterrupted() const { return m_interrupted; }
+    Time GetInterruptionTime() const { return m_interruptedAt; }
+    const std::string& GetInterruptionCause() const { return m_interruptionCause; }
 
   protected:
     void DoDispose() override;
@@ -175,6 +184,8 @@ class TrainingJob : public Object
     void PassToken(uint32_t r, JobComm comm);
     void RankFinished(uint32_t r);
     void EndIteration();
+    /** Rank \p r's communicator stopped: a queue pair of member \p member failed. */
+    void CommunicatorFailed(uint32_t r, uint32_t member);
     const JobOp& OpAt(uint32_t r, std::size_t op) const;
     /** A pipeline transfer of zero bytes: a dependency between stages, no packets. */
     bool IsFreeTransfer(const JobOp& op) const;
@@ -218,6 +229,10 @@ class TrainingJob : public Object
 
     TracedCallback<const JobSpan&> m_spanTrace;
     TracedCallback<const JobIteration&> m_iterationTrace;
+    bool m_interrupted{false};
+    Time m_interruptedAt;
+    std::string m_interruptionCause;
+    TracedCallback<const std::string&> m_interruptedTrace; //!< the cause
 };
 
 } // namespace ns3

@@ -1,0 +1,307 @@
+#include "failure-helper.h"
+
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FailureHelper");
+
+namespace
+{
+using Role = FabricTopology::Role;
+using Medium = FabricTopology::Medium;
+
+bool
+IsSwitch(Role r)
+{
+    return r == Role::Leaf || r == Role::Spine || r == Role::Core;
+}
+
+/** The hosts at the ends of \p link. */
+std::vector<uint32_t>
+HostsOf(const FabricTopology& t, uint32_t link)
+{
+    std::vector<uint32_t> hosts;
+    for (uint32_t end : {t.GetLink(link).a, t.GetLink(link).b})
+    {
+        if (t.GetNode(end).role == Role::Host)
+        {
+            hosts.push_back(t.HostIdOf(end));
+        }
+    }
+    return hosts;
+}
+
+bool
+Touches(const std::vector<uint32_t>& hosts, const std::set<uint32_t>& job)
+{
+    return std::any_of(hosts.begin(), hosts.end(), [&](uint32_t h) { return job.count(h) > 0; });
+}
+} // namespace
+
+const std::vector<std::string>&
+FailureHelper::Kinds()
+{
+    static const std::vector<std::string> kinds{"link", "transceiver", "nic",
+                                                "switch", "server", "gpu"};
+    return kinds;
+}
+
+std::vector<FailureHelper::Component>
+FailureHelper::Components(const FabricTopology& t, const std::string& kind)
+{
+    std::vector<Component> out;
+    if (kind == "link" || kind == "transceiver")
+    {
+        for (uint32_t l = 0; l < t.Links().size(); ++l)
+        {
+            const auto& link = t.GetLink(l);
+            if (link.medium == Medium::NvLink || (kind == "transceiver" && link.medium != Medium::Optical))
+            {
+                continue;
+            }
+            const std::string name = "link " + std::to_string(l);
+            if (kind == "link")
+            {
+                out.push_back({name, kind, {l}, HostsOf(t, l)});
+                continue;
+            }
+            for (uint32_t end : {link.a, link.b})
+            {
+                out.push_back({name + " at " + t.GetNode(end).name, kind, {l}, HostsOf(t, l)});
+            }
+        }
+    }
+    else if (kind == "nic")
+    {
+        for (uint32_t h = 0; h < t.GetNHosts(); ++h)
+        {
+            const auto& node = t.GetNode(t.HostNode(h));
+            for (uint32_t port = 0; port < node.links.size(); ++port)
+            {
+                const uint32_t l = node.links[port];
+                if (t.GetLink(l).medium != Medium::NvLink)
+                {
+                    out.push_back({node.name + " nic " + std::to_string(port), kind, {l}, {h}});
+                }
+            }
+        }
+    }
+    else if (kind == "switch")
+    {
+        for (uint32_t n = 0; n < t.GetNNodes(); ++n)
+        {
+            const auto& node = t.GetNode(n);
+            if (!IsSwitch(node.role))
+            {
+                continue;
+            }
+            Component c{node.name, kind, node.links, {}};
+            for (uint32_t l : node.links)
+            {
+                for (uint32_t h : HostsOf(t, l))
+                {
+                    c.hosts.push_back(h);
+                }
+            }
+            out.push_back(c);
+        }
+    }
+    else if (kind == "server" || kind == "gpu")
+    {
+        std::vector<Component> servers;
+        for (uint32_t h = 0; h < t.GetNHosts(); ++h)
+        {
+            const auto& node = t.GetNode(t.HostNode(h));
+            if (kind == "gpu")
+            {
+                out.push_back({node.name, kind, {}, {h}});
+                continue;
+            }
+            if (servers.size() <= node.server)
+            {
+                servers.resize(node.server + 1);
+            }
+            Component& s = servers[node.server];
+            s.name = "server " + std::to_string(node.server);
+            s.kind = kind;
+            s.hosts.push_back(h);
+            s.links.insert(s.links.end(), node.links.begin(), node.links.end());
+        }
+        for (auto& s : servers)
+        {
+            if (!s.hosts.empty())
+            {
+                std::sort(s.links.begin(), s.links.end());
+                s.links.erase(std::unique(s.links.begin(), s.links.end()), s.links.end());
+                out.push_back(s);
+            }
+        }
+    }
+    else
+    {
+        throw std::invalid_argument("unknown component kind '" + kind +
+                                    "' (link, transceiver, nic, switch, server, gpu)");
+    }
+    return out;
+}
+
+void
+FailureHelper::AddFailureMode(const std::string& kind, ComponentFailureProcess::Mode mode,
+                              Time meanTimeToFailure, Time meanTimeToRepair, double weibullShape,
+                              const std::vector<std::pair<std::string, std::string>>& attributes)
+{
+    if (std::find(Kinds().begin(), Kinds().end(), kind) == Kinds().end())
+    {
+        throw std::invalid_argument("unknown component kind '" + kind +
+                                    "' (link, transceiver, nic, switch, server, gpu)");
+    }
+    const bool wholeUnit = kind == "switch" || kind == "server" || kind == "gpu";
+    if (wholeUnit && mode != ComponentFailureProcess::HARD)
+    {
+        throw std::invalid_argument(std::string("a ") + kind + " only fails hard, not '" +
+                                    ComponentFailureProcess::ModeName(mode) + "'");
+    }
+    if (kind == "nic" && (mode == ComponentFailureProcess::BIT_ERRORS ||
+                          mode == ComponentFailureProcess::LANE_LOSS))
+    {
+        throw std::invalid_argument(std::string("a nic fails hard or flaps, not '") +
+                                    ComponentFailureProcess::ModeName(mode) +
+                                    "' (gray failures belong to its link or transceiver)");
+    }
+    if (!meanTimeToFailure.IsStrictlyPositive())
+    {
+        throw std::invalid_argument("the MTBF of " + kind + " must be > 0");
+    }
+    if (meanTimeToRepair.IsStrictlyNegative())
+    {
+        throw std::invalid_argument("the MTTR of " + kind + " must be >= 0");
+    }
+    if (weibullShape < 0 || !std::isfinite(weibullShape))
+    {
+        throw std::invalid_argument("the Weibull shape of " + kind + " must be > 0");
+    }
+    Mode m{kind, mode, meanTimeToFailure, ObjectFactory("ns3::ComponentFailureProcess")};
+    m.process.Set("Mode", EnumValue(mode));
+    for (const auto& [name, value] : attributes)
+    {
+        m.process.Set(name, StringValue(value));
+    }
+    // Distributions are made per component at Install (each needs its own stream); recorded
+    // here as the factory strings they are built from.
+    const double mtbf = meanTimeToFailure.GetSeconds();
+    const std::string ttf =
+        weibullShape > 0
+            ? "ns3::WeibullRandomVariable[Scale=" +
+                  std::to_string(mtbf / std::tgamma(1 + 1 / weibullShape)) +
+                  "|Shape=" + std::to_string(weibullShape) + "]"
+            : "ns3::ExponentialRandomVariable[Mean=" + std::to_string(mtbf) + "]";
+    const std::string ttr =
+        meanTimeToRepair.IsZero()
+            ? "ns3::ConstantRandomVariable[Constant=0]"
+            : "ns3::ExponentialRandomVariable[Mean=" +
+                  std::to_string(meanTimeToRepair.GetSeconds()) + "]";
+    m.process.Set("TimeToFailure", StringValue(ttf));
+    m.process.Set("TimeToRepair", StringValue(ttr));
+    m_modes.push_back(m);
+}
+
+const std::vector<FailureHelper::Installed>&
+FailureHelper::Install(const FabricTopology& topology, Ptr<FabricNetwork> network,
+                       int64_t stream)
+{
+    m_installed.clear();
+    m_components.assign(Kinds().size(), {});
+    for (std::size_t k = 0; k < Kinds().size(); ++k)
+    {
+        const std::string& kind = Kinds()[k];
+        if (std::any_of(m_modes.begin(), m_modes.end(), [&](const Mode& m) { return m.kind == kind; }))
+        {
+            m_components[k] = Components(topology, kind);
+        }
+    }
+    int64_t used = 0;
+    for (const Mode& m : m_modes)
+    {
+        const std::size_t k = std::find(Kinds().begin(), Kinds().end(), m.kind) - Kinds().begin();
+        for (const Component& c : m_components[k])
+        {
+            // Each object made from a factory string gets its own random variables.
+            Ptr<ComponentFailureProcess> p = m.process.Create<ComponentFailureProcess>();
+            p->SetComponent(c.name, c.kind);
+            if (network)
+            {
+                for (uint32_t l : c.links)
+                {
+                    p->AddChannel(network->GetChannel(l));
+                }
+            }
+            used += p->AssignStreams(stream + used);
+            m_installed.push_back({p, &c, m.meanTimeToFailure});
+        }
+    }
+    m_streamsUsed = used;
+    for (const Installed& i : m_installed)
+    {
+        i.process->Start();
+    }
+    NS_LOG_INFO(m_installed.size() << " failure processes");
+    return m_installed;
+}
+
+std::string
+FailureHelper::EffectOn(const Installed& installed, const std::set<uint32_t>& hosts)
+{
+    const Component& c = *installed.component;
+    const ComponentFailureProcess::Mode mode = installed.process->GetMode();
+    const bool dead = mode == ComponentFailureProcess::HARD || mode == ComponentFailureProcess::FLAP;
+    if (Touches(c.hosts, hosts))
+    {
+        // A GPU, its server or NIC, or a link into one of the job's hosts: no way around it.
+        if (dead)
+        {
+            return "job restart";
+        }
+        return "degraded";
+    }
+    if (!c.hosts.empty() || c.kind == "gpu" || c.kind == "server" || c.kind == "nic")
+    {
+        return ""; // serves only hosts the job does not use
+    }
+    return dead ? "rerouted" : "degraded";
+}
+
+void
+FailureHelper::Follow(Ptr<JobAvailabilityModel> job, const std::set<uint32_t>& hosts) const
+{
+    for (const Installed& i : m_installed)
+    {
+        const std::string effect = EffectOn(i, hosts);
+        if (effect == "job restart")
+        {
+            job->AddInterruptingComponent(i.process, i.meanTimeToFailure);
+        }
+        else if (effect == "rerouted")
+        {
+            job->AddDegradingComponent(i.process, JobAvailabilityModel::LINK_DOWN);
+        }
+        else if (effect == "degraded")
+        {
+            job->AddDegradingComponent(i.process,
+                                       i.process->GetMode() == ComponentFailureProcess::LANE_LOSS
+                                           ? JobAvailabilityModel::REDUCED_RATE
+                                           : JobAvailabilityModel::BIT_ERRORS);
+        }
+    }
+}
+
+} // namespace ns3

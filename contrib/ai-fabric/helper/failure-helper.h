@@ -1,0 +1,106 @@
+#ifndef AI_FABRIC_FAILURE_HELPER_H
+#define AI_FABRIC_FAILURE_HELPER_H
+
+#include "ns3/component-failure-process.h"
+#include "ns3/fabric-network-helper.h"
+#include "ns3/fabric-topology.h"
+#include "ns3/job-availability-model.h"
+#include "ns3/object-factory.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief Attaches failure processes to a fabric's components, by kind.
+ *
+ * Component kinds, found in the topology:
+ *  - link: every cable outside servers (copper or optical);
+ *  - transceiver: the two ends of every optical link (either one kills its link);
+ *  - nic: every scale-out port of a host (its link);
+ *  - switch: every leaf, spine and core switch (all its links);
+ *  - server: every server (its GPUs' scale-out and NVLink links);
+ *  - gpu: every GPU (no link: a job that holds it stops).
+ * Each failure mode added for a kind gives every component of that kind its own
+ * ComponentFailureProcess, with its own streams.  Install with a FabricNetwork for packet-level
+ * runs (failures act on the channels), or without one for long-horizon runs.
+ */
+class FailureHelper
+{
+  public:
+    /** A component the helper found. */
+    struct Component
+    {
+        std::string name;
+        std::string kind;
+        std::vector<uint32_t> links; //!< links a failure acts on
+        std::vector<uint32_t> hosts; //!< hosts it serves (they are cut off if it dies)
+    };
+    /** One failure mode of one kind, as added. */
+    struct Mode
+    {
+        std::string kind;
+        ComponentFailureProcess::Mode mode;
+        Time meanTimeToFailure;
+        ObjectFactory process;
+    };
+    /** An installed process and the component it belongs to. */
+    struct Installed
+    {
+        Ptr<ComponentFailureProcess> process;
+        const Component* component;
+        Time meanTimeToFailure;
+    };
+
+    /** The component kinds: link, transceiver, nic, switch, server, gpu. */
+    static const std::vector<std::string>& Kinds();
+    /** The components of \p kind in \p topology, in a fixed order. */
+    static std::vector<Component> Components(const FabricTopology& topology,
+                                             const std::string& kind);
+
+    /**
+     * Every component of \p kind fails in mode \p mode after times to failure of mean
+     * \p meanTimeToFailure: exponential, or Weibull of shape \p weibullShape when it is > 0
+     * (its scale set so the mean is the MTBF); repairs take exponential times of mean
+     * \p meanTimeToRepair (none if zero).  Further process attributes (FlapCount, BitErrorRate,
+     * RateFraction, ...) go in \p attributes.  Throws std::invalid_argument for an unknown kind,
+     * a mode the kind cannot have (switches, servers and GPUs only fail hard), or times <= 0.
+     */
+    void AddFailureMode(const std::string& kind, ComponentFailureProcess::Mode mode,
+                        Time meanTimeToFailure, Time meanTimeToRepair, double weibullShape = 0,
+                        const std::vector<std::pair<std::string, std::string>>& attributes = {});
+    /**
+     * Create the processes for \p topology; with \p network their failures act on its
+     * channels.  Streams from \p stream on; returns the processes (started).
+     */
+    const std::vector<Installed>& Install(const FabricTopology& topology,
+                                          Ptr<FabricNetwork> network, int64_t stream);
+    /** Streams the last Install used. */
+    int64_t GetStreamsUsed() const { return m_streamsUsed; }
+    /**
+     * Make \p job follow the installed processes as a job on \p hosts: failures of what those
+     * hosts cannot run without interrupt it; failures elsewhere in the fabric degrade it.
+     */
+    void Follow(Ptr<JobAvailabilityModel> job, const std::set<uint32_t>& hosts) const;
+    /**
+     * What a failure of \p installed does to a job on \p hosts: "job restart", "rerouted",
+     * "degraded", or "" when the job does not depend on it.
+     */
+    static std::string EffectOn(const Installed& installed, const std::set<uint32_t>& hosts);
+    /** Count of components of each kind found by the last Install (kind order). */
+    const std::vector<std::vector<Component>>& GetComponents() const { return m_components; }
+
+  private:
+    std::vector<Mode> m_modes;
+    std::vector<std::vector<Component>> m_components; //!< by kind, for the last Install
+    std::vector<Installed> m_installed;
+    int64_t m_streamsUsed{0};
+};
+
+} // namespace ns3
+
+#endif
