@@ -48,7 +48,9 @@ RunLossyIncast(uint32_t senders, uint64_t bytes, uint32_t messages, const char* 
     Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
     RdmaHelper rdma;
     rdma.SetQueuePairAttribute("StartingPsn", UintegerValue(startingPsn));
-    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(100)));
+    // Longer than a full go-back window takes to drain through the congested port, so a queue
+    // pair is not starved past its retry count.
+    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(400)));
     rdma.Install(net);
     Completions c;
     std::vector<std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>> qps;

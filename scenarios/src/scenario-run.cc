@@ -254,6 +254,7 @@ ScenarioRun::WriteResults(const std::string& version) const
                            {"payload_accepted_bytes", t.payloadReceived},
                            {"payload_discarded_bytes", t.payloadDiscarded},
                            {"timeouts", t.timeouts},
+                           {"queue_pairs_failed", t.retryExhausted},
                            {"naks_sent", t.naksSent},
                            {"cnps_sent", t.cnpsSent}};
     }
