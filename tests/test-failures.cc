@@ -21,10 +21,10 @@ FailOnce(Ptr<FabricChannel> channel, const std::string& mode, Time at, Time repa
 {
     Ptr<ComponentFailureProcess> p = CreateObject<ComponentFailureProcess>();
     p->SetAttribute("Mode", StringValue(mode));
-    p->SetAttribute("TimeToFailure", StringValue("ns3::ConstantRandomVariable[Constant=" +
-                                                 std::to_string(at.GetSeconds()) + "]"));
-    p->SetAttribute("TimeToRepair", StringValue("ns3::ConstantRandomVariable[Constant=" +
-                                                std::to_string(repair.GetSeconds()) + "]"));
+    p->SetAttribute("TimeToFailure", PointerValue(CreateObjectWithAttributes<ConstantRandomVariable>(
+                                         "Constant", DoubleValue(at.GetSeconds()))));
+    p->SetAttribute("TimeToRepair", PointerValue(CreateObjectWithAttributes<ConstantRandomVariable>(
+                                        "Constant", DoubleValue(repair.GetSeconds()))));
     p->SetAttribute("MaxFailures", UintegerValue(1));
     p->SetComponent("link", "link");
     p->AddChannel(channel);

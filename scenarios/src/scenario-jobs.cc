@@ -163,10 +163,16 @@ ScenarioRun::TrainingSummary() const
                   {"placement", m_scenario.training.placements[i]},
                   {"iterations", job->GetIterations().size()},
                   {"finished", job->IsFinished()},
+                  {"interrupted", job->IsInterrupted()},
                   {"mean_iteration_s", mean},
                   {"ideal_compute_s", Sec(job->GetIdealComputeTime())},
                   {"gradient_bytes_per_rank", job->GetGradientBytes()},
                   {"utilization", job->GetUtilization()}};
+        if (job->IsInterrupted())
+        {
+            j["interrupted_at_s"] = Sec(job->GetInterruptionTime());
+            j["interruption"] = job->GetInterruptionCause();
+        }
         if (job->GetSamplesPerIteration() > 0 && mean > 0)
         {
             j["samples_per_s"] = job->GetSamplesPerIteration() / mean;
@@ -195,8 +201,13 @@ ScenarioRun::WriteJobTable(std::ostream& os) const
     {
         os << std::setw(16) << job->GetName() << std::setw(7) << job->GetNRanks() << std::setw(12)
            << job->GetIterations().size() << std::fixed << std::setprecision(3) << std::setw(16)
-           << Sec(job->GetMeanIterationTime()) * 1e3 << std::setw(13) << job->GetUtilization()
-           << "\n";
+           << Sec(job->GetMeanIterationTime()) * 1e3 << std::setw(13) << job->GetUtilization();
+        if (job->IsInterrupted())
+        {
+            os << "  interrupted at " << Sec(job->GetInterruptionTime()) * 1e3
+               << " ms: " << job->GetInterruptionCause();
+        }
+        os << "\n";
         os.unsetf(std::ios::fixed);
     }
 }

@@ -1,5 +1,6 @@
 #include "scenario-main.h"
 
+#include "scenario-availability.h"
 #include "scenario-run.h"
 
 #include "ns3/global-value.h"
@@ -38,6 +39,10 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
     {
         std::cerr << program << ": error: " << e.what() << '\n';
         return kBadInput;
+    }
+    if (scenario.hasAvailability)
+    {
+        return RunAvailability(scenario, out, program);
     }
     ScenarioRun run(scenario, out);
     if (pcap)

@@ -98,6 +98,11 @@ ScenarioRun::Install()
         fs::create_directories(m_partial);
         m_stats.EnablePcap((fs::path(m_partial) / "host").string());
     }
+    // An availability run measures fabric states itself: its failures run over the horizon.
+    if (s.hasFailures && !s.hasAvailability)
+    {
+        InstallFailures();
+    }
     for (const auto& e : s.linkEvents)
     {
         Simulator::Schedule(e.at, &FabricChannel::SetUp, m_network->GetChannel(e.link), e.up);
@@ -105,6 +110,53 @@ ScenarioRun::Install()
     if (!s.stopTime.IsZero())
     {
         Simulator::Stop(s.stopTime);
+    }
+}
+
+void
+ScenarioRun::InstallFailures()
+{
+    // Without jobs, effects are judged for every host's traffic.
+    std::set<uint32_t> jobHosts;
+    for (uint32_t h = 0; m_jobs.empty() && h < m_network->GetNHosts(); ++h)
+    {
+        jobHosts.insert(h);
+    }
+    for (const auto& job : m_jobs)
+    {
+        for (uint32_t r = 0; r < job->GetNRanks(); ++r)
+        {
+            jobHosts.insert(job->GetHost(r));
+        }
+    }
+    const auto& installed = m_scenario.failures.helper.Install(m_scenario.topology, m_network, 1 << 20);
+    m_failureLog.Follow(installed, jobHosts, !m_jobs.empty());
+    for (const auto& i : installed)
+    {
+        // Links react on their own (routing, the transport's retry limit); a dead GPU or
+        // server stops its jobs at once.
+        if (i.component->kind == "gpu" || i.component->kind == "server")
+        {
+            i.process->TraceConnectWithoutContext(
+                "Failed",
+                MakeCallback(&ScenarioRun::InterruptJobs, this).Bind(i.component->hosts));
+        }
+    }
+}
+
+void
+ScenarioRun::InterruptJobs(std::vector<uint32_t> hosts, const ComponentFailureProcess::Failure& f)
+{
+    for (const auto& job : m_jobs)
+    {
+        for (uint32_t r = 0; r < job->GetNRanks(); ++r)
+        {
+            if (std::find(hosts.begin(), hosts.end(), job->GetHost(r)) != hosts.end())
+            {
+                job->Interrupt(f.kind + " " + f.component + " failed");
+                break;
+            }
+        }
     }
 }
 
@@ -216,6 +268,11 @@ ScenarioRun::WriteResults(const std::string& version) const
         std::ofstream f(tmp / "timeline.json");
         WriteTimeline(f);
     }
+    if (m_scenario.hasFailures)
+    {
+        std::ofstream f(tmp / "failures.csv");
+        m_failureLog.WriteCsv(f);
+    }
     const BillOfMaterials bom = BillOfMaterials::FromTopology(m_scenario.topology, m_scenario.prices);
     {
         std::ofstream f(tmp / "bom.csv");
@@ -257,6 +314,10 @@ ScenarioRun::WriteResults(const std::string& version) const
                            {"queue_pairs_failed", t.retryExhausted},
                            {"naks_sent", t.naksSent},
                            {"cnps_sent", t.cnpsSent}};
+    }
+    if (m_scenario.hasFailures)
+    {
+        summary["failures"] = m_failureLog.Summary();
     }
     if (m_scenario.hasCollective)
     {

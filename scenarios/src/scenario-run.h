@@ -2,6 +2,7 @@
 #ifndef AI_FABRIC_SCENARIO_RUN_H
 #define AI_FABRIC_SCENARIO_RUN_H
 
+#include "failure-log.h"
 #include "scenario.h"
 
 #include <ostream>
@@ -60,6 +61,7 @@ class ScenarioRun
      * algbw = bytes / time and busbw = algbw x the operation's factor (GB/s = 1e9 B/s).
      */
     void WriteCollectiveTable(std::ostream& os) const;
+    ns3::Ptr<ns3::FabricNetwork> GetNetwork() const { return m_network; }
     /** The training jobs, in the order of the scenario's "jobs". */
     const std::vector<ns3::Ptr<ns3::TrainingJob>>& Jobs() const { return m_jobs; }
     /** Per job: iterations run, mean iteration time and utilization, as a table. */
@@ -89,6 +91,10 @@ class ScenarioRun
     nlohmann::json TrainingSummary() const;
     /** One queue pair per flow, each message posted at its start time. */
     void InstallRdmaFlows();
+    /** The failures section at packet level: processes on the channels, logged. */
+    void InstallFailures();
+    /** A GPU or server the jobs on \p hosts hold failed: they stop. */
+    void InterruptJobs(std::vector<uint32_t> hosts, const ns3::ComponentFailureProcess::Failure& f);
 
     Scenario& m_scenario;
     ns3::Ptr<ns3::FabricNetwork> m_network;
@@ -115,6 +121,8 @@ class ScenarioRun
     std::vector<ns3::Ptr<ns3::TrainingJob>> m_jobs;
     std::vector<TimelineSpan> m_spans;
     uint64_t m_nSpans{0}; //!< spans traced in all
+
+    FailureLog m_failureLog;
 };
 
 } // namespace aifabric

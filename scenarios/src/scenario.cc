@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iomanip>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -976,6 +977,269 @@ BuildLinkEvents(const json& doc, Scenario& s)
     }
 }
 
+/** A time that must be > 0. */
+Time
+GetPositiveTime(const json& obj, const std::string& where, const std::string& key, Time def)
+{
+    const Time t = GetTime(obj, where, key, def);
+    if (!t.IsStrictlyPositive())
+    {
+        Fail(Path(where, key), obj.contains(key) ? obj.at(key) : json(nullptr), "must be > 0");
+    }
+    return t;
+}
+
+ComponentFailureProcess::Mode
+GetFailureMode(const json& obj, const std::string& where)
+{
+    const std::string mode = GetString(obj, where, "mode", "hard");
+    static const std::map<std::string, ComponentFailureProcess::Mode> modes{
+        {"hard", ComponentFailureProcess::HARD},
+        {"flap", ComponentFailureProcess::FLAP},
+        {"bit_errors", ComponentFailureProcess::BIT_ERRORS},
+        {"lane_loss", ComponentFailureProcess::LANE_LOSS}};
+    if (!modes.count(mode))
+    {
+        Fail(Path(where, "mode"), obj.at("mode"),
+             "allowed: \"hard\", \"flap\", \"bit_errors\", \"lane_loss\"");
+    }
+    return modes.at(mode);
+}
+
+std::string
+GetComponentKind(const json& obj, const std::string& where, const std::string& def)
+{
+    const std::string kind = GetString(obj, where, "kind", def);
+    const auto& kinds = FailureHelper::Kinds();
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+    {
+        Fail(Path(where, "kind"), obj.contains("kind") ? obj.at("kind") : json(kind),
+             "allowed: \"link\", \"transceiver\", \"nic\", \"switch\", \"server\", \"gpu\"");
+    }
+    return kind;
+}
+
+/** The process attributes of a failure mode's keys (ber, rate_fraction, flap_*). */
+std::vector<std::pair<std::string, std::string>>
+FailureModeAttributes(const json& obj, const std::string& where)
+{
+    std::vector<std::pair<std::string, std::string>> a;
+    if (obj.contains("ber"))
+    {
+        const double ber = GetNumber(obj, where, "ber", 0, true);
+        if (ber >= 1)
+        {
+            Fail(Path(where, "ber"), obj.at("ber"), "a bit-error rate must be in [0, 1)");
+        }
+        std::ostringstream text;
+        text << std::setprecision(17) << ber;
+        a.emplace_back("BitErrorRate", text.str());
+    }
+    if (obj.contains("rate_fraction"))
+    {
+        const double f = GetNumber(obj, where, "rate_fraction", 1, false);
+        if (f > 1)
+        {
+            Fail(Path(where, "rate_fraction"), obj.at("rate_fraction"), "must be in (0, 1]");
+        }
+        std::ostringstream text;
+        text << std::setprecision(17) << f;
+        a.emplace_back("RateFraction", text.str());
+    }
+    if (obj.contains("flap_count"))
+    {
+        a.emplace_back("FlapCount",
+                       std::to_string(GetUnsigned(obj, where, "flap_count", 5, 1, 1000000)));
+    }
+    for (const auto& [key, attribute] : {std::pair<const char*, const char*>{"flap_down", "FlapDownTime"},
+                                         {"flap_up", "FlapUpTime"}})
+    {
+        if (obj.contains(key))
+        {
+            a.emplace_back(attribute, std::to_string(GetPositiveTime(obj, where, key, Time(1)).GetPicoSeconds()) + "ps");
+        }
+    }
+    return a;
+}
+
+void
+BuildFailures(const json& doc, Scenario& s)
+{
+    if (!doc.contains("failures"))
+    {
+        return;
+    }
+    const json& f = doc.at("failures");
+    CheckKeys(f, "failures", {"components", "inject"});
+    s.hasFailures = true;
+    FailureHelper& helper = s.failures.helper;
+    const json components = f.value("components", json::array());
+    if (!components.is_array())
+    {
+        Fail("failures.components", components, "must be an array of failure modes");
+    }
+    for (std::size_t i = 0; i < components.size(); ++i)
+    {
+        const json& c = components[i];
+        const std::string w = "failures.components[" + std::to_string(i) + "]";
+        CheckKeys(c, w, {"kind", "mode", "mtbf", "mttr", "weibull_shape", "ber", "rate_fraction",
+                         "flap_count", "flap_down", "flap_up"});
+        if (!c.contains("kind") || !c.contains("mtbf"))
+        {
+            Fail(w, c, "needs \"kind\" and \"mtbf\" (e.g. {\"kind\": \"transceiver\", \"mtbf\": \"1e6h\"})");
+        }
+        const std::string kind = GetComponentKind(c, w, "");
+        const auto mode = GetFailureMode(c, w);
+        const Time mtbf = GetPositiveTime(c, w, "mtbf", Time(0));
+        const Time mttr = GetTime(c, w, "mttr", Hours(4));
+        const double shape = GetNumber(c, w, "weibull_shape", 0, false);
+        try
+        {
+            helper.AddFailureMode(kind, mode, mtbf, mttr, shape, FailureModeAttributes(c, w));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Fail(w, c, e.what());
+        }
+        s.failures.random = true;
+    }
+    const json inject = f.value("inject", json::array());
+    if (!inject.is_array())
+    {
+        Fail("failures.inject", inject, "must be an array of {component, kind, mode, at, duration}");
+    }
+    for (std::size_t i = 0; i < inject.size(); ++i)
+    {
+        const json& c = inject[i];
+        const std::string w = "failures.inject[" + std::to_string(i) + "]";
+        CheckKeys(c, w, {"component", "kind", "mode", "at", "duration", "ber", "rate_fraction",
+                         "flap_count", "flap_down", "flap_up"});
+        const std::string kind = GetComponentKind(c, w, "link");
+        const std::string name = GetString(c, w, "component", "");
+        const auto all = FailureHelper::Components(s.topology, kind);
+        if (std::none_of(all.begin(), all.end(), [&](const auto& x) { return x.name == name; }))
+        {
+            Fail(Path(w, "component"), c.contains("component") ? c.at("component") : json(nullptr),
+                 "no " + kind + " of that name in this topology" +
+                     (all.empty() ? std::string(" (it has none)")
+                                  : " (names as in failures.csv, e.g. \"" + all.front().name + "\")"));
+        }
+        // Without a duration the failure lasts beyond any run.
+        const Time duration = GetTime(c, w, "duration", Time::Max());
+        try
+        {
+            helper.AddInjection(kind, name, GetFailureMode(c, w), GetTime(c, w, "at", Time(0)),
+                                duration, FailureModeAttributes(c, w));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Fail(w, c, e.what());
+        }
+    }
+}
+
+void
+BuildAvailability(const json& doc, Scenario& s)
+{
+    if (!doc.contains("availability"))
+    {
+        return;
+    }
+    const json& a = doc.at("availability");
+    const std::string w = "availability";
+    CheckKeys(a, w, {"horizon", "checkpoint_policy", "checkpoint_interval", "checkpoint_time",
+                     "restart_time", "iteration_times", "links", "ber", "rate_fraction",
+                     "sweep_intervals", "runs"});
+    s.hasAvailability = true;
+    AvailabilitySpec& v = s.availability;
+    v.horizon = GetPositiveTime(a, w, "horizon", Days(30));
+    if (v.horizon > Days(100))
+    {
+        Fail(Path(w, "horizon"), a.at("horizon"),
+             "must be <= 100d (ns-3's picosecond clock ends at 106 days; use more runs instead)");
+    }
+    v.model.SetTypeId("ns3::JobAvailabilityModel");
+    const std::string policy = GetString(a, w, "checkpoint_policy", "daly");
+    if (policy != "fixed" && policy != "young" && policy != "daly")
+    {
+        Fail(Path(w, "checkpoint_policy"), a.at("checkpoint_policy"),
+             "allowed: \"fixed\", \"young\", \"daly\"");
+    }
+    v.model.Set("CheckpointPolicy", StringValue(policy));
+    for (const auto& [key, attribute] : {std::pair<const char*, const char*>{"checkpoint_interval", "CheckpointInterval"},
+                                         {"checkpoint_time", "CheckpointTime"}})
+    {
+        if (a.contains(key))
+        {
+            v.model.Set(attribute, TimeValue(GetPositiveTime(a, w, key, Time(1))));
+        }
+    }
+    if (a.contains("restart_time"))
+    {
+        v.model.Set("RestartTime", TimeValue(GetTime(a, w, "restart_time", Time(0))));
+    }
+    const char* states[] = {"healthy", "link_down", "reduced_rate", "bit_errors"};
+    if (a.contains("iteration_times"))
+    {
+        const json& t = a.at("iteration_times");
+        CheckKeys(t, Path(w, "iteration_times"), {states[0], states[1], states[2], states[3]});
+        for (int i = 0; i < JobAvailabilityModel::kStates; ++i)
+        {
+            v.iterationTimes[i] = t.contains(states[i])
+                                      ? GetPositiveTime(t, Path(w, "iteration_times"), states[i], Time(1))
+                                      : Time(0);
+        }
+    }
+    const auto links = static_cast<uint32_t>(s.topology.Links().size());
+    if (a.contains("links"))
+    {
+        const json& l = a.at("links");
+        CheckKeys(l, Path(w, "links"), {states[1], states[2], states[3]});
+        for (int i = 1; i < JobAvailabilityModel::kStates; ++i)
+        {
+            if (l.contains(states[i]))
+            {
+                v.links[i] = uint32_t(GetUnsigned(l, Path(w, "links"), states[i], 0, 0, links - 1));
+                v.linkGiven[i] = true;
+            }
+        }
+    }
+    v.ber = GetNumber(a, w, "ber", v.ber, false);
+    if (v.ber >= 1)
+    {
+        Fail(Path(w, "ber"), a.at("ber"), "a bit-error rate must be in (0, 1)");
+    }
+    v.rateFraction = GetNumber(a, w, "rate_fraction", v.rateFraction, false);
+    if (v.rateFraction > 1)
+    {
+        Fail(Path(w, "rate_fraction"), a.at("rate_fraction"), "must be in (0, 1]");
+    }
+    if (a.contains("sweep_intervals"))
+    {
+        const json& sweep = a.at("sweep_intervals");
+        if (!sweep.is_array() || sweep.empty())
+        {
+            Fail(Path(w, "sweep_intervals"), sweep, "must be a non-empty array of times");
+        }
+        for (std::size_t i = 0; i < sweep.size(); ++i)
+        {
+            v.sweep.push_back(GetPositiveTime(json{{"t", sweep[i]}},
+                                              Path(w, "sweep_intervals[" + std::to_string(i) + "]"),
+                                              "t", Time(1)));
+        }
+    }
+    v.runs = uint32_t(GetUnsigned(a, w, "runs", 1, 1, 10000));
+    if (!s.failures.random)
+    {
+        Fail(w, a, "needs failures.components: the failure processes to run over the horizon");
+    }
+    if (v.iterationTimes[JobAvailabilityModel::HEALTHY].IsZero() &&
+        (!s.hasTraining || s.training.jobs.size() != 1))
+    {
+        Fail(w, a, "give iteration_times.healthy, or one training job to measure it on");
+    }
+}
+
 } // namespace
 
 void
@@ -1076,7 +1340,7 @@ BuildScenario(const json& doc)
 {
     CheckKeys(doc, "scenario", {"name", "description", "seed", "topology", "switch", "port",
                                 "routing", "traffic", "collective", "training", "accelerator",
-                                "link_events",
+                                "link_events", "failures", "availability",
                                 "stop_time", "prices"});
     Scenario s;
     s.document = doc;
@@ -1093,7 +1357,15 @@ BuildScenario(const json& doc)
     BuildCollective(doc, s);
     BuildTraining(doc, s);
     BuildLinkEvents(doc, s);
+    BuildFailures(doc, s);
     s.stopTime = GetTime(doc, "scenario", "stop_time", Time(0));
+    BuildAvailability(doc, s);
+    if (s.failures.random && !s.hasAvailability && s.stopTime.IsZero())
+    {
+        Fail("stop_time", json(nullptr),
+             "required with failures.components at packet level: failure processes never end "
+             "(or add an \"availability\" section for a long-horizon run)");
+    }
     if (doc.contains("prices"))
     {
         const json& p = doc.at("prices");

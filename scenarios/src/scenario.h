@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -59,6 +60,29 @@ struct TrainingSpec
     uint64_t timelineMaxSpans{1000000};  //!< timeline.json only if the run has no more spans
 };
 
+/** The "failures" section: failure modes by component kind and injected failures. */
+struct FailureSpec
+{
+    ns3::FailureHelper helper;      //!< modes and injections, checked against the topology
+    bool random{false};             //!< some component fails at random times (not only injected)
+};
+
+/** The "availability" section: the long-horizon run of the training job. */
+struct AvailabilitySpec
+{
+    ns3::Time horizon;
+    ns3::ObjectFactory model; //!< JobAvailabilityModel with the checkpoint keys
+    /** Per fabric state (JobAvailabilityModel::FabricState): given, or zero to measure. */
+    std::array<ns3::Time, ns3::JobAvailabilityModel::kStates> iterationTimes{};
+    /** Per degraded state: the link whose failure the measurement applies. */
+    std::array<uint32_t, ns3::JobAvailabilityModel::kStates> links{};
+    std::array<bool, ns3::JobAvailabilityModel::kStates> linkGiven{};
+    double ber{1e-8};          //!< bit errors of the measured bit_errors state
+    double rateFraction{0.75}; //!< rate left in the measured reduced_rate state
+    std::vector<ns3::Time> sweep; //!< fixed checkpoint intervals for availability.csv
+    uint32_t runs{1};             //!< independent runs (streams) per interval
+};
+
 /** Everything a run needs, checked: building it from a document either succeeds or throws. */
 struct Scenario
 {
@@ -77,6 +101,10 @@ struct Scenario
     bool hasTraining{false};
     TrainingSpec training;
     std::vector<LinkEvent> linkEvents;
+    bool hasFailures{false};
+    FailureSpec failures;
+    bool hasAvailability{false};
+    AvailabilitySpec availability;
     ns3::Time stopTime; //!< zero: run until every event is done
     ns3::BomPrices prices;
 };

@@ -5,9 +5,12 @@
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/string.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -39,6 +42,15 @@ HostsOf(const FabricTopology& t, uint32_t link)
         }
     }
     return hosts;
+}
+
+/** \p x as text that parses back to the same double. */
+std::string
+Exact(double x)
+{
+    std::ostringstream os;
+    os << std::setprecision(17) << x;
+    return os.str();
 }
 
 bool
@@ -190,29 +202,81 @@ FailureHelper::AddFailureMode(const std::string& kind, ComponentFailureProcess::
     {
         throw std::invalid_argument("the Weibull shape of " + kind + " must be > 0");
     }
-    Mode m{kind, mode, meanTimeToFailure, ObjectFactory("ns3::ComponentFailureProcess")};
-    m.process.Set("Mode", EnumValue(mode));
-    for (const auto& [name, value] : attributes)
-    {
-        m.process.Set(name, StringValue(value));
-    }
+    Mode m{kind, mode, meanTimeToFailure, ProcessFactory(mode, attributes)};
     // Distributions are made per component at Install (each needs its own stream); recorded
     // here as the factory strings they are built from.
     const double mtbf = meanTimeToFailure.GetSeconds();
     const std::string ttf =
         weibullShape > 0
             ? "ns3::WeibullRandomVariable[Scale=" +
-                  std::to_string(mtbf / std::tgamma(1 + 1 / weibullShape)) +
-                  "|Shape=" + std::to_string(weibullShape) + "]"
-            : "ns3::ExponentialRandomVariable[Mean=" + std::to_string(mtbf) + "]";
+                  Exact(mtbf / std::tgamma(1 + 1 / weibullShape)) +
+                  "|Shape=" + Exact(weibullShape) + "]"
+            : "ns3::ExponentialRandomVariable[Mean=" + Exact(mtbf) + "]";
     const std::string ttr =
         meanTimeToRepair.IsZero()
             ? "ns3::ConstantRandomVariable[Constant=0]"
             : "ns3::ExponentialRandomVariable[Mean=" +
-                  std::to_string(meanTimeToRepair.GetSeconds()) + "]";
+                  Exact(meanTimeToRepair.GetSeconds()) + "]";
     m.process.Set("TimeToFailure", StringValue(ttf));
     m.process.Set("TimeToRepair", StringValue(ttr));
     m_modes.push_back(m);
+}
+
+ObjectFactory
+FailureHelper::ProcessFactory(ComponentFailureProcess::Mode mode,
+                              const std::vector<std::pair<std::string, std::string>>& attributes)
+{
+    ObjectFactory f("ns3::ComponentFailureProcess");
+    f.Set("Mode", EnumValue(mode));
+    for (const auto& [name, value] : attributes)
+    {
+        f.Set(name, StringValue(value));
+    }
+    return f;
+}
+
+void
+FailureHelper::AddInjection(const std::string& kind, const std::string& name,
+                            ComponentFailureProcess::Mode mode, Time at, Time duration,
+                            const std::vector<std::pair<std::string, std::string>>& attributes)
+{
+    if (std::find(Kinds().begin(), Kinds().end(), kind) == Kinds().end())
+    {
+        throw std::invalid_argument("unknown component kind '" + kind +
+                                    "' (link, transceiver, nic, switch, server, gpu)");
+    }
+    if (at.IsStrictlyNegative() || duration.IsStrictlyNegative())
+    {
+        throw std::invalid_argument("an injected failure's time and duration must be >= 0");
+    }
+    Injection i{kind, name, ProcessFactory(mode, attributes)};
+    i.process.Set("TimeToFailure", StringValue("ns3::ConstantRandomVariable[Constant=" +
+                                               Exact(at.GetSeconds()) + "]"));
+    // Time::Max: never repaired (a repair time past the end of ns-3's clock).
+    const std::string repair =
+        duration == Time::Max() ? "1e300" : Exact(duration.GetSeconds());
+    i.process.Set("TimeToRepair",
+                  StringValue("ns3::ConstantRandomVariable[Constant=" + repair + "]"));
+    i.process.Set("MaxFailures", UintegerValue(1));
+    m_injections.push_back(i);
+}
+
+void
+FailureHelper::Add(const ObjectFactory& factory, const Component& c, Time mtbf,
+                   Ptr<FabricNetwork> network, int64_t stream)
+{
+    // Each object made from a factory string gets its own random variables.
+    Ptr<ComponentFailureProcess> p = factory.Create<ComponentFailureProcess>();
+    p->SetComponent(c.name, c.kind);
+    if (network)
+    {
+        for (uint32_t l : c.links)
+        {
+            p->AddChannel(network->GetChannel(l));
+        }
+    }
+    m_streamsUsed += p->AssignStreams(stream + m_streamsUsed);
+    m_installed.push_back({p, &c, mtbf});
 }
 
 const std::vector<FailureHelper::Installed>&
@@ -229,27 +293,33 @@ FailureHelper::Install(const FabricTopology& topology, Ptr<FabricNetwork> networ
             m_components[k] = Components(topology, kind);
         }
     }
-    int64_t used = 0;
+    m_streamsUsed = 0;
     for (const Mode& m : m_modes)
     {
         const std::size_t k = std::find(Kinds().begin(), Kinds().end(), m.kind) - Kinds().begin();
         for (const Component& c : m_components[k])
         {
-            // Each object made from a factory string gets its own random variables.
-            Ptr<ComponentFailureProcess> p = m.process.Create<ComponentFailureProcess>();
-            p->SetComponent(c.name, c.kind);
-            if (network)
-            {
-                for (uint32_t l : c.links)
-                {
-                    p->AddChannel(network->GetChannel(l));
-                }
-            }
-            used += p->AssignStreams(stream + used);
-            m_installed.push_back({p, &c, m.meanTimeToFailure});
+            Add(m.process, c, m.meanTimeToFailure, network, stream);
         }
     }
-    m_streamsUsed = used;
+    for (const Injection& i : m_injections)
+    {
+        const std::size_t k = std::find(Kinds().begin(), Kinds().end(), i.kind) - Kinds().begin();
+        if (m_components[k].empty())
+        {
+            m_components[k] = Components(topology, i.kind);
+        }
+        auto it = std::find_if(m_components[k].begin(), m_components[k].end(),
+                               [&](const Component& c) { return c.name == i.name; });
+        if (it == m_components[k].end())
+        {
+            throw std::invalid_argument("no " + i.kind + " named '" + i.name + "'" +
+                                        (m_components[k].empty()
+                                             ? std::string(" (the topology has none)")
+                                             : " (e.g. '" + m_components[k].front().name + "')"));
+        }
+        Add(i.process, *it, Time::Max(), network, stream);
+    }
     for (const Installed& i : m_installed)
     {
         i.process->Start();

@@ -74,6 +74,14 @@ class FailureHelper
                         Time meanTimeToFailure, Time meanTimeToRepair, double weibullShape = 0,
                         const std::vector<std::pair<std::string, std::string>>& attributes = {});
     /**
+     * Component \p name of \p kind fails once, in \p mode, at \p at, for \p duration (a flap
+     * lasts its burst; Time::Max: for ever): a deterministic failure, e.g. to measure a degraded fabric.  Install
+     * throws std::invalid_argument if the topology has no such component.
+     */
+    void AddInjection(const std::string& kind, const std::string& name,
+                      ComponentFailureProcess::Mode mode, Time at, Time duration,
+                      const std::vector<std::pair<std::string, std::string>>& attributes = {});
+    /**
      * Create the processes for \p topology; with \p network their failures act on its
      * channels.  Streams from \p stream on; returns the processes (started).
      */
@@ -95,7 +103,21 @@ class FailureHelper
     const std::vector<std::vector<Component>>& GetComponents() const { return m_components; }
 
   private:
+    /** The factory of a process with \p mode and \p attributes, times to be set. */
+    static ObjectFactory ProcessFactory(ComponentFailureProcess::Mode mode,
+                                        const std::vector<std::pair<std::string, std::string>>& attributes);
+    /** Create, wire and record one process for \p c. */
+    void Add(const ObjectFactory& factory, const Component& c, Time mtbf, Ptr<FabricNetwork> network,
+             int64_t stream);
+
+    struct Injection
+    {
+        std::string kind;
+        std::string name;
+        ObjectFactory process;
+    };
     std::vector<Mode> m_modes;
+    std::vector<Injection> m_injections;
     std::vector<std::vector<Component>> m_components; //!< by kind, for the last Install
     std::vector<Installed> m_installed;
     int64_t m_streamsUsed{0};

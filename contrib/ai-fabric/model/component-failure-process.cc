@@ -102,6 +102,10 @@ ComponentFailureProcess::GetTypeId()
                             "The component failed: start, duration, component, kind, mode.",
                             MakeTraceSourceAccessor(&ComponentFailureProcess::m_failedTrace),
                             "ns3::ComponentFailureProcess::FailedCallback")
+            .AddTraceSource("FlapDown",
+                            "A flap took the links down: its start and how long it lasts.",
+                            MakeTraceSourceAccessor(&ComponentFailureProcess::m_downTrace),
+                            "ns3::ComponentFailureProcess::FailedCallback")
             .AddTraceSource("Repaired",
                             "The component is healthy again (the failure that ends).",
                             MakeTraceSourceAccessor(&ComponentFailureProcess::m_repairedTrace),
@@ -233,6 +237,7 @@ void
 ComponentFailureProcess::FlapDown(uint32_t remaining)
 {
     ApplyToChannels(true);
+    m_downTrace(Failure{Simulator::Now(), m_flapDown, m_component, m_kind, m_mode});
     Simulator::Schedule(m_flapDown, &ComponentFailureProcess::FlapUp, Ptr<ComponentFailureProcess>(this), remaining - 1);
 }
 

@@ -107,6 +107,7 @@ class ComponentFailureProcess : public Object
     uint32_t m_failures{0};
     TracedCallback<const Failure&> m_failedTrace;
     TracedCallback<const Failure&> m_repairedTrace;
+    TracedCallback<const Failure&> m_downTrace; //!< each down of a flap, with its length
 };
 
 } // namespace ns3
