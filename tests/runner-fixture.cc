@@ -71,4 +71,38 @@ ExpectIdenticalResults(const fs::path& a, const fs::path& b, const std::vector<s
               withoutWallClock(ReadFile(b / "summary.json")));
 }
 
+std::vector<std::map<std::string, std::string>>
+ReadCsv(const std::filesystem::path& p)
+{
+    std::istringstream in(ReadFile(p));
+    std::string line;
+    std::vector<std::string> header;
+    std::vector<std::map<std::string, std::string>> rows;
+    auto split = [](const std::string& l) {
+        std::vector<std::string> out;
+        std::stringstream ss(l);
+        std::string cell;
+        while (std::getline(ss, cell, ','))
+        {
+            out.push_back(cell);
+        }
+        return out;
+    };
+    if (std::getline(in, line))
+    {
+        header = split(line);
+    }
+    while (std::getline(in, line))
+    {
+        const auto cells = split(line);
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i)
+        {
+            row[header[i]] = cells[i];
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
 } // namespace aifabric_test

@@ -3,6 +3,7 @@
 #define AI_FABRIC_TESTS_RUNNER_FIXTURE_H
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ std::filesystem::path Scratch(const std::string& name);
 
 /** The whole of file \p p ("" if it cannot be read). */
 std::string ReadFile(const std::filesystem::path& p);
+
+/** Rows of a CSV file as maps from header name to text. */
+std::vector<std::map<std::string, std::string>> ReadCsv(const std::filesystem::path& p);
 
 /** Run \p binary with \p args (shell words), capturing its output in \p scratch. */
 Outcome RunProgram(const std::string& binary, const std::string& args,

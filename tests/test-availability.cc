@@ -71,7 +71,7 @@ RunJob(const std::vector<Time>& mtbfs, Time horizon, int64_t stream,
     {
         components.push_back(ExponentialComponent(mtbfs[i], "c" + std::to_string(i)));
         stream += components.back()->AssignStreams(stream);
-        job->AddInterruptingComponent(components.back(), mtbfs[i]);
+        job->AddInterruptingComponent(components.back(), mtbfs[i].GetSeconds());
         components.back()->Start();
     }
     job->Start();

@@ -396,9 +396,9 @@ TEST(FailureHelper, EffectsFollowWhatTheJobCannotRunWithout)
     FailureHelper helper;
     for (const char* kind : {"link", "switch", "gpu"})
     {
-        helper.AddFailureMode(kind, ComponentFailureProcess::HARD, Hours(1), Hours(1));
+        helper.AddFailureMode(kind, ComponentFailureProcess::HARD, 3600.0, 3600.0);
     }
-    helper.AddFailureMode("link", ComponentFailureProcess::LANE_LOSS, Hours(1), Hours(1));
+    helper.AddFailureMode("link", ComponentFailureProcess::LANE_LOSS, 3600.0, 3600.0);
     const auto& installed = helper.Install(t, nullptr, 1);
     const std::set<uint32_t> job{0, 2};
     std::map<std::string, uint32_t> effects;
@@ -415,11 +415,11 @@ TEST(FailureHelper, EffectsFollowWhatTheJobCannotRunWithout)
     EXPECT_EQ(effects["rerouted"], 6u);
     EXPECT_EQ(effects["degraded"], 6u);
     EXPECT_EQ(effects[""], 2u + 2u + 2u);
-    EXPECT_THROW(helper.AddFailureMode("switch", ComponentFailureProcess::FLAP, Hours(1), Hours(1)),
+    EXPECT_THROW(helper.AddFailureMode("switch", ComponentFailureProcess::FLAP, 3600.0, 3600.0),
                  std::invalid_argument);
-    EXPECT_THROW(helper.AddFailureMode("link", ComponentFailureProcess::HARD, Time(0), Hours(1)),
+    EXPECT_THROW(helper.AddFailureMode("link", ComponentFailureProcess::HARD, 0.0, 3600.0),
                  std::invalid_argument);
-    EXPECT_THROW(helper.AddFailureMode("fan", ComponentFailureProcess::HARD, Hours(1), Hours(1)),
+    EXPECT_THROW(helper.AddFailureMode("fan", ComponentFailureProcess::HARD, 3600.0, 3600.0),
                  std::invalid_argument);
     Simulator::Destroy();
 }
@@ -428,7 +428,7 @@ TEST(FailureHelper, ASwitchFailureTakesAllItsLinksDown)
 {
     Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(4, DataRate("100Gbps"), 2));
     FailureHelper helper;
-    helper.AddFailureMode("switch", ComponentFailureProcess::HARD, Seconds(1), Seconds(1));
+    helper.AddFailureMode("switch", ComponentFailureProcess::HARD, 1.0, 1.0);
     const auto& installed = helper.Install(net->GetTopology(), net, 7);
     ASSERT_EQ(installed.size(), 1u);
     EXPECT_EQ(helper.GetStreamsUsed(), 2);

@@ -48,40 +48,6 @@ class TrainingBadInput : public testing::TestWithParam<BadJob>
 {
 };
 
-/** Rows of a CSV file as maps from header name to text. */
-std::vector<std::map<std::string, std::string>>
-ReadCsv(const fs::path& p)
-{
-    std::istringstream in(ReadFile(p));
-    std::string line;
-    std::vector<std::string> header;
-    std::vector<std::map<std::string, std::string>> rows;
-    auto split = [](const std::string& l) {
-        std::vector<std::string> out;
-        std::stringstream ss(l);
-        std::string cell;
-        while (std::getline(ss, cell, ','))
-        {
-            out.push_back(cell);
-        }
-        return out;
-    };
-    if (std::getline(in, line))
-    {
-        header = split(line);
-    }
-    while (std::getline(in, line))
-    {
-        const auto cells = split(line);
-        std::map<std::string, std::string> row;
-        for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i)
-        {
-            row[header[i]] = cells[i];
-        }
-        rows.push_back(row);
-    }
-    return rows;
-}
 } // namespace
 
 TEST_P(TrainingBadInput, ExitsTwoWithOneLineAndNoResults)

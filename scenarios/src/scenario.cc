@@ -8,6 +8,7 @@
 #include "ns3/rng-seed-manager.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <functional>
@@ -196,6 +197,46 @@ ParseValue(const std::string& key, const json& raw, const std::string& text,
     return value;
 }
 
+/** The seconds a time text ("5h", "1e6h", "30d") stands for, without ns-3's clock's limit. */
+bool
+TimeTextSeconds(const std::string& text, double& seconds)
+{
+    static const std::map<std::string, double> unit{{"", 1},       {"s", 1},       {"ms", 1e-3},
+                                                    {"us", 1e-6},  {"ns", 1e-9},   {"ps", 1e-12},
+                                                    {"fs", 1e-15}, {"min", 60},    {"h", 3600},
+                                                    {"d", 86400},  {"y", 31536000}};
+    std::smatch m;
+    if (!IsTimeText(text) ||
+        !std::regex_match(text, m, std::regex(R"(^\s*([+-]?[0-9.eE+-]+?)\s*([a-z]*)\s*$)")) ||
+        !unit.count(m[2]))
+    {
+        return false;
+    }
+    seconds = std::stod(m[1]) * unit.at(m[2]);
+    return true;
+}
+
+/** A duration in seconds (a double), for MTBFs beyond ns-3's clock; must be >= 0, or > 0. */
+double
+GetSeconds(const json& obj, const std::string& where, const std::string& key, double def,
+           bool zeroAllowed)
+{
+    if (!obj.contains(key))
+    {
+        return def;
+    }
+    double seconds = 0;
+    if (!TimeTextSeconds(GetString(obj, where, key, ""), seconds))
+    {
+        Fail(Path(where, key), obj.at(key), "not a valid time (e.g. \"4h\", \"1e6h\", \"30d\")");
+    }
+    if (seconds < 0 || (!zeroAllowed && seconds == 0))
+    {
+        Fail(Path(where, key), obj.at(key), zeroAllowed ? "must be >= 0" : "must be > 0");
+    }
+    return seconds;
+}
+
 Time
 GetTime(const json& obj, const std::string& where, const std::string& key, Time def)
 {
@@ -204,6 +245,13 @@ GetTime(const json& obj, const std::string& where, const std::string& key, Time 
         return def;
     }
     const std::string text = GetString(obj, where, key, "");
+    // ns-3's clock counts picoseconds in 64 bits: longer times wrap around silently.
+    double seconds = 0;
+    if (TimeTextSeconds(text, seconds) && std::abs(seconds) >= Time::Max().GetSeconds())
+    {
+        Fail(Path(where, key), obj.at(key),
+             "beyond ns-3's clock (106 days at picosecond resolution)");
+    }
     const Time t = ParseValue<TimeValue>(Path(where, key), obj.at(key), text, MakeTimeChecker(),
                                          "\"500ns\", \"2us\"")
                        .Get();
@@ -513,10 +561,12 @@ BuildTraffic(const json& doc, Scenario& s)
     const std::string w = "traffic";
     if (!doc.contains("traffic"))
     {
-        if (!doc.contains("collective") && !doc.contains("training"))
+        if (!doc.contains("collective") && !doc.contains("training") &&
+            !doc.contains("availability"))
         {
             Fail(w, json(nullptr), "required (an object with a \"pattern\") unless the "
-                                   "scenario has a \"collective\" or \"training\"");
+                                   "scenario has a \"collective\", \"training\" or "
+                                   "\"availability\"");
         }
         return;
     }
@@ -1090,8 +1140,8 @@ BuildFailures(const json& doc, Scenario& s)
         }
         const std::string kind = GetComponentKind(c, w, "");
         const auto mode = GetFailureMode(c, w);
-        const Time mtbf = GetPositiveTime(c, w, "mtbf", Time(0));
-        const Time mttr = GetTime(c, w, "mttr", Hours(4));
+        const double mtbf = GetSeconds(c, w, "mtbf", 0, false);
+        const double mttr = GetSeconds(c, w, "mttr", 4 * 3600.0, true);
         const double shape = GetNumber(c, w, "weibull_shape", 0, false);
         try
         {
@@ -1153,7 +1203,7 @@ BuildAvailability(const json& doc, Scenario& s)
     s.hasAvailability = true;
     AvailabilitySpec& v = s.availability;
     v.horizon = GetPositiveTime(a, w, "horizon", Days(30));
-    if (v.horizon > Days(100))
+    if (v.horizon > Days(100)) // leave room for events past the horizon
     {
         Fail(Path(w, "horizon"), a.at("horizon"),
              "must be <= 100d (ns-3's picosecond clock ends at 106 days; use more runs instead)");

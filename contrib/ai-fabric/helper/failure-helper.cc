@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <iomanip>
 #include <sstream>
 #include <stdexcept>
@@ -169,7 +170,7 @@ FailureHelper::Components(const FabricTopology& t, const std::string& kind)
 
 void
 FailureHelper::AddFailureMode(const std::string& kind, ComponentFailureProcess::Mode mode,
-                              Time meanTimeToFailure, Time meanTimeToRepair, double weibullShape,
+                              double mtbfSeconds, double mttrSeconds, double weibullShape,
                               const std::vector<std::pair<std::string, std::string>>& attributes)
 {
     if (std::find(Kinds().begin(), Kinds().end(), kind) == Kinds().end())
@@ -190,11 +191,11 @@ FailureHelper::AddFailureMode(const std::string& kind, ComponentFailureProcess::
                                     ComponentFailureProcess::ModeName(mode) +
                                     "' (gray failures belong to its link or transceiver)");
     }
-    if (!meanTimeToFailure.IsStrictlyPositive())
+    if (!(mtbfSeconds > 0) || !std::isfinite(mtbfSeconds))
     {
         throw std::invalid_argument("the MTBF of " + kind + " must be > 0");
     }
-    if (meanTimeToRepair.IsStrictlyNegative())
+    if (!(mttrSeconds >= 0) || !std::isfinite(mttrSeconds))
     {
         throw std::invalid_argument("the MTTR of " + kind + " must be >= 0");
     }
@@ -202,10 +203,10 @@ FailureHelper::AddFailureMode(const std::string& kind, ComponentFailureProcess::
     {
         throw std::invalid_argument("the Weibull shape of " + kind + " must be > 0");
     }
-    Mode m{kind, mode, meanTimeToFailure, ProcessFactory(mode, attributes)};
+    Mode m{kind, mode, mtbfSeconds, ProcessFactory(mode, attributes)};
     // Distributions are made per component at Install (each needs its own stream); recorded
     // here as the factory strings they are built from.
-    const double mtbf = meanTimeToFailure.GetSeconds();
+    const double mtbf = mtbfSeconds;
     const std::string ttf =
         weibullShape > 0
             ? "ns3::WeibullRandomVariable[Scale=" +
@@ -213,10 +214,10 @@ FailureHelper::AddFailureMode(const std::string& kind, ComponentFailureProcess::
                   "|Shape=" + Exact(weibullShape) + "]"
             : "ns3::ExponentialRandomVariable[Mean=" + Exact(mtbf) + "]";
     const std::string ttr =
-        meanTimeToRepair.IsZero()
+        mttrSeconds == 0
             ? "ns3::ConstantRandomVariable[Constant=0]"
             : "ns3::ExponentialRandomVariable[Mean=" +
-                  Exact(meanTimeToRepair.GetSeconds()) + "]";
+                  Exact(mttrSeconds) + "]";
     m.process.Set("TimeToFailure", StringValue(ttf));
     m.process.Set("TimeToRepair", StringValue(ttr));
     m_modes.push_back(m);
@@ -262,7 +263,7 @@ FailureHelper::AddInjection(const std::string& kind, const std::string& name,
 }
 
 void
-FailureHelper::Add(const ObjectFactory& factory, const Component& c, Time mtbf,
+FailureHelper::Add(const ObjectFactory& factory, const Component& c, double mtbfSeconds,
                    Ptr<FabricNetwork> network, int64_t stream)
 {
     // Each object made from a factory string gets its own random variables.
@@ -276,7 +277,7 @@ FailureHelper::Add(const ObjectFactory& factory, const Component& c, Time mtbf,
         }
     }
     m_streamsUsed += p->AssignStreams(stream + m_streamsUsed);
-    m_installed.push_back({p, &c, mtbf});
+    m_installed.push_back({p, &c, mtbfSeconds});
 }
 
 const std::vector<FailureHelper::Installed>&
@@ -299,7 +300,7 @@ FailureHelper::Install(const FabricTopology& topology, Ptr<FabricNetwork> networ
         const std::size_t k = std::find(Kinds().begin(), Kinds().end(), m.kind) - Kinds().begin();
         for (const Component& c : m_components[k])
         {
-            Add(m.process, c, m.meanTimeToFailure, network, stream);
+            Add(m.process, c, m.mtbfSeconds, network, stream);
         }
     }
     for (const Injection& i : m_injections)
@@ -318,7 +319,7 @@ FailureHelper::Install(const FabricTopology& topology, Ptr<FabricNetwork> networ
                                              ? std::string(" (the topology has none)")
                                              : " (e.g. '" + m_components[k].front().name + "')"));
         }
-        Add(i.process, *it, Time::Max(), network, stream);
+        Add(i.process, *it, std::numeric_limits<double>::infinity(), network, stream);
     }
     for (const Installed& i : m_installed)
     {
@@ -358,7 +359,7 @@ FailureHelper::Follow(Ptr<JobAvailabilityModel> job, const std::set<uint32_t>& h
         const std::string effect = EffectOn(i, hosts);
         if (effect == "job restart")
         {
-            job->AddInterruptingComponent(i.process, i.meanTimeToFailure);
+            job->AddInterruptingComponent(i.process, i.mtbfSeconds);
         }
         else if (effect == "rerouted")
         {

@@ -45,7 +45,7 @@ class FailureHelper
     {
         std::string kind;
         ComponentFailureProcess::Mode mode;
-        Time meanTimeToFailure;
+        double mtbfSeconds;
         ObjectFactory process;
     };
     /** An installed process and the component it belongs to. */
@@ -53,7 +53,7 @@ class FailureHelper
     {
         Ptr<ComponentFailureProcess> process;
         const Component* component;
-        Time meanTimeToFailure;
+        double mtbfSeconds; //!< infinity for an injected failure
     };
 
     /** The component kinds: link, transceiver, nic, switch, server, gpu. */
@@ -64,14 +64,15 @@ class FailureHelper
 
     /**
      * Every component of \p kind fails in mode \p mode after times to failure of mean
-     * \p meanTimeToFailure: exponential, or Weibull of shape \p weibullShape when it is > 0
-     * (its scale set so the mean is the MTBF); repairs take exponential times of mean
-     * \p meanTimeToRepair (none if zero).  Further process attributes (FlapCount, BitErrorRate,
+     * \p mtbfSeconds: exponential, or Weibull of shape \p weibullShape when it is > 0 (its
+     * scale set so the mean is the MTBF); repairs take exponential times of mean
+     * \p mttrSeconds (none if zero).  Seconds as doubles: MTBFs of 1e5 h and more are beyond
+     * ns-3's picosecond clock (106 days); a draw beyond it never happens in the run.  Further process attributes (FlapCount, BitErrorRate,
      * RateFraction, ...) go in \p attributes.  Throws std::invalid_argument for an unknown kind,
      * a mode the kind cannot have (switches, servers and GPUs only fail hard), or times <= 0.
      */
     void AddFailureMode(const std::string& kind, ComponentFailureProcess::Mode mode,
-                        Time meanTimeToFailure, Time meanTimeToRepair, double weibullShape = 0,
+                        double mtbfSeconds, double mttrSeconds, double weibullShape = 0,
                         const std::vector<std::pair<std::string, std::string>>& attributes = {});
     /**
      * Component \p name of \p kind fails once, in \p mode, at \p at, for \p duration (a flap
@@ -107,7 +108,7 @@ class FailureHelper
     static ObjectFactory ProcessFactory(ComponentFailureProcess::Mode mode,
                                         const std::vector<std::pair<std::string, std::string>>& attributes);
     /** Create, wire and record one process for \p c. */
-    void Add(const ObjectFactory& factory, const Component& c, Time mtbf, Ptr<FabricNetwork> network,
+    void Add(const ObjectFactory& factory, const Component& c, double mtbfSeconds, Ptr<FabricNetwork> network,
              int64_t stream);
 
     struct Injection

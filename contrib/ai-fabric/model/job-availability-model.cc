@@ -111,12 +111,12 @@ JobAvailabilityModel::SetIterationTime(FabricState state, Time t)
 
 void
 JobAvailabilityModel::AddInterruptingComponent(Ptr<ComponentFailureProcess> process,
-                                               Time meanTimeToFailure)
+                                               double mtbfSeconds)
 {
-    NS_ABORT_MSG_IF(!meanTimeToFailure.IsStrictlyPositive(),
+    NS_ABORT_MSG_IF(!(mtbfSeconds > 0),
                     "JobAvailabilityModel: " << process->GetComponentName()
                                              << ": the mean time to failure must be > 0");
-    m_inverseMtbiSum += 1.0 / meanTimeToFailure.GetSeconds();
+    m_inverseMtbiSum += 1.0 / mtbfSeconds;
     m_components.push_back(process);
     process->TraceConnectWithoutContext("Failed",
                                         MakeCallback(&JobAvailabilityModel::Interrupted, this));

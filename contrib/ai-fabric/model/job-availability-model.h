@@ -86,9 +86,10 @@ class JobAvailabilityModel : public Object
     Time GetIterationTime(FabricState state) const { return m_iterationTime[state]; }
     /**
      * Follow \p process, a component the job cannot run without: each failure interrupts the
-     * job ("job restart").  \p meanTimeToFailure (its MTBF) enters the job's expected MTBI.
+     * job ("job restart").  Its MTBF, \p mtbfSeconds (a double: component MTBFs of 1e5 h
+     * and more are beyond ns-3's picosecond clock), enters the job's expected MTBI.
      */
-    void AddInterruptingComponent(Ptr<ComponentFailureProcess> process, Time meanTimeToFailure);
+    void AddInterruptingComponent(Ptr<ComponentFailureProcess> process, double mtbfSeconds);
     /**
      * Follow \p process, a component the job runs around: while it is failed the fabric is in
      * \p state ("rerouted" for LINK_DOWN, else "degraded").

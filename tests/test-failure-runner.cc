@@ -1,0 +1,229 @@
+// Failures through ai-fabric-run: a flapping link's downs are in failures.csv and in its
+// links.csv counters; the availability run's goodput matches Daly's closed form; the same
+// scenario gives the same files; bad failure and availability input exits 2.
+#include "runner-fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using namespace aifabric_test;
+using nlohmann::json;
+
+namespace
+{
+Outcome
+RunScenario(const fs::path& dir, const std::string& scenario, const std::string& out = "out")
+{
+    std::ofstream(dir / "s.json") << scenario;
+    return RunProgram(AI_FABRIC_RUN_BINARY,
+                      "--scenario=" + (dir / "s.json").string() + " --out=" + (dir / out).string(),
+                      dir);
+}
+
+/** A 2-leaf fabric with one data-parallel job of 8 GPUs and \p sections. */
+std::string
+JobScenario(const std::string& sections)
+{
+    return R"({"name":"f","topology":{"kind":"leaf_spine","leaves":2,"hosts_per_leaf":4,
+               "oversubscription":1,"nic_rate":"100Gbps"},
+               "training":{"jobs":[{"name":"dp8","ranks":8,"iterations":3,
+                 "compute_time":"400us","parameters":2000000}]},)" +
+           sections + "}";
+}
+} // namespace
+
+TEST(FailureRunner, EveryDownOfAFlapIsInFailuresCsvAndTheLinkCounters)
+{
+    const fs::path dir = Scratch("flap");
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" AI_FABRIC_SCENARIO_DIR "/link-flap.json --out=" +
+                                     (dir / "out").string(),
+                                 dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const auto failures = ReadCsv(dir / "out" / "failures.csv");
+    int flaps = 0;
+    double flapDown = 0;
+    for (const auto& row : failures)
+    {
+        if (row.at("mode") == "flap")
+        {
+            ++flaps;
+            flapDown += std::stod(row.at("duration_s"));
+            EXPECT_EQ(row.at("component"), "link 17");
+            EXPECT_EQ(row.at("effect"), "rerouted");
+        }
+    }
+    EXPECT_EQ(flaps, 3);
+    for (const auto& row : ReadCsv(dir / "out" / "links.csv"))
+    {
+        if (row.at("link") == "17")
+        {
+            EXPECT_EQ(row.at("downs"), "3");
+            EXPECT_NEAR(std::stod(row.at("down_us")), flapDown * 1e6, 1e-6);
+        }
+        else if (row.at("link") != "5")
+        {
+            EXPECT_EQ(row.at("downs"), "0") << "link " << row.at("link");
+        }
+    }
+    const json summary = json::parse(ReadFile(dir / "out" / "summary.json"));
+    EXPECT_EQ(summary["flows_complete"], summary["flows"]);
+    EXPECT_EQ(summary["failures"]["outages"], failures.size());
+    fs::remove_all(dir);
+}
+
+TEST(FailureRunner, AGpuFailureInterruptsTheJobAtPacketLevel)
+{
+    const fs::path dir = Scratch("gpu-failure");
+    const Outcome o = RunScenario(
+        dir, JobScenario(R"("failures":{"inject":[{"component":"s3g0","kind":"gpu","at":"2ms"}]})"));
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const json job = json::parse(ReadFile(dir / "out" / "summary.json"))["training"]["jobs"][0];
+    EXPECT_TRUE(job["interrupted"].get<bool>());
+    EXPECT_FALSE(job["finished"].get<bool>());
+    EXPECT_DOUBLE_EQ(job["interrupted_at_s"].get<double>(), 0.002);
+    EXPECT_NE(job["interruption"].get<std::string>().find("s3g0"), std::string::npos);
+    const auto failures = ReadCsv(dir / "out" / "failures.csv");
+    ASSERT_EQ(failures.size(), 1u);
+    EXPECT_EQ(failures[0].at("effect"), "job restart");
+    EXPECT_NE(o.stdoutText.find("interrupted at"), std::string::npos);
+    fs::remove_all(dir);
+}
+
+TEST(FailureRunner, AvailabilityGoodputMatchesDalysClosedFormAndRepeats)
+{
+    // GPUs that fail with an MTBI of 2.5 h for the job, over 2 x 100 days: ~1,900 restarts.
+    const fs::path dir = Scratch("availability");
+    const std::string scenario = R"({"name":"a","topology":{"kind":"leaf_spine","leaves":2,"hosts_per_leaf":4},
+        "failures":{"components":[{"kind":"gpu","mtbf":"20h","mttr":"0s"}]},
+        "availability":{"horizon":"100d","runs":2,"checkpoint_time":"60s",
+          "restart_time":"5min","iteration_times":{"healthy":"2s"},
+          "sweep_intervals":["10min","2h"]}})";
+    const Outcome o = RunScenario(dir, scenario);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const json a = json::parse(ReadFile(dir / "out" / "summary.json"))["availability"];
+    EXPECT_NEAR(a["expected_mtbi_s"].get<double>(), 2.5 * 3600, 1e-6);
+    EXPECT_NEAR(a["checkpoint_interval_s"].get<double>(), a["daly_interval_s"].get<double>(), 1e-6);
+    EXPECT_NEAR(a["goodput"].get<double>() / a["closed_form_goodput"].get<double>(), 1.0, 0.01);
+    for (const auto& row : ReadCsv(dir / "out" / "availability.csv"))
+    {
+        const double checkpoints = std::stod(row.at("checkpoints")) * 2;
+        EXPECT_NEAR(std::stod(row.at("goodput")) / std::stod(row.at("closed_form_goodput")), 1.0,
+                    std::max(0.01, 4 / std::sqrt(checkpoints)))
+            << row.at("checkpoint_interval_s");
+    }
+    // Interruptions per day within 4 sigma of the Poisson count.
+    const double perDay = a["interruptions_per_day"].get<double>();
+    EXPECT_NEAR(perDay, 24 / 2.5, 4 * std::sqrt(24 / 2.5 * 200) / 200);
+    const Outcome again = RunScenario(dir, scenario, "again");
+    ASSERT_EQ(again.exitCode, 0);
+    ExpectIdenticalResults(dir / "out", dir / "again", {"failures.csv", "availability.csv"});
+    fs::remove_all(dir);
+}
+
+namespace
+{
+struct BadFailure
+{
+    const char* name;
+    std::string scenario;
+    std::string mustMention;
+};
+
+class FailureBadInput : public testing::TestWithParam<BadFailure>
+{
+};
+
+const std::string kStar = R"("name":"b","topology":{"kind":"leaf_spine","leaves":2,"hosts_per_leaf":2},)";
+const std::string kAvailability =
+    R"("availability":{"horizon":"10d","iteration_times":{"healthy":"1s"}})";
+} // namespace
+
+TEST_P(FailureBadInput, ExitsTwoWithOneLineAndNoResults)
+{
+    const fs::path dir = Scratch(GetParam().name);
+    const Outcome o = RunScenario(dir, GetParam().scenario);
+    ExpectRefusedAsBadInput(o, dir / "out", GetParam().mustMention);
+    fs::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Classes,
+    FailureBadInput,
+    testing::Values(
+        BadFailure{"negative_mtbf",
+                   "{" + kStar + R"("failures":{"components":[{"kind":"gpu","mtbf":"-5h"}]},)" +
+                       kAvailability + "}",
+                   "failures.components[0].mtbf"},
+        BadFailure{"zero_mtbf",
+                   "{" + kStar + R"("failures":{"components":[{"kind":"gpu","mtbf":"0s"}]},)" +
+                       kAvailability + "}",
+                   "must be > 0"},
+        BadFailure{"ber_one",
+                   "{" + kStar +
+                       R"("failures":{"components":[{"kind":"link","mode":"bit_errors","mtbf":"5h","ber":1}]},)" +
+                       kAvailability + "}",
+                   "[0, 1)"},
+        BadFailure{"ber_negative",
+                   "{" + kStar +
+                       R"("failures":{"components":[{"kind":"link","mode":"bit_errors","mtbf":"5h","ber":-0.1}]},)" +
+                       kAvailability + "}",
+                   "failures.components[0].ber"},
+        BadFailure{"unknown_kind",
+                   "{" + kStar + R"("failures":{"components":[{"kind":"fan","mtbf":"5h"}]},)" +
+                       kAvailability + "}",
+                   "\"transceiver\""},
+        BadFailure{"unknown_mode",
+                   "{" + kStar +
+                       R"("failures":{"components":[{"kind":"link","mode":"melt","mtbf":"5h"}]},)" +
+                       kAvailability + "}",
+                   "lane_loss"},
+        BadFailure{"switch_that_flaps",
+                   "{" + kStar +
+                       R"("failures":{"components":[{"kind":"switch","mode":"flap","mtbf":"5h"}]},)" +
+                       kAvailability + "}",
+                   "only fails hard"},
+        BadFailure{"checkpoint_interval_zero",
+                   "{" + kStar + R"("failures":{"components":[{"kind":"gpu","mtbf":"5h"}]},)" +
+                       R"("availability":{"horizon":"10d","checkpoint_policy":"fixed",
+                          "checkpoint_interval":"0s","iteration_times":{"healthy":"1s"}}})",
+                   "availability.checkpoint_interval"},
+        BadFailure{"checkpoint_interval_negative",
+                   "{" + kStar + R"("failures":{"components":[{"kind":"gpu","mtbf":"5h"}]},)" +
+                       R"("availability":{"horizon":"10d","checkpoint_policy":"fixed",
+                          "checkpoint_interval":"-1h","iteration_times":{"healthy":"1s"}}})",
+                   "availability.checkpoint_interval"},
+        BadFailure{"horizon_beyond_the_clock",
+                   "{" + kStar + R"("failures":{"components":[{"kind":"gpu","mtbf":"5h"}]},)" +
+                       R"("availability":{"horizon":"101d","iteration_times":{"healthy":"1s"}}})",
+                   "<= 100d"},
+        BadFailure{"time_beyond_the_clock",
+                   "{" + kStar + R"("failures":{"components":[{"kind":"gpu","mtbf":"5h"}]},)" +
+                       R"("availability":{"horizon":"200d","iteration_times":{"healthy":"1s"}}})",
+                   "beyond ns-3's clock"},
+        BadFailure{"availability_without_failures", "{" + kStar + kAvailability + "}",
+                   "needs failures.components"},
+        BadFailure{"no_iteration_time_nor_job",
+                   "{" + kStar + R"("failures":{"components":[{"kind":"gpu","mtbf":"5h"}]},)" +
+                       R"("availability":{"horizon":"10d"}})",
+                   "iteration_times.healthy"},
+        BadFailure{"unknown_injected_component",
+                   "{" + kStar + R"("traffic":{"pattern":"shift","shift":1,"bytes":4096},)" +
+                       R"("failures":{"inject":[{"component":"link 99"}]}})",
+                   "no link of that name"},
+        BadFailure{"random_failures_without_stop_time",
+                   "{" + kStar + R"("traffic":{"pattern":"shift","shift":1,"bytes":4096},)" +
+                       R"("failures":{"components":[{"kind":"gpu","mtbf":"5h"}]}})",
+                   "stop_time"},
+        BadFailure{"young_without_interruptions",
+                   "{" + kStar +
+                       R"("failures":{"components":[{"kind":"link","mode":"lane_loss","mtbf":"5h"}]},)" +
+                       R"("availability":{"horizon":"10d","checkpoint_policy":"young",
+                          "iteration_times":{"healthy":"1s","reduced_rate":"2s"}}})",
+                   "no failure interrupts the job"}),
+    [](const auto& info) { return std::string(info.param.name); });
