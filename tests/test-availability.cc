@@ -194,3 +194,30 @@ TEST(Availability, DegradedFabricSlowsWorkByTheIterationTimeRatio)
     EXPECT_GT(slowShare, 43200 - 13 * 60);
     EXPECT_LT(slowShare, 43200);
 }
+
+TEST(Availability, WeibullTimesToFailureHaveTheGivenMean)
+{
+    // 64 GPUs, Weibull shape 0.7 (infant mortality), MTBF 10 h, instant repair, 100 days: by the
+    // renewal theorem each fails horizon / MTBF times on average.  Counts of a renewal process
+    // have variance ~ n cv^2, cv^2 = Gamma(1 + 2/k) / Gamma(1 + 1/k)^2 - 1.
+    FabricTopology t;
+    for (uint32_t g = 0; g < 64; ++g)
+    {
+        t.AddHost("g" + std::to_string(g), g / 8, g % 8);
+    }
+    FailureHelper helper;
+    const double k = 0.7;
+    helper.AddFailureMode("gpu", ComponentFailureProcess::HARD, 36000.0, 0.0, k);
+    const auto& installed = helper.Install(t, nullptr, 1);
+    Simulator::Stop(Days(100));
+    Simulator::Run();
+    double failures = 0;
+    for (const auto& i : installed)
+    {
+        failures += i.process->GetFailureCount();
+    }
+    const double mean = 64 * 2400 / 10.0;
+    const double cv2 = std::tgamma(1 + 2 / k) / std::pow(std::tgamma(1 + 1 / k), 2) - 1;
+    EXPECT_NEAR(failures, mean, 4 * std::sqrt(mean * cv2));
+    Simulator::Destroy();
+}
