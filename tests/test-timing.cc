@@ -1,4 +1,5 @@
 // Timing against closed forms: one frame through one switch, and line-rate goodput.
+#include "fabric-checks.h"
 #include "fabric-fixture.h"
 
 #include <gtest/gtest.h>
@@ -13,13 +14,6 @@ struct Arrivals
     std::vector<Time> times;
     void Record(Ptr<const Packet>, const FrameInfo&) { times.push_back(Simulator::Now()); }
 };
-
-/** Picoseconds for \p wireBytes at \p gbps, exact for the rates used here. */
-int64_t
-Ps(uint64_t wireBytes, uint64_t gbps)
-{
-    return static_cast<int64_t>(wireBytes * 8 * 1000 / gbps);
-}
 } // namespace
 
 class OneFrameOneHop : public testing::TestWithParam<std::tuple<uint64_t, uint32_t>>
@@ -29,24 +23,9 @@ class OneFrameOneHop : public testing::TestWithParam<std::tuple<uint64_t, uint32
 TEST_P(OneFrameOneHop, ArrivalIsSerializationPlusPropagationPlusSwitchLatency)
 {
     const auto [gbps, payload] = GetParam();
-    const double metres = 7;
-    FabricNetworkHelper helper;
-    helper.SetSwitchAttribute("ForwardingLatency", TimeValue(NanoSeconds(450)));
-    Ptr<FabricNetwork> net =
-        helper.Install(Star(2, DataRate(gbps * 1000000000ull), metres));
-    Arrivals arrivals;
-    net->GetEndpoint(1)->TraceConnectWithoutContext("Deliver",
-                                                    MakeCallback(&Arrivals::Record, &arrivals));
-    MessageSourceHelper sources;
-    sources.SetAttribute("PayloadSize", UintegerValue(payload));
-    sources.Install(net, 0, 1, payload, MicroSeconds(1));
-    RunAndDestroy();
-
-    ASSERT_EQ(arrivals.times.size(), 1u);
-    const int64_t wire = roce::WireBytesForPayload(payload);
-    // Store and forward: two serializations, two cables, one switch pipeline.
-    const int64_t expected = 1000000 + 2 * Ps(wire, gbps) + 2 * 35000 + 450000;
-    EXPECT_EQ(arrivals.times[0].GetPicoSeconds(), expected);
+    // The check test.py's ai-fabric-timing suite runs too.
+    const checks::TimeCheck c = checks::OneFrameOneHop(gbps, payload);
+    EXPECT_EQ(c.measured.GetPicoSeconds(), c.expected.GetPicoSeconds());
 }
 
 INSTANTIATE_TEST_SUITE_P(Rates,
