@@ -1,48 +1,11 @@
 // Incast through one switch: PFC makes it lossless; without PFC it drops; bytes are conserved.
+// checks::Incast is shared with the module's ai-fabric-pfc ns-3 suite.
 #include "fabric-fixture.h"
 
 #include <gtest/gtest.h>
 
 using namespace ns3;
 using namespace aifabric_test;
-
-namespace
-{
-struct IncastResult
-{
-    FabricTotals totals;
-    uint64_t leafBufferPeak{0};
-    uint64_t delivered{0};
-    uint64_t completeFlows{0};
-};
-
-IncastResult
-RunIncast(uint32_t senders, bool pfc, DataRate rate = DataRate("100Gbps"), double metres = 2)
-{
-    FabricNetworkHelper helper;
-    helper.SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
-    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("4MiB")));
-    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, rate, metres));
-    MessageSourceHelper sources;
-    for (uint32_t s = 1; s <= senders; ++s)
-    {
-        sources.Install(net, s, 0, 1 << 20, MicroSeconds(1));
-    }
-    FabricStatsHelper stats;
-    stats.Install(net, sources.GetSources());
-    Simulator::Run();
-    IncastResult r;
-    r.totals = Totals(net);
-    r.leafBufferPeak = net->GetSwitch(senders + 1)->GetMmu()->GetPeakUsed();
-    r.delivered = stats.GetFramesDelivered();
-    for (const auto& f : stats.Flows())
-    {
-        r.completeFlows += f.Complete();
-    }
-    Simulator::Destroy();
-    return r;
-}
-} // namespace
 
 class Incast : public testing::TestWithParam<uint32_t>
 {
@@ -51,7 +14,7 @@ class Incast : public testing::TestWithParam<uint32_t>
 TEST_P(Incast, LosslessWithPfc)
 {
     const uint32_t n = GetParam();
-    const IncastResult r = RunIncast(n, true);
+    const checks::IncastCheck r = checks::Incast(n, true);
     EXPECT_EQ(r.totals.framesDropped, 0u);
     EXPECT_GT(r.totals.pfcPausesSent, 0u);
     EXPECT_EQ(r.completeFlows, n);
@@ -65,7 +28,7 @@ TEST_P(Incast, LosslessWithPfc)
 TEST_P(Incast, DropsWithoutPfcAndConservesFrames)
 {
     const uint32_t n = GetParam();
-    const IncastResult r = RunIncast(n, false);
+    const checks::IncastCheck r = checks::Incast(n, false);
     EXPECT_GT(r.totals.framesDropped, 0u);
     EXPECT_EQ(r.totals.pfcPausesSent, 0u);
     EXPECT_EQ(r.totals.framesDropped,
@@ -80,7 +43,7 @@ TEST(IncastHeadroom, LosslessAt800GOver100MetreOptics)
 {
     // The derived headroom must cover the longest pause round trip the fabric builds:
     // 800G, 100 m cables (500 ns each way), 16 senders.
-    const IncastResult r = RunIncast(16, true, DataRate("800Gbps"), 100);
+    const checks::IncastCheck r = checks::Incast(16, true, DataRate("800Gbps"), 100);
     EXPECT_EQ(r.totals.framesDropped, 0u);
     EXPECT_GT(r.totals.pfcPausesSent, 0u);
     EXPECT_EQ(r.completeFlows, 16u);

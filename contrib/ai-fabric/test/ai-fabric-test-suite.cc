@@ -1,4 +1,5 @@
-// The module's ns-3 TestSuites, for test.py (./test.py --suite=ai-fabric-timing); the checks
+// The module's ns-3 TestSuites, for test.py (./test.py --suite=ai-fabric-timing,
+// --suite=ai-fabric-pfc); the checks
 // themselves are shared with the GoogleTest suite (fabric-checks.h).
 #include "fabric-checks.h"
 
@@ -33,6 +34,48 @@ class OneFrameOneHopTestCase : public TestCase
         }
     }
 };
+
+class PfcIncastTestCase : public TestCase
+{
+  public:
+    PfcIncastTestCase()
+        : TestCase("8:1 and 32:1 incasts with PFC lose nothing; without PFC frames sent = "
+                   "delivered + dropped")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Time::SetResolution(Time::PS);
+        for (uint32_t n : {8u, 32u})
+        {
+            const checks::IncastCheck lossless = checks::Incast(n, true);
+            NS_TEST_ASSERT_MSG_EQ(lossless.totals.framesDropped, 0, n << ":1 with PFC");
+            NS_TEST_ASSERT_MSG_GT(lossless.totals.pfcPausesSent, 0, n << ":1 with PFC");
+            NS_TEST_ASSERT_MSG_EQ(lossless.completeFlows, n, n << ":1 with PFC");
+            NS_TEST_ASSERT_MSG_EQ(lossless.delivered, n * lossless.framesPerSender,
+                                  n << ":1 with PFC");
+            const checks::IncastCheck lossy = checks::Incast(n, false);
+            NS_TEST_ASSERT_MSG_GT(lossy.totals.framesDropped, 0, n << ":1 without PFC");
+            NS_TEST_ASSERT_MSG_EQ(lossy.totals.hostDataFramesSent,
+                                  lossy.delivered + lossy.totals.framesDropped,
+                                  n << ":1 without PFC");
+        }
+    }
+};
+
+class PfcTestSuite : public TestSuite
+{
+  public:
+    PfcTestSuite()
+        : TestSuite("ai-fabric-pfc", UNIT)
+    {
+        AddTestCase(new PfcIncastTestCase, TestCase::QUICK);
+    }
+};
+
+PfcTestSuite g_pfcTestSuite;
 
 class TimingTestSuite : public TestSuite
 {

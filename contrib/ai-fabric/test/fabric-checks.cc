@@ -1,7 +1,12 @@
 #include "fabric-checks.h"
 
-#include "ns3/fabric-network-helper.h"
+#include "ns3/boolean.h"
+#include "ns3/fabric-net-device.h"
+#include "ns3/fabric-stats-helper.h"
+#include "ns3/fabric-switch.h"
 #include "ns3/message-source-helper.h"
+#include "ns3/queue-size.h"
+#include "ns3/shared-buffer-mmu.h"
 #include "ns3/roce-frame.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -13,9 +18,6 @@ namespace ns3
 namespace checks
 {
 
-namespace
-{
-/** One switch with \p hosts hosts, each on its own cable of \p metres. */
 FabricTopology
 Star(uint32_t hosts, DataRate rate, double metres)
 {
@@ -33,6 +35,36 @@ Star(uint32_t hosts, DataRate rate, double metres)
     return t;
 }
 
+FabricTotals
+Totals(Ptr<FabricNetwork> net)
+{
+    FabricTotals t;
+    t.dropsByReason.assign(static_cast<std::size_t>(DropReason::kCount), 0);
+    const FabricTopology& topo = net->GetTopology();
+    for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
+    {
+        Ptr<Node> node = net->GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            const auto& c = DynamicCast<FabricNetDevice>(node->GetDevice(d))->GetCounters();
+            if (topo.GetNode(n).role == FabricTopology::Role::Host)
+            {
+                t.hostDataFramesSent += c.txFrames;
+            }
+            for (std::size_t r = 0; r < c.dropFrames.size(); ++r)
+            {
+                t.framesDropped += c.dropFrames[r];
+                t.dropsByReason[r] += c.dropFrames[r];
+            }
+            t.pfcPausesSent += c.pfcPauseSent;
+            t.ecnMarked += c.ecnMarked;
+        }
+    }
+    return t;
+}
+
+namespace
+{
 struct Arrivals
 {
     std::vector<Time> times;
@@ -61,6 +93,34 @@ OneFrameOneHop(uint64_t gbps, uint32_t payload)
     c.measured = arrivals.times.size() == 1 ? arrivals.times[0] : Time(-1);
     c.expected = PicoSeconds(1000000 + 2 * wirePs + 2 * 35000 + 450000);
     return c;
+}
+
+IncastCheck
+Incast(uint32_t senders, bool pfc, DataRate rate, double metres)
+{
+    FabricNetworkHelper helper;
+    helper.SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
+    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("4MiB")));
+    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, rate, metres));
+    MessageSourceHelper sources;
+    for (uint32_t s = 1; s <= senders; ++s)
+    {
+        sources.Install(net, s, 0, 1 << 20, MicroSeconds(1));
+    }
+    FabricStatsHelper stats;
+    stats.Install(net, sources.GetSources());
+    Simulator::Run();
+    IncastCheck r;
+    r.totals = Totals(net);
+    r.leafBufferPeak = net->GetSwitch(senders + 1)->GetMmu()->GetPeakUsed();
+    r.delivered = stats.GetFramesDelivered();
+    r.framesPerSender = (1 << 20) / 4096;
+    for (const auto& f : stats.Flows())
+    {
+        r.completeFlows += f.Complete();
+    }
+    Simulator::Destroy();
+    return r;
 }
 
 } // namespace checks

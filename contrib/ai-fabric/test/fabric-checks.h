@@ -4,14 +4,32 @@
 #ifndef AI_FABRIC_FABRIC_CHECKS_H
 #define AI_FABRIC_FABRIC_CHECKS_H
 
+#include "ns3/data-rate.h"
+#include "ns3/fabric-network-helper.h"
+#include "ns3/fabric-topology.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace ns3
 {
 namespace checks
 {
+
+/** One leaf switch with \p hosts hosts, each on its own cable of \p metres. */
+FabricTopology Star(uint32_t hosts, DataRate rate, double metres);
+
+/** Totals over every port of a network after a run. */
+struct FabricTotals
+{
+    uint64_t hostDataFramesSent{0}; //!< frames sent by host ports (hosts send only data)
+    uint64_t framesDropped{0};      //!< all reasons, all ports
+    uint64_t pfcPausesSent{0};
+    uint64_t ecnMarked{0};
+    std::vector<uint64_t> dropsByReason;
+};
+FabricTotals Totals(Ptr<FabricNetwork> net);
 
 /** A measured time and its closed form. */
 struct TimeCheck
@@ -27,6 +45,24 @@ struct TimeCheck
  * resolution; destroys the simulator when done.
  */
 TimeCheck OneFrameOneHop(uint64_t gbps, uint32_t payload);
+
+/** What an incast did. */
+struct IncastCheck
+{
+    FabricTotals totals;
+    uint64_t leafBufferPeak{0}; //!< the switch's fullest buffer, bytes
+    uint64_t delivered{0};      //!< frames delivered to the receiver
+    uint64_t completeFlows{0};
+    uint64_t framesPerSender{0}; //!< 1 MiB in 4096-byte payloads
+};
+
+/**
+ * \p senders hosts each send 1 MiB to host 0 through one switch with a 4 MiB buffer, PFC on
+ * or off (\p pfc).  With PFC nothing may drop and every frame is delivered; without, frames
+ * sent = delivered + dropped.  Destroys the simulator when done.
+ */
+IncastCheck Incast(uint32_t senders, bool pfc, DataRate rate = DataRate("100Gbps"),
+                   double metres = 2);
 
 } // namespace checks
 } // namespace ns3
