@@ -1,4 +1,5 @@
 // ECMP: flows spread over equal-cost uplinks; equal seeds polarize; spraying balances bytes.
+// The spread check is shared with the module's ai-fabric-ecmp ns-3 suite.
 #include "fabric-fixture.h"
 
 #include <gtest/gtest.h>
@@ -8,65 +9,19 @@
 using namespace ns3;
 using namespace aifabric_test;
 
-namespace
-{
-/** Frames sent by \p node on each of its links toward a node with \p role. */
-std::vector<uint64_t>
-UplinkFrames(Ptr<FabricNetwork> net, uint32_t node, FabricTopology::Role role)
-{
-    const FabricTopology& topo = net->GetTopology();
-    std::vector<uint64_t> out;
-    for (uint32_t l : topo.GetNode(node).links)
-    {
-        const auto& link = topo.GetLink(l);
-        const uint32_t peer = link.a == node ? link.b : link.a;
-        if (topo.GetNode(peer).role == role)
-        {
-            out.push_back(net->GetPort(node, l)->GetCounters().txFrames);
-        }
-    }
-    return out;
-}
-
-double
-ChiSquare(const std::vector<uint64_t>& counts)
-{
-    double total = 0;
-    for (auto c : counts)
-    {
-        total += double(c);
-    }
-    const double expected = total / counts.size();
-    double chi = 0;
-    for (auto c : counts)
-    {
-        chi += (double(c) - expected) * (double(c) - expected) / expected;
-    }
-    return chi;
-}
-} // namespace
+using checks::ChiSquare;
+using checks::UplinkFrames;
 
 TEST(Ecmp, ManyFlowsSpreadOverAllUplinks)
 {
-    // 2 leaves x 8 hosts, 8 spines: 800 single-frame flows from leaf 0 to leaf 1.
-    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(
-        LeafSpineTopologyHelper(2, 8, 1).Build());
-    MessageSourceHelper sources;
-    for (uint32_t f = 0; f < 800; ++f)
+    // The check the module's ai-fabric-ecmp ns-3 suite runs too.
+    const checks::SpreadCheck c = checks::EcmpSpread();
+    ASSERT_EQ(c.uplinkFrames.size(), 8u);
+    for (auto f : c.uplinkFrames)
     {
-        sources.Install(net, f % 8, 8 + (f / 8) % 8, 1000, MicroSeconds(f));
+        EXPECT_GT(f, 0u);
     }
-    Simulator::Run();
-    const uint32_t leaf0 = net->GetTopology().GetNHosts();
-    const auto up = UplinkFrames(net, leaf0, FabricTopology::Role::Spine);
-    Simulator::Destroy();
-    ASSERT_EQ(up.size(), 8u);
-    for (auto c : up)
-    {
-        EXPECT_GT(c, 0u);
-    }
-    // 7 degrees of freedom: P(chi2 > 24.3) = 0.001 for a uniform hash.
-    EXPECT_LT(ChiSquare(up), 24.3);
+    EXPECT_LT(c.chiSquare, c.bound);
 }
 
 namespace

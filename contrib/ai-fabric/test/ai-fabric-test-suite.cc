@@ -1,5 +1,5 @@
 // The module's ns-3 TestSuites, for test.py (./test.py --suite=ai-fabric-timing,
-// --suite=ai-fabric-pfc); the checks
+// --suite=ai-fabric-pfc, --suite=ai-fabric-ecmp); the checks
 // themselves are shared with the GoogleTest suite (fabric-checks.h).
 #include "fabric-checks.h"
 
@@ -76,6 +76,40 @@ class PfcTestSuite : public TestSuite
 };
 
 PfcTestSuite g_pfcTestSuite;
+
+class EcmpSpreadTestCase : public TestCase
+{
+  public:
+    EcmpSpreadTestCase()
+        : TestCase("800 flows spread over 8 equal-cost uplinks (chi-square, p = 0.001)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Time::SetResolution(Time::PS);
+        const checks::SpreadCheck c = checks::EcmpSpread();
+        NS_TEST_ASSERT_MSG_EQ(c.uplinkFrames.size(), 8, "uplinks of leaf 0");
+        for (uint64_t f : c.uplinkFrames)
+        {
+            NS_TEST_ASSERT_MSG_GT(f, 0, "an uplink carried nothing");
+        }
+        NS_TEST_ASSERT_MSG_LT(c.chiSquare, c.bound, "flows not spread");
+    }
+};
+
+class EcmpTestSuite : public TestSuite
+{
+  public:
+    EcmpTestSuite()
+        : TestSuite("ai-fabric-ecmp", UNIT)
+    {
+        AddTestCase(new EcmpSpreadTestCase, TestCase::QUICK);
+    }
+};
+
+EcmpTestSuite g_ecmpTestSuite;
 
 class TimingTestSuite : public TestSuite
 {

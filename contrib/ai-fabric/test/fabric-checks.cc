@@ -4,6 +4,7 @@
 #include "ns3/fabric-net-device.h"
 #include "ns3/fabric-stats-helper.h"
 #include "ns3/fabric-switch.h"
+#include "ns3/leaf-spine-topology-helper.h"
 #include "ns3/message-source-helper.h"
 #include "ns3/queue-size.h"
 #include "ns3/shared-buffer-mmu.h"
@@ -120,6 +121,60 @@ Incast(uint32_t senders, bool pfc, DataRate rate, double metres)
         r.completeFlows += f.Complete();
     }
     Simulator::Destroy();
+    return r;
+}
+
+/** Frames sent by \p node on each of its links toward a node with \p role. */
+std::vector<uint64_t>
+UplinkFrames(Ptr<FabricNetwork> net, uint32_t node, FabricTopology::Role role)
+{
+    const FabricTopology& topo = net->GetTopology();
+    std::vector<uint64_t> out;
+    for (uint32_t l : topo.GetNode(node).links)
+    {
+        const auto& link = topo.GetLink(l);
+        const uint32_t peer = link.a == node ? link.b : link.a;
+        if (topo.GetNode(peer).role == role)
+        {
+            out.push_back(net->GetPort(node, l)->GetCounters().txFrames);
+        }
+    }
+    return out;
+}
+
+double
+ChiSquare(const std::vector<uint64_t>& counts)
+{
+    double total = 0;
+    for (auto c : counts)
+    {
+        total += double(c);
+    }
+    const double expected = total / counts.size();
+    double chi = 0;
+    for (auto c : counts)
+    {
+        chi += (double(c) - expected) * (double(c) - expected) / expected;
+    }
+    return chi;
+}
+
+SpreadCheck
+EcmpSpread()
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(LeafSpineTopologyHelper(2, 8, 1).Build());
+    MessageSourceHelper sources;
+    for (uint32_t f = 0; f < 800; ++f)
+    {
+        sources.Install(net, f % 8, 8 + (f / 8) % 8, 1000, MicroSeconds(f));
+    }
+    Simulator::Run();
+    const uint32_t leaf0 = net->GetTopology().GetNHosts();
+    SpreadCheck r;
+    r.uplinkFrames = UplinkFrames(net, leaf0, FabricTopology::Role::Spine);
+    Simulator::Destroy();
+    r.chiSquare = ChiSquare(r.uplinkFrames);
+    r.bound = 24.3;
     return r;
 }
 

@@ -64,6 +64,26 @@ struct IncastCheck
 IncastCheck Incast(uint32_t senders, bool pfc, DataRate rate = DataRate("100Gbps"),
                    double metres = 2);
 
+/** Frames sent by \p node on each of its links toward a node with \p role. */
+std::vector<uint64_t> UplinkFrames(Ptr<FabricNetwork> net, uint32_t node, FabricTopology::Role role);
+/** Pearson's chi-square of \p counts against a uniform spread. */
+double ChiSquare(const std::vector<uint64_t>& counts);
+
+/** How flows spread over equal-cost uplinks. */
+struct SpreadCheck
+{
+    std::vector<uint64_t> uplinkFrames; //!< per uplink of the first leaf
+    double chiSquare{0};
+    double bound{0}; //!< chi-square with 7 degrees of freedom at p = 0.001
+};
+
+/**
+ * 800 single-frame flows from the 8 hosts of leaf 0 to those of leaf 1 of a 2-leaf, 8-spine
+ * fabric: flow hashing must spread them over the 8 uplinks (chi-square below the p = 0.001
+ * bound, 24.3).  Destroys the simulator when done.
+ */
+SpreadCheck EcmpSpread();
+
 } // namespace checks
 } // namespace ns3
 
