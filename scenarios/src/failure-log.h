@@ -25,13 +25,10 @@ class FailureLog
      */
     void Follow(const std::vector<ns3::FailureHelper::Installed>& installed,
                 const std::set<uint32_t>& jobHosts, bool haveJobs);
-    /** The effect of process \p i of the followed list. */
-    const std::string& EffectOf(std::size_t i) const { return m_effects[i]; }
     /** time_s,component,kind,mode,duration_s,effect (duration "inf": not repaired in the run). */
     void WriteCsv(std::ostream& os) const;
     /** Outages by kind and mode and by effect, and the components followed per kind. */
     nlohmann::json Summary() const;
-    std::size_t GetNRows() const { return m_rows.size(); }
 
   private:
     struct Row

@@ -100,8 +100,6 @@ class FailureHelper
      * "degraded", or "" when the job does not depend on it.
      */
     static std::string EffectOn(const Installed& installed, const std::set<uint32_t>& hosts);
-    /** Count of components of each kind found by the last Install (kind order). */
-    const std::vector<std::vector<Component>>& GetComponents() const { return m_components; }
 
   private:
     /** The factory of a process with \p mode and \p attributes, times to be set. */
