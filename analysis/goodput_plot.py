@@ -26,7 +26,10 @@ import pandas as pd  # noqa: E402
 from plotting import save_whole, write_whole  # noqa: E402
 
 
-def closed_form(tau: float, delta: float, restart: float, mtbi: float) -> float:
+def closed_form(tau: float, delta: float, restart: float, mtbi) -> float:
+    """Daly's expectation; without interruptions (mtbi None) only checkpoints cost."""
+    if mtbi is None:
+        return tau / (tau + delta)
     return tau / (mtbi * math.exp(restart / mtbi) * math.expm1((tau + delta) / mtbi))
 
 
@@ -58,12 +61,15 @@ def main() -> int:
     ax.plot(t["interval_min"], t["goodput"], "o", color="C0",
             label=f"simulated ({a['runs']} x {a['horizon_days']:.0f} days)")
     for name, key, style in (("Young", "young_interval_s", ":"), ("Daly", "daly_interval_s", "--")):
+        if a[key] is None:
+            continue
         ax.axvline(a[key] / 60, color="C3", linestyle=style,
                    label=f"{name} optimum {a[key] / 60:.1f} min")
     ax.set_xscale("log")
     ax.set_xlabel("checkpoint interval (min)")
     ax.set_ylabel("goodput (useful / wall time)")
-    ax.set_title(f"{a['job_gpus']} GPUs, MTBI {mtbi / 3600:.2f} h, checkpoint {delta:.0f} s, "
+    mtbi_text = f"MTBI {mtbi / 3600:.2f} h" if mtbi is not None else "no interruptions"
+    ax.set_title(f"{a['job_gpus']} GPUs, {mtbi_text}, checkpoint {delta:.0f} s, "
                  f"restart {restart / 60:.0f} min", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)

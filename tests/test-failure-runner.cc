@@ -126,6 +126,28 @@ TEST(FailureRunner, AvailabilityGoodputMatchesDalysClosedFormAndRepeats)
     fs::remove_all(dir);
 }
 
+TEST(FailureRunner, WithoutInterruptionsOnlyCheckpointsCost)
+{
+    // Gray failures that cost nothing (reduced_rate as fast as healthy): goodput is
+    // tau / (tau + delta), and there is no MTBI, Young or Daly interval to report.
+    const fs::path dir = Scratch("no-interruptions");
+    const Outcome o = RunScenario(dir, R"({"name":"n","topology":{"kind":"leaf_spine",
+        "leaves":2,"hosts_per_leaf":2},
+        "failures":{"components":[{"kind":"link","mode":"lane_loss","mtbf":"10h"}]},
+        "availability":{"horizon":"30d","checkpoint_policy":"fixed","checkpoint_interval":"1h",
+          "checkpoint_time":"60s","iteration_times":{"healthy":"1s","reduced_rate":"1s"}}})");
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const json a = json::parse(ReadFile(dir / "out" / "summary.json"))["availability"];
+    EXPECT_TRUE(a["expected_mtbi_s"].is_null());
+    EXPECT_TRUE(a["daly_interval_s"].is_null());
+    EXPECT_EQ(a["interruptions_per_day"].get<double>(), 0.0);
+    // Checkpoints end every 61 min; the work after the last one is not counted.
+    const double expected = 3600.0 / 3660 * (30 * 86400 - std::fmod(30 * 86400.0, 3660)) / (30 * 86400);
+    EXPECT_NEAR(a["goodput"].get<double>(), expected, 1e-9);
+    EXPECT_NE(o.stdoutText.find("no failure interrupts the job"), std::string::npos);
+    fs::remove_all(dir);
+}
+
 namespace
 {
 struct BadFailure

@@ -392,11 +392,17 @@ RunAvailability(Scenario& s, const std::string& out, const std::string& program)
     a["job_gpus"] = hosts.size();
     a["checkpoint_time_s"] = delta.Get().GetSeconds();
     a["restart_time_s"] = restart.Get().GetSeconds();
-    a["expected_mtbi_s"] = expectedMtbi.GetSeconds();
-    a["expected_interruptions_per_day"] = 86400 / expectedMtbi.GetSeconds();
+    // Without interrupting components the job has no MTBI (nor Young or Daly intervals).
+    const bool interrupted = expectedMtbi != Time::Max();
+    a["expected_mtbi_s"] = interrupted ? json(expectedMtbi.GetSeconds()) : json(nullptr);
+    a["expected_interruptions_per_day"] = interrupted ? 86400 / expectedMtbi.GetSeconds() : 0.0;
     a["interruptions_per_day"] = double(main.interruptions) / v.runs / days;
-    a["young_interval_s"] = checkpoint::YoungInterval(delta.Get(), expectedMtbi).GetSeconds();
-    a["daly_interval_s"] = checkpoint::DalyInterval(delta.Get(), expectedMtbi).GetSeconds();
+    a["young_interval_s"] =
+        interrupted ? json(checkpoint::YoungInterval(delta.Get(), expectedMtbi).GetSeconds())
+                    : json(nullptr);
+    a["daly_interval_s"] =
+        interrupted ? json(checkpoint::DalyInterval(delta.Get(), expectedMtbi).GetSeconds())
+                    : json(nullptr);
     // Daly's expectation from the interruptions alone: the goodput when nothing degrades.
     a["closed_form_goodput"] =
         checkpoint::ExpectedGoodput(main.interval, delta.Get(), restart.Get(), expectedMtbi);
@@ -420,10 +426,19 @@ RunAvailability(Scenario& s, const std::string& out, const std::string& program)
 
     std::cout << "# ai-fabric availability: " << hosts.size() << " GPUs over " << days
               << " days x " << v.runs << " runs\n"
-              << std::fixed << std::setprecision(2) << "# expected MTBI " << expectedMtbi.GetHours()
-              << " h (" << 86400 / expectedMtbi.GetSeconds() << " interruptions/day); Young "
-              << a["young_interval_s"].get<double>() / 60 << " min, Daly "
-              << a["daly_interval_s"].get<double>() / 60 << " min\n"
+              << std::fixed << std::setprecision(2);
+    if (interrupted)
+    {
+        std::cout << "# expected MTBI " << expectedMtbi.GetHours() << " h ("
+                  << 86400 / expectedMtbi.GetSeconds() << " interruptions/day); Young "
+                  << a["young_interval_s"].get<double>() / 60 << " min, Daly "
+                  << a["daly_interval_s"].get<double>() / 60 << " min\n";
+    }
+    else
+    {
+        std::cout << "# no failure interrupts the job\n";
+    }
+    std::cout
               << "#  interval (min)  goodput  closed form  restarts/run\n";
     for (std::size_t m = 0; m < models.size(); ++m)
     {
