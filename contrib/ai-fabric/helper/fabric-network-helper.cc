@@ -3,6 +3,7 @@
 #include "ns3/abort.h"
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
+#include "ns3/node.h"
 #include "ns3/uinteger.h"
 
 #include <stdexcept>
@@ -46,27 +47,64 @@ FabricNetwork::GetEndpoint(uint32_t hostId) const
 Ptr<FabricNetDevice>
 FabricNetwork::GetPort(uint32_t nodeId, uint32_t linkId) const
 {
+    if (!IsLocal(nodeId))
+    {
+        return nullptr;
+    }
     return DynamicCast<FabricNetDevice>(
         m_nodes.Get(nodeId)->GetDevice(m_topology.PortOf(nodeId, linkId)));
+}
+
+Time
+FabricNetwork::GetForwardingLatency(uint32_t nodeId) const
+{
+    const FabricTopology::Node& node = m_topology.GetNode(nodeId);
+    if (IsLocal(nodeId) && !node.links.empty())
+    {
+        return GetPort(nodeId, node.links.front())->GetForwardingLatency();
+    }
+    switch (node.role)
+    {
+    case FabricTopology::Role::Host:
+        return Time(0);
+    case FabricTopology::Role::NvSwitch:
+        return m_nvSwitchLatency;
+    default:
+        return m_switchLatency;
+    }
+}
+
+uint32_t
+FabricNetwork::GetPayloadMtu(uint32_t nodeId, uint32_t linkId) const
+{
+    if (IsLocal(nodeId))
+    {
+        return GetPort(nodeId, linkId)->GetPayloadMtu();
+    }
+    const bool nvlink = m_topology.GetLink(linkId).medium == FabricTopology::Medium::NvLink;
+    return nvlink ? m_nvLinkPayloadMtu : m_payloadMtu;
 }
 
 int64_t
 FabricNetwork::AssignStreams(int64_t stream)
 {
-    int64_t used = 0;
-    for (uint32_t n = 0; n < m_nodes.GetN(); ++n)
+    const auto nLinks = static_cast<int64_t>(m_topology.Links().size());
+    for (int64_t id = 0; id < nLinks; ++id)
     {
-        Ptr<Node> node = m_nodes.Get(n);
-        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        const auto& link = m_topology.GetLink(id);
+        for (int64_t end = 0; end < 2; ++end)
         {
-            used += DynamicCast<FabricNetDevice>(node->GetDevice(d))->AssignStreams(stream + used);
+            if (Ptr<FabricNetDevice> port = GetPort(end ? link.b : link.a, id))
+            {
+                port->AssignStreams(stream + 2 * id + end);
+            }
+        }
+        if (m_channels[id])
+        {
+            m_channels[id]->AssignStreams(stream + 2 * nLinks + id);
         }
     }
-    for (const auto& ch : m_channels)
-    {
-        used += ch->AssignStreams(stream + used);
-    }
-    return used;
+    return 3 * nLinks;
 }
 
 FabricNetworkHelper::FabricNetworkHelper()
@@ -118,9 +156,57 @@ FabricNetworkHelper::SetNvLinkDeviceAttribute(const std::string& n, const Attrib
 }
 
 void
+FabricNetworkHelper::SetPartition(std::vector<uint32_t> rankOfNode, uint32_t localRank)
+{
+    m_rankOfNode = std::move(rankOfNode);
+    m_localRank = localRank;
+}
+
+void
 FabricNetworkHelper::SetRoutingAttribute(const std::string& n, const AttributeValue& v)
 {
     m_routingFactory.Set(n, v);
+}
+
+Ptr<FabricNetDevice>
+FabricNetworkHelper::MakePort(const FabricTopology::Link& link, Mac48Address address) const
+{
+    const bool nvlink = link.medium == FabricTopology::Medium::NvLink;
+    Ptr<FabricNetDevice> dev =
+        (nvlink ? m_nvLinkDeviceFactory : m_deviceFactory).Create<FabricNetDevice>();
+    dev->SetAddress(address);
+    return dev;
+}
+
+Mac48Address
+FabricNetworkHelper::PortAddress(uint32_t linkId, bool endB)
+{
+    // Locally administered unicast (02:...), numbered by port: the same in every rank.
+    const uint64_t port = 2 * uint64_t(linkId) + (endB ? 1 : 0) + 1;
+    uint8_t bytes[6] = {0x02, 0, 0, 0, 0, 0};
+    for (int i = 0; i < 5; ++i)
+    {
+        bytes[5 - i] = static_cast<uint8_t>(port >> (8 * i));
+    }
+    Mac48Address address;
+    address.CopyFrom(bytes);
+    return address;
+}
+
+Time
+FabricNetworkHelper::ForwardingLatencyOf(const ObjectFactory& switchFactory)
+{
+    TimeValue latency;
+    switchFactory.Create<FabricSwitch>()->GetAttribute("ForwardingLatency", latency);
+    return latency.Get();
+}
+
+uint32_t
+FabricNetworkHelper::PayloadMtuOf(const ObjectFactory& deviceFactory)
+{
+    UintegerValue mtu;
+    deviceFactory.Create<FabricNetDevice>()->GetAttribute("PayloadMtu", mtu);
+    return static_cast<uint32_t>(mtu.Get());
 }
 
 Ptr<FabricSwitch>
@@ -143,20 +229,63 @@ FabricNetworkHelper::Install(const FabricTopology& topology) const
     net->m_topology = topology;
     const FabricTopology& topo = net->m_topology;
     const uint32_t nNodes = topo.GetNNodes();
-    net->m_nodes.Create(nNodes);
+    NS_ABORT_MSG_IF(!m_rankOfNode.empty() && m_rankOfNode.size() != nNodes,
+                    "FabricNetworkHelper: a partition of " << m_rankOfNode.size()
+                                                           << " nodes for a fabric of " << nNodes);
+    net->m_rankOfNode = m_rankOfNode;
+    net->m_localRank = m_localRank;
+    net->m_remoteQps.assign(topo.GetNHosts(), 1); // QP 0 is reserved (IBA's QP0, SMI)
+    net->m_switchLatency = ForwardingLatencyOf(m_switchFactory);
+    net->m_nvSwitchLatency = ForwardingLatencyOf(m_nvSwitchFactory);
+    net->m_payloadMtu = PayloadMtuOf(m_deviceFactory);
+    net->m_nvLinkPayloadMtu = PayloadMtuOf(m_nvLinkDeviceFactory);
+    for (uint32_t n = 0; n < nNodes; ++n)
+    {
+        net->m_nodes.Add(CreateObject<Node>(net->GetRank(n)));
+    }
     net->m_switches.resize(nNodes);
     net->m_endpoints.resize(nNodes);
 
     // Channels first, then each node's ports in port order (its links' order).
+    ObjectFactory remoteChannelFactory;
     for (const auto& l : topo.Links())
     {
-        Ptr<FabricChannel> ch = m_channelFactory.Create<FabricChannel>();
-        ch->SetAttribute("DataRate", DataRateValue(l.rate));
-        ch->SetAttribute("Delay", TimeValue(l.Delay()));
+        const bool localA = net->IsLocal(l.a);
+        const bool localB = net->IsLocal(l.b);
+        Ptr<FabricChannel> ch;
+        if (localA && localB)
+        {
+            ch = m_channelFactory.Create<FabricChannel>();
+        }
+        else if (localA || localB)
+        {
+            if (remoteChannelFactory.GetTypeId() == TypeId())
+            {
+                TypeId remote;
+                if (!TypeId::LookupByNameFailSafe("ns3::FabricRemoteChannel", &remote))
+                {
+                    throw std::invalid_argument(
+                        "a fabric split over MPI ranks needs ai-fabric built with ns-3's mpi "
+                        "module (ns-3 from source, configured with --enable-mpi)");
+                }
+                remoteChannelFactory = m_channelFactory;
+                remoteChannelFactory.SetTypeId(remote);
+            }
+            ch = remoteChannelFactory.Create<FabricChannel>();
+        }
+        if (ch)
+        {
+            ch->SetAttribute("DataRate", DataRateValue(l.rate));
+            ch->SetAttribute("Delay", TimeValue(l.Delay()));
+        }
         net->m_channels.push_back(ch);
     }
     for (uint32_t n = 0; n < nNodes; ++n)
     {
+        if (!net->IsLocal(n))
+        {
+            continue;
+        }
         const auto& node = topo.GetNode(n);
         Ptr<Node> ns3Node = net->m_nodes.Get(n);
         Ptr<FabricSwitch> sw;
@@ -177,10 +306,21 @@ FabricNetworkHelper::Install(const FabricTopology& topology) const
         }
         for (uint32_t linkId : node.links)
         {
-            const bool nvlink = topo.GetLink(linkId).medium == FabricTopology::Medium::NvLink;
-            Ptr<FabricNetDevice> dev =
-                (nvlink ? m_nvLinkDeviceFactory : m_deviceFactory).Create<FabricNetDevice>();
+            const auto& link = topo.GetLink(linkId);
+            Ptr<FabricNetDevice> dev = MakePort(link, PortAddress(linkId, link.b == n));
             ns3Node->AddDevice(dev);
+            const uint32_t peer = link.a == n ? link.b : link.a;
+            if (!net->IsLocal(peer))
+            {
+                // The far end's port lives in another rank: a stand-in, not on its node's device
+                // list, tells the remote channel where frames go (node id, interface index) and
+                // the far end's forwarding latency.
+                Ptr<FabricNetDevice> farEnd = MakePort(link, PortAddress(linkId, link.b == peer));
+                farEnd->SetNode(net->m_nodes.Get(peer));
+                farEnd->SetIfIndex(topo.PortOf(peer, linkId));
+                farEnd->SetForwardingLatency(net->GetForwardingLatency(peer));
+                farEnd->Attach(net->m_channels[linkId]);
+            }
             dev->Attach(net->m_channels[linkId]);
             if (sw)
             {

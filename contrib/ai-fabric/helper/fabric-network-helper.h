@@ -18,6 +18,11 @@ namespace ns3
  * \ingroup ai-fabric
  * \brief A fabric instantiated in ns-3: one Node per topology node, one FabricChannel and two
  * FabricNetDevices per link, a FabricSwitch or FabricEndpoint per node, and its routing.
+ *
+ * In a distributed run (FabricNetworkHelper::SetPartition) every rank has every Node (ns-3's
+ * MPI engine finds a frame's receiver by node id), but only its own nodes carry ports, a
+ * switch or an endpoint; a link between ranks is a FabricRemoteChannel, and a link between
+ * two other ranks' nodes is not instantiated (GetChannel returns null).
  */
 class FabricNetwork : public Object
 {
@@ -32,11 +37,32 @@ class FabricNetwork : public Object
     /** The switch of topology node \p nodeId (null for hosts). */
     Ptr<FabricSwitch> GetSwitch(uint32_t nodeId) const { return m_switches[nodeId]; }
     Ptr<FabricChannel> GetChannel(uint32_t linkId) const { return m_channels[linkId]; }
-    /** The port of \p nodeId on link \p linkId. */
+    /** The port of \p nodeId on link \p linkId (null if the node is another rank's). */
     Ptr<FabricNetDevice> GetPort(uint32_t nodeId, uint32_t linkId) const;
+    /** The MPI rank that simulates topology node \p nodeId (0 in a single-process run). */
+    uint32_t GetRank(uint32_t nodeId) const { return m_rankOfNode.empty() ? 0 : m_rankOfNode[nodeId]; }
+    /** Whether this process simulates node \p nodeId (always, in a single-process run). */
+    bool IsLocal(uint32_t nodeId) const { return GetRank(nodeId) == m_localRank; }
+    bool IsHostLocal(uint32_t hostId) const { return IsLocal(m_topology.HostNode(hostId)); }
+    /**
+     * Delay between a data frame's last bit arriving at \p nodeId and it reaching an egress
+     * queue there (its switch's ForwardingLatency; 0 at hosts), for local and remote nodes.
+     */
+    Time GetForwardingLatency(uint32_t nodeId) const;
+    /** Payload MTU of \p nodeId's port on \p linkId, for local and remote nodes. */
+    uint32_t GetPayloadMtu(uint32_t nodeId, uint32_t linkId) const;
+    /**
+     * The next queue-pair number of another rank's host \p hostId: that rank connects the
+     * same queue pairs in the same order, so its NIC numbers them the same way.
+     */
+    uint32_t TakeRemoteQpn(uint32_t hostId) { return m_remoteQps[hostId]++; }
     Ptr<FabricRouting> GetRouting() const { return m_routing; }
     NodeContainer GetNodes() const { return m_nodes; }
-    /** Assign random streams to every port's ECN marker; returns the number used. */
+    /**
+     * Assign random streams to every port's ECN marker and every link's bit errors, by port
+     * and link id (so a distributed run draws what a single process does); returns the number
+     * of streams the whole fabric uses.
+     */
     int64_t AssignStreams(int64_t stream);
 
   protected:
@@ -50,6 +76,13 @@ class FabricNetwork : public Object
     std::vector<Ptr<FabricEndpoint>> m_endpoints; //!< by node id
     std::vector<Ptr<FabricChannel>> m_channels;   //!< by link id
     Ptr<FabricRouting> m_routing;
+    std::vector<uint32_t> m_rankOfNode; //!< empty: one process
+    uint32_t m_localRank{0};
+    Time m_switchLatency;   //!< of the switch factory's switches
+    Time m_nvSwitchLatency; //!< of the NVSwitch factory's
+    uint32_t m_payloadMtu{0};       //!< of the device factory's ports
+    uint32_t m_nvLinkPayloadMtu{0}; //!< of the NVLink device factory's
+    std::vector<uint32_t> m_remoteQps; //!< by host: queue pairs taken by TakeRemoteQpn
 };
 
 /**
@@ -73,6 +106,12 @@ class FabricNetworkHelper
     void SetRoutingAttribute(const std::string& name, const AttributeValue& value);
     void SetEcmpSeedBase(uint32_t base) { m_seedBase = base; }
     void SetCommonEcmpSeed(bool common) { m_commonSeed = common; }
+    /**
+     * Build only the part of the fabric that MPI rank \p localRank simulates: node n belongs
+     * to rank \p rankOfNode[n].  Links between ranks need ai-fabric built with ns-3's mpi
+     * module (FabricRemoteChannel); Install throws std::invalid_argument without it.
+     */
+    void SetPartition(std::vector<uint32_t> rankOfNode, uint32_t localRank);
 
     /**
      * Build the ns-3 objects of \p topology.  Needs picosecond time resolution or finer.
@@ -82,6 +121,11 @@ class FabricNetworkHelper
 
   private:
     Ptr<FabricSwitch> MakeSwitch(const FabricTopology::Node& node, uint32_t id) const;
+    Ptr<FabricNetDevice> MakePort(const FabricTopology::Link& link, Mac48Address address) const;
+    /** The MAC of link \p linkId's port at its end a (or b, if \p endB). */
+    static Mac48Address PortAddress(uint32_t linkId, bool endB);
+    static Time ForwardingLatencyOf(const ObjectFactory& switchFactory);
+    static uint32_t PayloadMtuOf(const ObjectFactory& deviceFactory);
 
     ObjectFactory m_switchFactory;
     ObjectFactory m_nvSwitchFactory;
@@ -92,6 +136,8 @@ class FabricNetworkHelper
     ObjectFactory m_routingFactory;
     uint32_t m_seedBase{0x9e3779b9u};
     bool m_commonSeed{false};
+    std::vector<uint32_t> m_rankOfNode;
+    uint32_t m_localRank{0};
 };
 
 } // namespace ns3

@@ -34,7 +34,7 @@ class FabricChannel : public Channel
     FabricChannel();
 
     /** Attach a port; a channel takes exactly two. */
-    void Attach(Ptr<FabricNetDevice> device);
+    virtual void Attach(Ptr<FabricNetDevice> device);
     std::size_t GetNDevices() const override;
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
     /** The port at the other end from \p device. */
@@ -44,7 +44,10 @@ class FabricChannel : public Channel
      * Hand a frame whose last bit leaves \p sender after \p txTime to the far end; it arrives
      * after the propagation delay plus \p extraDelay (the far end's forwarding latency).
      */
-    void Transmit(Ptr<Packet> p, Ptr<const FabricNetDevice> sender, Time txTime, Time extraDelay);
+    virtual void Transmit(Ptr<Packet> p,
+                          Ptr<const FabricNetDevice> sender,
+                          Time txTime,
+                          Time extraDelay);
 
     /** The line rate now: the nominal rate times the degradation factor. */
     DataRate GetDataRate() const { return m_rate; }
@@ -83,6 +86,9 @@ class FabricChannel : public Channel
     int64_t AssignStreams(int64_t stream);
 
   private:
+    /** The corruption draw for a frame of \p bytes (only when the BER is above zero). */
+    bool DrawCorruption(uint32_t bytes);
+
     Ptr<FabricNetDevice> m_devices[2];
     std::size_t m_nDevices{0};
     /** Recompute m_rate from the nominal rate and factor, and tell the ports. */

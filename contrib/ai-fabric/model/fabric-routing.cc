@@ -161,6 +161,10 @@ FabricRouting::Install(const FabricTopology* topology,
     m_channels = channels;
     for (const auto& ch : m_channels)
     {
+        if (!ch)
+        {
+            continue; // another rank's link (a distributed run)
+        }
         ch->TraceConnectWithoutContext("LinkState",
                                        MakeCallback(&FabricRouting::LinkStateChanged, this));
     }
@@ -183,7 +187,7 @@ FabricRouting::Recompute()
     std::vector<bool> up(m_channels.size());
     for (std::size_t i = 0; i < m_channels.size(); ++i)
     {
-        up[i] = m_channels[i]->IsUp();
+        up[i] = !m_channels[i] || m_channels[i]->IsUp();
     }
     std::vector<ForwardingTable> tables = ComputeTables(*m_topology, up);
     for (uint32_t n = 0; n < tables.size(); ++n)
