@@ -1,6 +1,7 @@
 // ai-fabric-run: run a fabric scenario (JSON) and write its results folder.
 //
 //   ai-fabric-run [--scenario=FILE] [--out=DIR] [--pcap] [--ns3::Type::Attribute=VALUE ...]
+//   mpirun -np N ai-fabric-run --scenario=FILE --ranks-by=pod|rail|map:FILE   (built with MPI)
 //
 // Without --scenario it runs the built-in default (scenarios/default.json).  Bad input of any
 // kind prints one line naming the key, the value and what is allowed, and exits with code 2
@@ -22,6 +23,7 @@ struct Options
     std::string scenario;
     std::string out{"ai-fabric-results"};
     bool pcap{false};
+    std::string ranksBy;
 };
 
 void
@@ -32,6 +34,9 @@ Usage()
                  "  --scenario  JSON scenario (default: the built-in scenarios/default.json)\n"
                  "  --out       results folder to write (default: ai-fabric-results)\n"
                  "  --pcap      also write a PCAP per host port (Wireshark decodes RoCEv2)\n"
+                 "  --ranks-by  under mpirun: split the fabric over the MPI ranks by pod, by rail\n"
+                 "              group (rail) or as a JSON map file of node name: rank (map:FILE)\n"
+                 "              (needs ai-fabric-run built against ns-3 with its mpi module)\n"
                  "  --ns3::...  set an attribute default, as ns-3's CommandLine does, e.g.\n"
                  "              --ns3::FabricSwitch::ForwardingLatency=300ns\n";
 }
@@ -59,6 +64,10 @@ ParseArguments(int argc, char** argv)
         {
             o.out = value;
         }
+        else if (key == "--ranks-by" && !value.empty())
+        {
+            o.ranksBy = value;
+        }
         else if (key == "--pcap" && eq == std::string::npos)
         {
             o.pcap = true;
@@ -70,7 +79,8 @@ ParseArguments(int argc, char** argv)
         else
         {
             throw ScenarioError("argument \"" + arg + "\": unknown; allowed: --scenario=FILE, "
-                                "--out=DIR, --pcap, --ns3::Type::Attribute=VALUE, --help");
+                                "--out=DIR, --pcap, --ranks-by=pod|rail|map:FILE, "
+                                "--ns3::Type::Attribute=VALUE, --help");
         }
     }
     return o;
@@ -91,7 +101,21 @@ main(int argc, char** argv)
         std::cerr << "ai-fabric-run: error: " << e.what() << '\n';
         return kBadInput;
     }
-    return RunScenarioDocument(
+    Distribution distribution;
+    std::string program = "ai-fabric-run";
+    if (!options.ranksBy.empty())
+    {
+        if (!MpiBuilt())
+        {
+            std::cerr << "ai-fabric-run: error: --ranks-by=" << options.ranksBy
+                      << ": this ai-fabric-run was built against ns-3 without its mpi module; "
+                         "build it against ns-3 from source (scripts/ns3-in-tree, README)\n";
+            return kBadInput;
+        }
+        distribution = EnableMpi(&argc, &argv, options.ranksBy);
+        program += " (rank " + std::to_string(distribution.rank) + ")";
+    }
+    const int rc = RunScenarioDocument(
         [&options]() {
             return options.scenario.empty()
                        ? ParseScenarioText(kDefaultScenario, "built-in default")
@@ -99,5 +123,8 @@ main(int argc, char** argv)
         },
         options.out,
         options.pcap,
-        "ai-fabric-run");
+        program,
+        distribution);
+    DisableMpi();
+    return rc;
 }

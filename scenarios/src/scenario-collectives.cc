@@ -42,12 +42,23 @@ ScenarioRun::InstallCollective()
     }
     m_group = s.collectiveHelper.Install(m_network, s.rdmaHelper, hosts);
     m_algorithm = c.algorithmFactory.Create<CollectiveAlgorithm>();
+    m_rankRuns.assign(c.ranks, 0);
     for (uint32_t r = 0; r < c.ranks; ++r)
     {
-        m_group->GetApplication(r)->TraceConnectWithoutContext(
-            "Step", MakeCallback(&ScenarioRun::RecordStep, this));
+        if (Ptr<CollectiveApplication> app = m_group->GetApplication(r))
+        {
+            app->TraceConnectWithoutContext("Step", MakeCallback(&ScenarioRun::RecordStep, this));
+            app->TraceConnectWithoutContext("Done", MakeCallback(&ScenarioRun::RankRunDone, this));
+        }
     }
-    RunNextCollective(); // at time 0, beside any traffic: the first size's errors surface here
+    if (c.stream)
+    {
+        QueueCollectives(); // every size's errors surface here
+    }
+    else
+    {
+        RunNextCollective(); // at time 0, beside any traffic: the first size's errors surface here
+    }
     if (!m_failure.empty())
     {
         throw std::invalid_argument(m_failure);
@@ -79,6 +90,35 @@ ScenarioRun::RunNextCollective()
 }
 
 void
+ScenarioRun::QueueCollectives()
+{
+    const CollectiveSpec& c = m_scenario.collective;
+    const std::size_t runs = c.sizes.size() * c.iterations;
+    m_collectives.resize(runs);
+    for (std::size_t run = 0; run < runs; ++run)
+    {
+        CollectiveRequest request = m_group->MakeRequest(c.op, c.sizes[run / c.iterations]);
+        request.root = c.root;
+        try
+        {
+            m_group->Queue(m_algorithm, request,
+                           MakeCallback(&ScenarioRun::QueuedCollectiveDone, this).Bind(run));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            m_failure = e.what();
+            return;
+        }
+    }
+}
+
+void
+ScenarioRun::QueuedCollectiveDone(std::size_t run, const CollectiveResult& result)
+{
+    m_collectives[run] = result;
+}
+
+void
 ScenarioRun::CollectiveDone(const CollectiveResult& result)
 {
     m_collectives.push_back(result);
@@ -93,8 +133,14 @@ ScenarioRun::RecordStep(const CollectiveStepRecord& step)
     ++m_steps;
     if (m_steps <= m_scenario.collective.timelineMaxSteps)
     {
-        m_timeline.push_back({static_cast<uint32_t>(m_nextRun - 1), step});
+        m_timeline.push_back({m_rankRuns[step.rank], step});
     }
+}
+
+void
+ScenarioRun::RankRunDone(uint32_t rank, Time, Time)
+{
+    ++m_rankRuns[rank];
 }
 
 void
@@ -256,7 +302,7 @@ ScenarioRun::CollectiveSummary() const
                         {"algbw_GBps", algbw},
                         {"busbw_GBps", algbw * BusBandwidthFactor(r.op, r.ranks)}});
     }
-    const bool timeline = m_steps <= c.timelineMaxSteps;
+    const bool timeline = m_steps <= c.timelineMaxSteps && !m_distribution.IsDistributed();
     return {{"op", CollectiveOperationName(c.op)},
             {"algorithm", c.algorithm},
             {"ranks", c.ranks},
@@ -264,9 +310,11 @@ ScenarioRun::CollectiveSummary() const
             {"runs", c.sizes.size() * c.iterations},
             {"steps", m_steps},
             {"queue_pairs", m_group ? m_group->GetNQueuePairs() : 0},
-            {"timeline", timeline ? "timeline.json"
-                                  : "not written: " + std::to_string(m_steps) +
-                                        " steps > collective.timeline_max_steps"},
+            {"timeline", timeline                         ? "timeline.json"
+                         : m_distribution.IsDistributed() ? "not written: a distributed run"
+                                                          : "not written: " +
+                                                                std::to_string(m_steps) +
+                                                                " steps > collective.timeline_max_steps"},
             {"results", runs}};
 }
 

@@ -3,6 +3,7 @@
 #include "scenario-availability.h"
 #include "scenario-run.h"
 
+#include "ns3/fabric-partition.h"
 #include "ns3/global-value.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -10,6 +11,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <iostream>
 
 namespace aifabric
@@ -28,12 +30,17 @@ InitSimulator()
 
 int
 RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
-                    bool pcap, const std::string& program)
+                    bool pcap, const std::string& program, const Distribution& distribution)
 {
     Scenario scenario;
+    std::vector<uint32_t> partition;
     try
     {
         scenario = BuildScenario(document());
+        if (distribution.IsDistributed())
+        {
+            partition = PartitionScenario(scenario, distribution);
+        }
     }
     catch (const ScenarioError& e)
     {
@@ -45,6 +52,16 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
         return RunAvailability(scenario, out, program);
     }
     ScenarioRun run(scenario, out);
+    const bool root = distribution.rank == 0;
+    if (distribution.IsDistributed())
+    {
+        spdlog::info("rank {} of {}: {} of {} nodes, {} links cut (--ranks-by={})",
+                     distribution.rank, distribution.ranks,
+                     std::count(partition.begin(), partition.end(), distribution.rank),
+                     partition.size(), ns3::FabricPartition::CountCutLinks(scenario.topology, partition),
+                     distribution.ranksBy);
+        run.SetDistribution(distribution, std::move(partition));
+    }
     if (pcap)
     {
         run.EnablePcap();
@@ -67,12 +84,17 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
                  : scenario.hasTraining
                      ? ", " + std::to_string(scenario.training.jobs.size()) + " training job(s)"
                      : std::string());
-    const RunFigures r = run.Run(true);
+    const RunFigures r = run.Run(root);
     if (!run.GetFailure().empty())
     {
         std::cerr << program << ": error: " << run.GetFailure() << '\n';
         ns3::Simulator::Destroy();
         return kBadInput;
+    }
+    if (!root)
+    {
+        ns3::Simulator::Destroy();
+        return 0;
     }
     run.WriteResults(AI_FABRIC_VERSION);
     if (scenario.hasCollective)

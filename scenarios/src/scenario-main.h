@@ -2,6 +2,8 @@
 #ifndef AI_FABRIC_SCENARIO_MAIN_H
 #define AI_FABRIC_SCENARIO_MAIN_H
 
+#include "scenario-distributed.h"
+
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -20,10 +22,12 @@ void InitSimulator();
  * Build the scenario of \p document, run it, write the results folder \p out (with PCAPs if
  * \p pcap) and log a summary; returns the exit code.  Bad input prints one line prefixed with
  * \p program and returns kBadInput without a results folder.  With a collective section the
- * nccl-tests table goes to stdout.
+ * nccl-tests table goes to stdout.  In a distributed run every rank calls it with its
+ * \p distribution; rank 0 writes the results and the table, and every rank exits alike.
  */
 int RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
-                        bool pcap, const std::string& program);
+                        bool pcap, const std::string& program,
+                        const Distribution& distribution = Distribution());
 
 } // namespace aifabric
 

@@ -66,6 +66,13 @@ ScenarioRun::ScenarioRun(Scenario& scenario, const std::string& outDir)
 }
 
 void
+ScenarioRun::SetDistribution(const Distribution& d, std::vector<uint32_t> rankOfNode)
+{
+    m_distribution = d;
+    m_scenario.network.SetPartition(std::move(rankOfNode), d.rank);
+}
+
+void
 ScenarioRun::Install()
 {
     m_wallStart = std::chrono::steady_clock::now();
@@ -170,8 +177,6 @@ ScenarioRun::Run(bool progress)
     }
     Simulator::Run();
     RunFigures& r = m_figures;
-    r.wallSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     r.simulatedSeconds = Simulator::Now().GetSeconds();
     r.events = Simulator::GetEventCount();
     const FabricTopology& topo = m_network->GetTopology();
@@ -215,7 +220,157 @@ ScenarioRun::Run(bool progress)
             r.maxFctUs = std::max(r.maxFctUs, (f.lastArrival - f.start).GetSeconds() * 1e6);
         }
     }
+    m_lastDelivery = m_stats.GetLastDelivery();
+    if (m_distribution.IsDistributed())
+    {
+        MergeRanks();
+    }
+    if (m_scenario.hasCollective && m_scenario.collective.stream)
+    {
+        // Queued runs report as they finish: keep those finished in order.
+        std::size_t done = 0;
+        while (done < m_collectives.size() && !m_collectives[done].algorithm.empty())
+        {
+            ++done;
+        }
+        m_collectives.resize(done);
+    }
+    r.wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_wallStart).count();
     return r;
+}
+
+void
+ScenarioRun::MergeRanks()
+{
+    m_lastDelivery = PicoSeconds(MaxOverRanks(m_lastDelivery.GetPicoSeconds()));
+    const RunFigures& r = m_figures;
+    const RdmaQpCounters& t = r.rdmaTotals;
+    json mine = {
+        {"simulated_ps", Simulator::Now().GetPicoSeconds()},
+        {"sums",
+         {r.events, r.framesForwarded, r.framesDelivered, r.payloadDelivered, r.framesDropped,
+          r.flowsComplete, r.flows, r.queuePairs, m_steps, t.framesSent, t.payloadSent,
+          t.payloadRetransmitted, t.naksReceived, t.timeouts, t.retryExhausted, t.acksSent,
+          t.naksSent, t.cnpsSent, t.cnpsReceived, t.payloadReceived, t.payloadDiscarded}},
+        {"max_fct_us", r.maxFctUs},
+        {"buffer_peak", r.switchBufferPeak},
+        {"rdma", r.rdma},
+    };
+    // Each run as this rank saw its ranks: null if it simulates none of the group's ranks,
+    // "incomplete" if one of its ranks did not finish.
+    bool hasRanks = false;
+    for (uint32_t rank = 0; m_group && rank < m_group->GetNRanks(); ++rank)
+    {
+        hasRanks = hasRanks || m_group->GetApplication(rank);
+    }
+    json runs = json::array();
+    for (const auto& c : m_collectives)
+    {
+        if (!hasRanks)
+        {
+            runs.push_back(nullptr);
+        }
+        else if (c.algorithm.empty())
+        {
+            runs.push_back("incomplete");
+        }
+        else
+        {
+            runs.push_back({c.start.GetPicoSeconds(), c.end.GetPicoSeconds(), c.failed});
+        }
+    }
+    mine["runs"] = runs;
+    json links = json::array();
+    for (const auto& row : m_stats.LinkRows(m_lastDelivery))
+    {
+        links.push_back({row.key, row.text});
+    }
+    mine["links"] = links;
+    json flows = json::array();
+    for (const auto& row : m_stats.FlowRows())
+    {
+        flows.push_back({row.key, row.text});
+    }
+    mine["flows"] = flows;
+    const std::vector<std::string> all = GatherAtRoot(mine.dump());
+    if (all.empty())
+    {
+        return; // not rank 0: it writes no results
+    }
+    RunFigures merged;
+    std::vector<uint64_t> sums(mine["sums"].size(), 0);
+    std::vector<std::pair<uint64_t, std::string>> linkRows, flowRows;
+    int64_t simulated = 0;
+    for (const std::string& text : all)
+    {
+        const json rank = json::parse(text);
+        simulated = std::max(simulated, rank["simulated_ps"].get<int64_t>());
+        for (std::size_t i = 0; i < sums.size(); ++i)
+        {
+            sums[i] += rank["sums"][i].get<uint64_t>();
+        }
+        merged.maxFctUs = std::max(merged.maxFctUs, rank["max_fct_us"].get<double>());
+        merged.switchBufferPeak =
+            std::max(merged.switchBufferPeak, rank["buffer_peak"].get<uint64_t>());
+        merged.rdma = merged.rdma || rank["rdma"].get<bool>();
+        for (std::size_t i = 0; i < m_collectives.size(); ++i)
+        {
+            const json& run = rank["runs"][i];
+            CollectiveResult& c = m_collectives[i];
+            if (run.is_null())
+            {
+                continue;
+            }
+            if (run.is_string())
+            {
+                c.algorithm.clear(); // some rank did not finish it
+                c.start = Time::Max();
+                continue;
+            }
+            c.start = std::min(c.start, PicoSeconds(run[0].get<int64_t>()));
+            c.end = std::max(c.end, PicoSeconds(run[1].get<int64_t>()));
+            c.failed = c.failed || run[2].get<bool>();
+        }
+        for (const auto& row : rank["links"])
+        {
+            linkRows.emplace_back(row[0].get<uint64_t>(), row[1].get<std::string>());
+        }
+        for (const auto& row : rank["flows"])
+        {
+            flowRows.emplace_back(row[0].get<uint64_t>(), row[1].get<std::string>());
+        }
+    }
+    std::size_t k = 0;
+    for (uint64_t* field : {&merged.events, &merged.framesForwarded, &merged.framesDelivered,
+                            &merged.payloadDelivered, &merged.framesDropped})
+    {
+        *field = sums[k++];
+    }
+    merged.flowsComplete = static_cast<uint32_t>(sums[k++]);
+    merged.flows = static_cast<uint32_t>(sums[k++]);
+    merged.queuePairs = static_cast<uint32_t>(sums[k++]);
+    m_steps = sums[k++];
+    RdmaQpCounters& mt = merged.rdmaTotals;
+    for (uint64_t* field : {&mt.framesSent, &mt.payloadSent, &mt.payloadRetransmitted,
+                            &mt.naksReceived, &mt.timeouts, &mt.retryExhausted, &mt.acksSent,
+                            &mt.naksSent, &mt.cnpsSent, &mt.cnpsReceived, &mt.payloadReceived,
+                            &mt.payloadDiscarded})
+    {
+        *field = sums[k++];
+    }
+    merged.simulatedSeconds = PicoSeconds(simulated).GetSeconds();
+    m_figures = merged;
+    std::sort(linkRows.begin(), linkRows.end());
+    std::sort(flowRows.begin(), flowRows.end());
+    for (const auto& [key, text] : linkRows)
+    {
+        m_mergedLinks += text;
+    }
+    for (const auto& [key, text] : flowRows)
+    {
+        m_mergedFlows += text;
+    }
 }
 
 void
@@ -227,6 +382,10 @@ ScenarioRun::InstallRdmaFlows()
     {
         const FlowSpec& f = s.flows[id];
         Ptr<RdmaQueuePair> qp = s.rdmaHelper.Connect(m_network, f.src, f.dst).first;
+        if (!qp)
+        {
+            continue; // the sender is another rank's host: that rank records the flow
+        }
         Simulator::Schedule(f.start, [this, qp, id, f]() {
             m_stats.RecordRdmaMessage(id, f.src, f.dst, f.bytes);
             qp->PostSend(f.bytes, Callback<void, uint64_t, uint64_t>([this, id](uint64_t, uint64_t) {
@@ -249,21 +408,25 @@ ScenarioRun::WriteResults(const std::string& version) const
     const RunFigures& r = m_figures;
     // Utilization over the time traffic ran: the simulation itself may idle on a little after
     // the last delivery (the progress reporter's last check).
-    const Time elapsed = m_stats.GetLastDelivery();
+    const bool distributed = m_distribution.IsDistributed();
     {
         std::ofstream f(tmp / "links.csv");
-        m_stats.WriteLinks(f, elapsed);
+        distributed ? void(f << FabricStatsHelper::LinksHeader() << m_mergedLinks)
+                    : m_stats.WriteLinks(f, m_lastDelivery);
     }
     {
         std::ofstream f(tmp / "flows.csv");
-        m_stats.WriteFlows(f);
+        distributed ? void(f << FabricStatsHelper::kFlowsHeader << m_mergedFlows)
+                    : m_stats.WriteFlows(f);
     }
     if (m_scenario.hasCollective)
     {
         std::ofstream f(tmp / "collectives.csv");
         WriteCollectives(f);
     }
-    if (m_scenario.hasCollective && m_steps <= m_scenario.collective.timelineMaxSteps)
+    // The timeline needs every rank's steps; a distributed run gathers only their count.
+    if (m_scenario.hasCollective && !distributed &&
+        m_steps <= m_scenario.collective.timelineMaxSteps)
     {
         std::ofstream f(tmp / "timeline.json");
         WriteTimeline(f);
@@ -285,7 +448,7 @@ ScenarioRun::WriteResults(const std::string& version) const
         {"version", version},
         {"wall_seconds", r.wallSeconds},
         {"simulated_seconds", r.simulatedSeconds},
-        {"last_delivery_seconds", m_stats.GetLastDelivery().GetSeconds()},
+        {"last_delivery_seconds", m_lastDelivery.GetSeconds()},
         {"events", r.events},
         {"hosts", m_scenario.topology.GetNHosts()},
         {"switches", m_scenario.topology.GetNNodes() - m_scenario.topology.GetNHosts()},
@@ -299,6 +462,7 @@ ScenarioRun::WriteResults(const std::string& version) const
         {"max_fct_us", r.maxFctUs},
         {"switch_buffer_peak_bytes", r.switchBufferPeak},
         {"bom_total_usd", bom.TotalCost()},
+        {"mpi_ranks", m_distribution.ranks},
     };
     if (r.rdma)
     {

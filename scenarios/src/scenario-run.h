@@ -3,6 +3,7 @@
 #define AI_FABRIC_SCENARIO_RUN_H
 
 #include "failure-log.h"
+#include "scenario-distributed.h"
 #include "scenario.h"
 
 #include <ostream>
@@ -41,6 +42,11 @@ class ScenarioRun
   public:
     /** Run \p scenario; results go to \p outDir (built in outDir + ".partial"). */
     ScenarioRun(Scenario& scenario, const std::string& outDir);
+    /**
+     * Simulate only this rank's part of the fabric (call before Install); Run then merges every
+     * rank's figures and rows at rank 0, which alone writes the results folder.
+     */
+    void SetDistribution(const Distribution& d, std::vector<uint32_t> rankOfNode);
     /** Build the fabric and install the traffic; bad input throws std::invalid_argument. */
     void Install();
     /** Run the installed scenario to its end. */
@@ -68,6 +74,8 @@ class ScenarioRun
     void WriteJobTable(std::ostream& os) const;
 
   private:
+    /** Figures summed (or maxed) over ranks, collective runs and CSV rows merged, at rank 0. */
+    void MergeRanks();
     /** A finished step and the collective run it belongs to, for the timeline. */
     struct TimelineStep
     {
@@ -78,6 +86,10 @@ class ScenarioRun
     void RunNextCollective();
     void CollectiveDone(const ns3::CollectiveResult& result);
     void RecordStep(const ns3::CollectiveStepRecord& step);
+    void RankRunDone(uint32_t rank, ns3::Time start, ns3::Time finish);
+    /** collective.launch "stream": queue every run on every rank now. */
+    void QueueCollectives();
+    void QueuedCollectiveDone(std::size_t run, const ns3::CollectiveResult& result);
     void WriteCollectives(std::ostream& os) const;
     /** Chrome trace JSON: one process per rank, spans laid out on non-overlapping lanes. */
     void WriteTimeline(std::ostream& os) const;
@@ -111,6 +123,7 @@ class ScenarioRun
     std::size_t m_nextRun{0};
     std::vector<ns3::CollectiveResult> m_collectives;
     std::vector<TimelineStep> m_timeline;
+    std::vector<uint32_t> m_rankRuns; //!< per collective rank: runs it has finished
     uint64_t m_steps{0}; //!< steps executed in all
 
     struct TimelineSpan
@@ -123,6 +136,11 @@ class ScenarioRun
     uint64_t m_nSpans{0}; //!< spans traced in all
 
     FailureLog m_failureLog;
+
+    Distribution m_distribution;
+    ns3::Time m_lastDelivery;   //!< over all ranks
+    std::string m_mergedLinks;  //!< links.csv rows of all ranks (distributed run, rank 0)
+    std::string m_mergedFlows;  //!< flows.csv rows of all ranks (distributed run, rank 0)
 };
 
 } // namespace aifabric

@@ -744,7 +744,7 @@ BuildCollective(const json& doc, Scenario& s)
     }
     const json& c = doc.at(w);
     CheckKeys(c, w, {"op", "algorithm", "bytes", "min_bytes", "max_bytes", "factor", "ranks",
-                     "root", "iterations", "channels", "chunks", "timeline_max_steps",
+                     "root", "iterations", "launch", "channels", "chunks", "timeline_max_steps",
                      "congestion_control", "ack_interval", "retransmission_timeout", "priority"});
     s.hasCollective = true;
     CollectiveSpec& spec = s.collective;
@@ -797,6 +797,12 @@ BuildCollective(const json& doc, Scenario& s)
     spec.ranks = uint32_t(GetUnsigned(c, w, "ranks", hosts, 2, hosts));
     spec.root = uint32_t(GetUnsigned(c, w, "root", 0, 0, spec.ranks - 1));
     spec.iterations = uint32_t(GetUnsigned(c, w, "iterations", 1, 1, 1000));
+    const std::string launch = GetString(c, w, "launch", "barrier");
+    if (launch != "barrier" && launch != "stream")
+    {
+        Fail(Path(w, "launch"), c.at("launch"), "allowed: barrier, stream");
+    }
+    spec.stream = launch == "stream";
     spec.timelineMaxSteps = GetUnsigned(c, w, "timeline_max_steps", spec.timelineMaxSteps);
     const bool perRank = spec.op == REDUCE_SCATTER || spec.op == ALL_GATHER || spec.op == ALL_TO_ALL;
     spec.sizes = CollectiveSizes(c, w, perRank ? 4 * uint64_t(spec.ranks) : 4, spec.sizeNote);

@@ -48,6 +48,12 @@ struct CollectiveSpec
     uint32_t ranks{0};                   //!< ranks run on hosts 0 .. ranks-1
     uint32_t root{0};
     uint32_t iterations{1};              //!< runs per size (nccl-tests -n), back to back
+    /**
+     * false ("barrier"): each run starts when every rank has finished the one before;
+     * true ("stream"): every run is queued on every rank at time 0 and a rank begins the next
+     * when it has finished its part, as back-to-back launches on one CUDA stream.
+     */
+    bool stream{false};
     uint64_t timelineMaxSteps{1000000};  //!< timeline.json only if the run has no more steps
     std::string sizeNote;                //!< how sweep sizes were rounded, if they were
 };

@@ -12,6 +12,25 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("CollectiveHelper");
+
+namespace
+{
+/** The GPU's scale-out NIC: its first port that is not an NVLink. */
+uint32_t
+NicPort(const FabricTopology& topo, uint32_t host)
+{
+    const auto& node = topo.GetNode(topo.HostNode(host));
+    for (uint32_t port = 0; port < node.links.size(); ++port)
+    {
+        if (topo.GetLink(node.links[port]).medium != FabricTopology::Medium::NvLink)
+        {
+            return port;
+        }
+    }
+    return 0;
+}
+} // namespace
+
 NS_OBJECT_ENSURE_REGISTERED(CollectiveGroup);
 
 TypeId
@@ -67,10 +86,10 @@ CollectiveGroup::PathLatency(uint32_t srcHost, uint32_t dstHost) const
     {
         const auto& link = topo.GetLink(via[n]);
         const uint32_t from = link.a == n ? link.b : link.a;
-        Ptr<FabricNetDevice> port = m_network->GetPort(from, via[n]);
-        latency += link.Delay() + port->GetForwardingLatency() +
+        latency += link.Delay() + m_network->GetForwardingLatency(from) +
                    PicoSeconds(roce::WirePicoSeconds(
-                       port->GetPayloadMtu() + roce::kDataFrameOverheadBytes, link.rate.GetBitRate()));
+                       m_network->GetPayloadMtu(from, via[n]) + roce::kDataFrameOverheadBytes,
+                       link.rate.GetBitRate()));
         n = from;
     }
     return latency;
@@ -93,10 +112,15 @@ CollectiveGroup::MakeRequest(CollectiveOperation op, uint64_t bytes) const
     {
         r.alpha = std::max(r.alpha, PathLatency(m_hosts[0], m_hosts[rank]));
     }
+    // Rank 0's NIC, wherever it is simulated (every rank of a distributed run asks the same).
+    const uint32_t host0 = topo.HostNode(m_hosts[0]);
     Ptr<Accelerator> gpu = m_network->GetHostNode(m_hosts[0])->GetObject<Accelerator>();
-    Ptr<FabricNetDevice> nic = m_network->GetEndpoint(m_hosts[0])->GetPort(gpu->GetNicAffinity());
-    const double mtu = nic->GetPayloadMtu();
-    const double rate = nic->GetFabricChannel()->GetDataRate().GetBitRate() / 8.0;
+    const uint32_t link = topo.GetNode(host0).links[gpu ? gpu->GetNicAffinity()
+                                                        : NicPort(topo, m_hosts[0])];
+    const double mtu = m_network->GetPayloadMtu(host0, link);
+    Ptr<FabricChannel> channel = m_network->GetChannel(link);
+    const double rate =
+        (channel ? channel->GetDataRate() : topo.GetLink(link).rate).GetBitRate() / 8.0;
     r.secondsPerByte = (mtu + roce::kDataFrameOverheadBytes) / mtu / rate;
     return r;
 }
@@ -106,13 +130,19 @@ CollectiveGroup::Connect(const CollectiveSchedule& schedule)
 {
     for (const auto& [a, b, channel] : schedule.GetConnections())
     {
-        if (m_apps[a]->HasConnection(b, channel))
+        if (!m_connected.insert({std::min(a, b), std::max(a, b), channel}).second)
         {
             continue;
         }
         auto [qpA, qpB] = m_rdma.Connect(m_network, m_hosts[a], m_hosts[b]);
-        m_apps[a]->AddConnection(b, channel, qpA);
-        m_apps[b]->AddConnection(a, channel, qpB);
+        if (m_apps[a])
+        {
+            m_apps[a]->AddConnection(b, channel, qpA);
+        }
+        if (m_apps[b])
+        {
+            m_apps[b]->AddConnection(a, channel, qpB);
+        }
         m_queuePairs += 2;
     }
 }
@@ -134,23 +164,46 @@ std::shared_ptr<const CollectiveSchedule>
 CollectiveGroup::Run(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequest& request,
                      ResultCallback done)
 {
+    return Launch(algorithm, request, done, false);
+}
+
+std::shared_ptr<const CollectiveSchedule>
+CollectiveGroup::Queue(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequest& request,
+                       ResultCallback done)
+{
+    return Launch(algorithm, request, done, true);
+}
+
+std::shared_ptr<const CollectiveSchedule>
+CollectiveGroup::Launch(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequest& request,
+                        ResultCallback done, bool fromRankStarts)
+{
     auto schedule = Prepare(algorithm, request);
     auto running = std::make_shared<Running>();
     running->result = {schedule->GetAlgorithm(), request.op, request.bytes, request.ranks,
-                       Simulator::Now(), Simulator::Now()};
-    running->ranksLeft = GetNRanks();
+                       fromRankStarts ? Time::Max() : Simulator::Now(), Simulator::Now()};
+    running->ranksLeft = 0;
     running->done = done;
     m_runs.push_back(running);
     for (auto& app : m_apps)
     {
-        app->Execute(schedule, MakeCallback(&CollectiveGroup::RankDone, this).Bind(running));
+        if (app)
+        {
+            ++running->ranksLeft;
+            app->Execute(schedule, MakeCallback(&CollectiveGroup::RankDone, this).Bind(running));
+        }
+    }
+    if (running->ranksLeft == 0)
+    {
+        m_runs.pop_back(); // no rank of this group is simulated here
     }
     return schedule;
 }
 
 void
-CollectiveGroup::RankDone(std::shared_ptr<Running> running, uint32_t)
+CollectiveGroup::RankDone(std::shared_ptr<Running> running, uint32_t rank)
 {
+    running->result.start = std::min(running->result.start, m_apps[rank]->GetStartTime());
     running->result.end = std::max(running->result.end, Simulator::Now());
     if (--running->ranksLeft == 0 && !running->reported)
     {
@@ -173,6 +226,7 @@ CollectiveGroup::RankFailed(uint32_t rank)
     {
         running->reported = true;
         running->result.failed = true;
+        running->result.start = std::min(running->result.start, Simulator::Now());
         running->result.end = Simulator::Now();
         if (!running->done.IsNull())
         {
@@ -192,23 +246,6 @@ CollectiveHelper::SetAcceleratorAttribute(const std::string& name, const Attribu
     m_acceleratorFactory.Set(name, value);
 }
 
-namespace
-{
-/** The GPU's scale-out NIC: its first port that is not an NVLink. */
-uint32_t
-NicPort(const FabricTopology& topo, uint32_t host)
-{
-    const auto& node = topo.GetNode(topo.HostNode(host));
-    for (uint32_t port = 0; port < node.links.size(); ++port)
-    {
-        if (topo.GetLink(node.links[port]).medium != FabricTopology::Medium::NvLink)
-        {
-            return port;
-        }
-    }
-    return 0;
-}
-} // namespace
 
 Ptr<CollectiveGroup>
 CollectiveHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
@@ -232,6 +269,11 @@ CollectiveHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
             throw std::invalid_argument("rank " + std::to_string(rank) + " on host " +
                                         std::to_string(host) + ": hosts must be distinct and < " +
                                         std::to_string(network->GetNHosts()));
+        }
+        if (!network->IsHostLocal(host))
+        {
+            group->m_apps.push_back(nullptr); // another rank's host
+            continue;
         }
         auto app = CreateObject<CollectiveApplication>();
         app->Setup(rank, InstallAccelerator(network, host));

@@ -8,6 +8,8 @@
 #include "ns3/rdma-helper.h"
 
 #include <memory>
+#include <set>
+#include <tuple>
 #include <vector>
 
 namespace ns3
@@ -40,6 +42,7 @@ class CollectiveGroup : public Object
 
     uint32_t GetNRanks() const { return static_cast<uint32_t>(m_hosts.size()); }
     uint32_t GetHost(uint32_t rank) const { return m_hosts[rank]; }
+    /** Rank \p rank's application (null if another MPI rank simulates its host). */
     Ptr<CollectiveApplication> GetApplication(uint32_t rank) const { return m_apps[rank]; }
     /**
      * A request for \p op of \p bytes over this group, with its placement (each rank's server
@@ -61,6 +64,15 @@ class CollectiveGroup : public Object
     std::shared_ptr<const CollectiveSchedule> Run(Ptr<CollectiveAlgorithm> algorithm,
                                                   const CollectiveRequest& request,
                                                   ResultCallback done = ResultCallback());
+    /**
+     * Prepare \p request and queue it on every rank behind the work it was given before: each
+     * rank begins it when it has finished its earlier collectives, as launches on one CUDA
+     * stream do (nccl-tests' timing loop).  The result runs from the first rank's start to the
+     * last rank's finish.  In a distributed run, Run and Queue cover this process's ranks.
+     */
+    std::shared_ptr<const CollectiveSchedule> Queue(Ptr<CollectiveAlgorithm> algorithm,
+                                                    const CollectiveRequest& request,
+                                                    ResultCallback done = ResultCallback());
     /** Queue pairs connected so far (two per connection). */
     uint32_t GetNQueuePairs() const { return m_queuePairs; }
 
@@ -76,6 +88,10 @@ class CollectiveGroup : public Object
         ResultCallback done;
         bool reported{false};
     };
+    std::shared_ptr<const CollectiveSchedule> Launch(Ptr<CollectiveAlgorithm> algorithm,
+                                                     const CollectiveRequest& request,
+                                                     ResultCallback done,
+                                                     bool fromRankStarts);
     void Connect(const CollectiveSchedule& schedule);
     void RankDone(std::shared_ptr<Running> running, uint32_t rank);
     /** A rank stopped on a failed queue pair: every running collective fails. */
@@ -88,6 +104,7 @@ class CollectiveGroup : public Object
     std::vector<uint32_t> m_hosts; //!< by rank
     std::vector<Ptr<CollectiveApplication>> m_apps;
     std::vector<std::shared_ptr<Running>> m_runs; //!< Run()s not reported yet
+    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> m_connected; //!< (rank, rank, channel)
     uint32_t m_queuePairs{0};
 };
 

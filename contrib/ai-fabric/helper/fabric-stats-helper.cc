@@ -6,6 +6,7 @@
 #include "ns3/trace-helper.h"
 
 #include <iomanip>
+#include <sstream>
 
 namespace ns3
 {
@@ -39,6 +40,10 @@ FabricStatsHelper::Install(Ptr<FabricNetwork> network, const ApplicationContaine
     }
     for (uint32_t h = 0; h < network->GetNHosts(); ++h)
     {
+        if (!network->IsHostLocal(h))
+        {
+            continue; // another rank's host
+        }
         network->GetEndpoint(h)->TraceConnectWithoutContext(
             "Deliver",
             MakeCallback(&FabricStatsHelper::Delivered, this));
@@ -52,7 +57,7 @@ FabricStatsHelper::EnablePcap(const std::string& prefix)
     for (uint32_t h = 0; h < m_network->GetNHosts(); ++h)
     {
         Ptr<FabricEndpoint> ep = m_network->GetEndpoint(h);
-        for (uint32_t p = 0; p < ep->GetNPorts(); ++p)
+        for (uint32_t p = 0; ep && p < ep->GetNPorts(); ++p)
         {
             Ptr<PcapFileWrapper> file = pcap.CreateFile(
                 prefix + "-" + std::to_string(h) + "-" + std::to_string(p) + ".pcap",
@@ -116,17 +121,18 @@ FabricStatsHelper::Delivered(Ptr<const Packet> p, const FrameInfo& info)
     }
 }
 
-void
-FabricStatsHelper::WriteFlows(std::ostream& os) const
+std::vector<FabricStatsHelper::Row>
+FabricStatsHelper::FlowRows() const
 {
-    os << "flow_id,src,dst,bytes,delivered_bytes,start_us,finish_us,fct_us,complete\n";
-    os << std::fixed << std::setprecision(6);
+    std::vector<Row> rows;
     for (const auto& f : m_flows)
     {
         if (!f.started)
         {
             continue;
         }
+        std::ostringstream os;
+        os << std::fixed << std::setprecision(6);
         os << f.flowId << ',' << f.src << ',' << f.dst << ',' << f.bytes << ',' << f.delivered
            << ',' << f.start.GetSeconds() * 1e6 << ',';
         if (f.Complete())
@@ -138,21 +144,26 @@ FabricStatsHelper::WriteFlows(std::ostream& os) const
         {
             os << ",,0\n";
         }
+        rows.push_back({f.flowId, os.str()});
     }
+    return rows;
 }
 
 void
-FabricStatsHelper::WriteLinks(std::ostream& os, Time elapsed) const
+FabricStatsHelper::WriteFlows(std::ostream& os) const
+{
+    os << kFlowsHeader;
+    for (const auto& row : FlowRows())
+    {
+        os << row.text;
+    }
+}
+
+std::vector<FabricStatsHelper::Row>
+FabricStatsHelper::LinkRows(Time elapsed) const
 {
     const FabricTopology& topo = m_network->GetTopology();
-    os << "link,node,role,port,peer,medium,rate_gbps,tx_frames,tx_bytes,rx_frames,rx_bytes";
-    for (std::size_t r = 0; r < static_cast<std::size_t>(DropReason::kCount); ++r)
-    {
-        os << ",drop_" << DropReasonName(static_cast<DropReason>(r));
-    }
-    os << ",ecn_marked,pfc_pause_sent,pfc_resume_sent,pfc_pause_received,paused_us,"
-          "utilization,downs,down_us\n";
-    os << std::fixed << std::setprecision(6);
+    std::vector<Row> rows;
     for (uint32_t id = 0; id < topo.Links().size(); ++id)
     {
         const auto& l = topo.GetLink(id);
@@ -161,8 +172,14 @@ FabricStatsHelper::WriteLinks(std::ostream& os, Time elapsed) const
             const uint32_t node = end ? l.b : l.a;
             const uint32_t peer = end ? l.a : l.b;
             Ptr<FabricNetDevice> dev = m_network->GetPort(node, id);
+            if (!dev)
+            {
+                continue; // another rank's port
+            }
             Ptr<FabricChannel> ch = m_network->GetChannel(id);
             const FabricPortCounters& c = dev->GetCounters();
+            std::ostringstream os;
+            os << std::fixed << std::setprecision(6);
             os << id << ',' << topo.GetNode(node).name << ','
                << FabricTopology::RoleName(topo.GetNode(node).role) << ',' << topo.PortOf(node, id)
                << ','
@@ -180,7 +197,31 @@ FabricStatsHelper::WriteLinks(std::ostream& os, Time elapsed) const
                << c.pfcPauseReceived << ',' << dev->GetPausedTime().GetSeconds() * 1e6 << ','
                << util << ',' << ch->GetDownCount() << ','
                << ch->GetDownTime().GetSeconds() * 1e6 << '\n';
+            rows.push_back({2 * uint64_t(id) + end, os.str()});
         }
+    }
+    return rows;
+}
+
+std::string
+FabricStatsHelper::LinksHeader()
+{
+    std::string h = "link,node,role,port,peer,medium,rate_gbps,tx_frames,tx_bytes,rx_frames,rx_bytes";
+    for (std::size_t r = 0; r < static_cast<std::size_t>(DropReason::kCount); ++r)
+    {
+        h += std::string(",drop_") + DropReasonName(static_cast<DropReason>(r));
+    }
+    return h + ",ecn_marked,pfc_pause_sent,pfc_resume_sent,pfc_pause_received,paused_us,"
+               "utilization,downs,down_us\n";
+}
+
+void
+FabricStatsHelper::WriteLinks(std::ostream& os, Time elapsed) const
+{
+    os << LinksHeader();
+    for (const auto& row : LinkRows(elapsed))
+    {
+        os << row.text;
     }
 }
 

@@ -55,8 +55,21 @@ class FabricStatsHelper
     /** When the last data frame was delivered (zero if none was). */
     Time GetLastDelivery() const { return m_lastDelivery; }
 
-    /** flow_id,src,dst,bytes,delivered_bytes,start_us,finish_us,fct_us,complete */
+    /** A line of a results CSV and where it goes among all ranks' lines (ascending key). */
+    struct Row
+    {
+        uint64_t key;
+        std::string text;
+    };
+    static constexpr const char* kFlowsHeader =
+        "flow_id,src,dst,bytes,delivered_bytes,start_us,finish_us,fct_us,complete\n";
+    /** The flows this process recorded (in a distributed run: those its hosts sent), by id. */
+    std::vector<Row> FlowRows() const;
+    /** kFlowsHeader, then FlowRows(). */
     void WriteFlows(std::ostream& os) const;
+    static std::string LinksHeader();
+    /** This process's ports' rows of links.csv, keyed 2 x link + end. */
+    std::vector<Row> LinkRows(Time elapsed) const;
     /**
      * One row per port: counters, drops by reason, PFC, ECN, paused time, and utilization =
      * time on the wire / \p elapsed.

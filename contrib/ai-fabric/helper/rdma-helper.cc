@@ -29,6 +29,10 @@ RdmaHelper::Install(Ptr<FabricNetwork> network) const
 {
     for (uint32_t h = 0; h < network->GetNHosts(); ++h)
     {
+        if (!network->IsHostLocal(h))
+        {
+            continue; // another rank's host
+        }
         Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
         network->GetHostNode(h)->AggregateObject(nic);
         nic->Install(network->GetEndpoint(h));
@@ -47,14 +51,33 @@ RdmaHelper::Connect(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) const
     }
     Ptr<RdmaNic> nicA = network->GetHostNode(a)->GetObject<RdmaNic>();
     Ptr<RdmaNic> nicB = network->GetHostNode(b)->GetObject<RdmaNic>();
-    if (!nicA || !nicB)
+    if ((network->IsHostLocal(a) && !nicA) || (network->IsHostLocal(b) && !nicB))
     {
         throw std::invalid_argument("RdmaHelper::Connect before RdmaHelper::Install");
     }
-    Ptr<RdmaQueuePair> qpA = nicA->CreateQueuePair(m_qpFactory, b, nicB->GetNextQpn());
-    Ptr<RdmaQueuePair> qpB = nicB->CreateQueuePair(m_qpFactory, a, qpA->GetLocalQpn());
-    qpA->SetExpectedPsn(qpB->GetStartingPsn());
-    qpB->SetExpectedPsn(qpA->GetStartingPsn());
+    // Another rank's end is numbered as that rank numbers it; both ends start at the same PSN
+    // (one factory).
+    const uint32_t qpnB = nicB ? nicB->GetNextQpn() : network->TakeRemoteQpn(b);
+    Ptr<RdmaQueuePair> qpA;
+    uint32_t qpnA;
+    if (nicA)
+    {
+        qpA = nicA->CreateQueuePair(m_qpFactory, b, qpnB);
+        qpnA = qpA->GetLocalQpn();
+    }
+    else
+    {
+        qpnA = network->TakeRemoteQpn(a);
+    }
+    Ptr<RdmaQueuePair> qpB = nicB ? nicB->CreateQueuePair(m_qpFactory, a, qpnA) : nullptr;
+    if (qpA)
+    {
+        qpA->SetExpectedPsn(qpB ? qpB->GetStartingPsn() : qpA->GetStartingPsn());
+    }
+    if (qpB)
+    {
+        qpB->SetExpectedPsn(qpA ? qpA->GetStartingPsn() : qpB->GetStartingPsn());
+    }
     return {qpA, qpB};
 }
 

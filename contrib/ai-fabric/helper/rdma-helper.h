@@ -22,10 +22,12 @@ class RdmaHelper
     void SetNicAttribute(const std::string& name, const AttributeValue& value);
     /** A queue-pair attribute for every QP connected from now on, e.g. "AckInterval". */
     void SetQueuePairAttribute(const std::string& name, const AttributeValue& value);
-    /** Aggregate an RdmaNic to every host of \p network. */
+    /** Aggregate an RdmaNic to every host of \p network (of this rank, in a distributed run). */
     void Install(Ptr<FabricNetwork> network) const;
     /**
      * Connect host \p a to host \p b with one queue pair at each end; returns (a's, b's).
+     * In a distributed run another rank's end is null: every rank makes the same Connect
+     * calls in the same order, so each numbers the queue pairs alike.
      * Throws std::invalid_argument for equal or unknown hosts.
      */
     std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>> Connect(Ptr<FabricNetwork> network,

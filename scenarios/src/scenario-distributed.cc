@@ -1,0 +1,189 @@
+#include "scenario-distributed.h"
+
+#include "ns3/fabric-partition.h"
+#include "ns3/global-value.h"
+#include "ns3/string.h"
+
+#ifdef AI_FABRIC_MPI
+#include "ns3/mpi-interface.h"
+
+#include <mpi.h>
+#endif
+
+#include <fstream>
+#include <stdexcept>
+
+using namespace ns3;
+
+namespace aifabric
+{
+
+bool
+MpiBuilt()
+{
+#ifdef AI_FABRIC_MPI
+    return true;
+#else
+    return false;
+#endif
+}
+
+#ifdef AI_FABRIC_MPI
+Distribution
+EnableMpi(int* argc, char*** argv, const std::string& ranksBy)
+{
+    MpiInterface::Enable(argc, argv);
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DistributedSimulatorImpl"));
+    Distribution d;
+    d.ranksBy = ranksBy;
+    d.rank = MpiInterface::GetSystemId();
+    d.ranks = MpiInterface::GetSize();
+    return d;
+}
+
+void
+DisableMpi()
+{
+    if (MpiInterface::IsEnabled())
+    {
+        MpiInterface::Disable();
+    }
+}
+
+std::vector<std::string>
+GatherAtRoot(const std::string& mine)
+{
+    const MPI_Comm comm = MpiInterface::GetCommunicator();
+    const int ranks = static_cast<int>(MpiInterface::GetSize());
+    const int rank = static_cast<int>(MpiInterface::GetSystemId());
+    int size = static_cast<int>(mine.size());
+    std::vector<int> sizes(ranks);
+    MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, comm);
+    std::vector<int> offsets(ranks, 0);
+    for (int r = 1; r < ranks; ++r)
+    {
+        offsets[r] = offsets[r - 1] + sizes[r - 1];
+    }
+    std::string all(rank == 0 ? std::size_t(offsets.back() + sizes.back()) : 0, '\0');
+    MPI_Gatherv(mine.data(), size, MPI_CHAR, all.data(), sizes.data(), offsets.data(), MPI_CHAR, 0,
+                comm);
+    std::vector<std::string> texts;
+    for (int r = 0; rank == 0 && r < ranks; ++r)
+    {
+        texts.push_back(all.substr(offsets[r], sizes[r]));
+    }
+    return texts;
+}
+
+int64_t
+MaxOverRanks(int64_t value)
+{
+    int64_t max = value;
+    MPI_Allreduce(&value, &max, 1, MPI_INT64_T, MPI_MAX, MpiInterface::GetCommunicator());
+    return max;
+}
+#else
+Distribution
+EnableMpi(int*, char***, const std::string&)
+{
+    throw std::logic_error("EnableMpi: built without ns-3's mpi module");
+}
+
+void
+DisableMpi()
+{
+}
+
+std::vector<std::string>
+GatherAtRoot(const std::string& mine)
+{
+    return {mine};
+}
+
+int64_t
+MaxOverRanks(int64_t value)
+{
+    return value;
+}
+#endif
+
+std::vector<uint32_t>
+PartitionScenario(const Scenario& s, const Distribution& d)
+{
+    const auto refuse = [](const std::string& what) {
+        throw ScenarioError(what + ": not modelled in a distributed run (--ranks-by); run it in "
+                                   "one process");
+    };
+    if (s.hasTraining)
+    {
+        refuse("training");
+    }
+    if (s.hasFailures || s.hasAvailability)
+    {
+        refuse(s.hasFailures ? "failures" : "availability");
+    }
+    if (!s.linkEvents.empty())
+    {
+        refuse("link events");
+    }
+    if (!s.flows.empty() && !s.rdma)
+    {
+        refuse("traffic with transport \"messages\" (use \"rdma\")");
+    }
+    if (s.hasCollective && !s.collective.stream)
+    {
+        throw ScenarioError(
+            "collective.launch \"barrier\" with --ranks-by: a zero-latency barrier between runs "
+            "cannot be simulated across MPI ranks (no rank knows when the others finish until "
+            "a lookahead later); allowed: \"stream\"");
+    }
+    try
+    {
+        if (d.ranksBy == "pod" || d.ranksBy == "rail")
+        {
+            return FabricPartition::ByGroup(s.topology, d.ranks);
+        }
+        if (d.ranksBy.rfind("map:", 0) == 0)
+        {
+            const std::string path = d.ranksBy.substr(4);
+            std::ifstream in(path);
+            if (!in)
+            {
+                throw ScenarioError("--ranks-by=" + d.ranksBy + ": cannot read " + path);
+            }
+            nlohmann::json map;
+            try
+            {
+                in >> map;
+            }
+            catch (const nlohmann::json::exception& e)
+            {
+                throw ScenarioError("--ranks-by=" + d.ranksBy + ": not JSON: " + e.what());
+            }
+            if (!map.is_object())
+            {
+                throw ScenarioError("--ranks-by=" + d.ranksBy +
+                                    ": expected a JSON object of node name: rank");
+            }
+            std::map<std::string, uint32_t> ranks;
+            for (const auto& [name, rank] : map.items())
+            {
+                if (!rank.is_number_unsigned())
+                {
+                    throw ScenarioError("--ranks-by=" + d.ranksBy + ": node \"" + name +
+                                        "\": rank " + rank.dump() +
+                                        " is not a non-negative integer");
+                }
+                ranks[name] = rank.get<uint32_t>();
+            }
+            return FabricPartition::FromMap(s.topology, d.ranks, ranks);
+        }
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw ScenarioError("--ranks-by=" + d.ranksBy + ": " + e.what());
+    }
+    throw ScenarioError("--ranks-by=" + d.ranksBy + ": unknown; allowed: pod, rail, map:FILE");
+}
+
+} // namespace aifabric

@@ -1,0 +1,46 @@
+// Distributed runs: ns-3's MPI engine, the partition of the fabric, and results merged at rank 0.
+#ifndef AI_FABRIC_SCENARIO_DISTRIBUTED_H
+#define AI_FABRIC_SCENARIO_DISTRIBUTED_H
+
+#include "scenario.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aifabric
+{
+
+/** This process's place in a run: rank 0 of 1 unless run under mpirun with --ranks-by. */
+struct Distribution
+{
+    std::string ranksBy; //!< "pod", "rail" or "map:FILE"; empty: a single-process run
+    uint32_t rank{0};
+    uint32_t ranks{1};
+    bool IsDistributed() const { return !ranksBy.empty(); }
+};
+
+/** Whether this build has ns-3's mpi module (ai-fabric built against ns-3 from source). */
+bool MpiBuilt();
+/**
+ * Start MPI through ns-3's MpiInterface and select DistributedSimulatorImpl (call before
+ * anything is simulated); returns this process's rank and the rank count.
+ */
+Distribution EnableMpi(int* argc, char*** argv, const std::string& ranksBy);
+/** Finish MPI (every rank, at exit). */
+void DisableMpi();
+/** Rank 0 receives every rank's \p mine, in rank order; other ranks receive nothing. */
+std::vector<std::string> GatherAtRoot(const std::string& mine);
+/** The largest \p value over all ranks, on every rank. */
+int64_t MaxOverRanks(int64_t value);
+
+/**
+ * Refuse what a distributed run does not model (training jobs, failures, link events, message
+ * flows, collectives launched behind a zero-latency barrier) and split the fabric as
+ * \p d.ranksBy says; bad input throws ScenarioError naming --ranks-by or the section.
+ */
+std::vector<uint32_t> PartitionScenario(const Scenario& scenario, const Distribution& d);
+
+} // namespace aifabric
+
+#endif
