@@ -12,10 +12,20 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 
 namespace aifabric
 {
+
+void
+PrintError(const std::string& program, const std::string& what)
+{
+    // One write, so the lines of MPI ranks sharing a terminal do not interleave.
+    const std::string line = program + ": error: " + what + "\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+}
 
 void
 InitSimulator()
@@ -44,7 +54,7 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
     }
     catch (const ScenarioError& e)
     {
-        std::cerr << program << ": error: " << e.what() << '\n';
+        PrintError(program, e.what());
         return kBadInput;
     }
     if (scenario.hasAvailability)
@@ -72,7 +82,7 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
     }
     catch (const std::invalid_argument& e)
     {
-        std::cerr << program << ": error: " << e.what() << '\n';
+        PrintError(program, e.what());
         return kBadInput;
     }
     spdlog::info("scenario '{}': {} hosts, {} links, {} messages{}",
@@ -87,7 +97,7 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
     const RunFigures r = run.Run(root);
     if (!run.GetFailure().empty())
     {
-        std::cerr << program << ": error: " << run.GetFailure() << '\n';
+        PrintError(program, run.GetFailure());
         ns3::Simulator::Destroy();
         return kBadInput;
     }

@@ -15,6 +15,9 @@ namespace aifabric
 /** Exit code for bad input: the message names the parameter, the value and what is allowed. */
 constexpr int kBadInput = 2;
 
+/** Print "program: error: what" on stderr in one write. */
+void PrintError(const std::string& program, const std::string& what);
+
 /** Picosecond time and the binary-heap scheduler: call first in main. */
 void InitSimulator();
 

@@ -3,6 +3,7 @@
 #include "ns3/simulator.h"
 
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <filesystem>
@@ -17,6 +18,15 @@ namespace aifabric
 
 namespace
 {
+/** This process's peak resident memory so far. */
+uint64_t
+PeakRssKb()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return static_cast<uint64_t>(usage.ru_maxrss);
+}
+
 /**
  * Prints simulated time and event rate on stderr every few wall seconds.  It checks every
  * 10 us of simulated time and stops checking after an interval in which nothing else ran, so
@@ -225,6 +235,10 @@ ScenarioRun::Run(bool progress)
     {
         MergeRanks();
     }
+    else
+    {
+        m_peakRssKb = {PeakRssKb()};
+    }
     if (m_scenario.hasCollective && m_scenario.collective.stream)
     {
         // Queued runs report as they finish: keep those finished in order.
@@ -256,6 +270,7 @@ ScenarioRun::MergeRanks()
         {"max_fct_us", r.maxFctUs},
         {"buffer_peak", r.switchBufferPeak},
         {"rdma", r.rdma},
+        {"peak_rss_kb", PeakRssKb()},
     };
     // Each run as this rank saw its ranks: null if it simulates none of the group's ranks,
     // "incomplete" if one of its ranks did not finish.
@@ -314,6 +329,7 @@ ScenarioRun::MergeRanks()
         merged.switchBufferPeak =
             std::max(merged.switchBufferPeak, rank["buffer_peak"].get<uint64_t>());
         merged.rdma = merged.rdma || rank["rdma"].get<bool>();
+        m_peakRssKb.push_back(rank["peak_rss_kb"].get<uint64_t>());
         for (std::size_t i = 0; i < m_collectives.size(); ++i)
         {
             const json& run = rank["runs"][i];
@@ -463,6 +479,7 @@ ScenarioRun::WriteResults(const std::string& version) const
         {"switch_buffer_peak_bytes", r.switchBufferPeak},
         {"bom_total_usd", bom.TotalCost()},
         {"mpi_ranks", m_distribution.ranks},
+        {"peak_rss_kb_per_rank", m_peakRssKb},
     };
     if (r.rdma)
     {

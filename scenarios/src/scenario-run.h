@@ -141,6 +141,7 @@ class ScenarioRun
     ns3::Time m_lastDelivery;   //!< over all ranks
     std::string m_mergedLinks;  //!< links.csv rows of all ranks (distributed run, rank 0)
     std::string m_mergedFlows;  //!< flows.csv rows of all ranks (distributed run, rank 0)
+    std::vector<uint64_t> m_peakRssKb; //!< per MPI rank (one in a single-process run)
 };
 
 } // namespace aifabric

@@ -1,0 +1,70 @@
+#!/bin/bash
+# Distributed runs on ns-3's MPI engine (scripts/ns3-in-tree runs this with the ai-fabric-run
+# it built against ns-3 from source):
+#  - the k=4 fat-tree scenario with a ring all-reduce beside RDMA messages, under mpirun -np 1
+#    and -np 2 --ranks-by=pod, gives byte-identical collectives.csv and links.csv, and the same
+#    flows.csv but for completion times (known: see README, "Distributed runs");
+#  - -np 2 with the map of 2 ranks gives the same collectives.csv as -np 2 by pod;
+#  - bad partition input exits 2 on every rank with one message per rank and no results.
+# Usage: mpi-equivalence.sh RUNNER PROJECT_DIR
+set -euo pipefail
+runner=$1
+root=$2
+# Open MPI refuses root and more processes than cores unless told (CI runs as root on 2 cores).
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+scenario=$root/scenarios/distributed-k4.json
+
+mpirun -np 1 "$runner" --scenario="$scenario" --out="$d/np1" --ranks-by=pod > /dev/null 2> "$d/np1.log"
+mpirun -np 2 "$runner" --scenario="$scenario" --out="$d/np2" --ranks-by=pod > /dev/null 2> "$d/np2.log"
+grep -q "rank 1 of 2" "$d/np2.log"
+cmp "$d/np1/collectives.csv" "$d/np2/collectives.csv"
+cmp "$d/np1/links.csv" "$d/np2/links.csv"
+test "$(wc -l < "$d/np2/collectives.csv")" -eq 11 # header + 5 sizes x 2 iterations
+# flows.csv: every column but finish_us and fct_us.
+cut -d, -f1-6,9 "$d/np1/flows.csv" > "$d/f1"
+cut -d, -f1-6,9 "$d/np2/flows.csv" > "$d/f2"
+cmp "$d/f1" "$d/f2"
+test "$(grep -c ',1$' "$d/np2/flows.csv")" -eq 16 # every message complete
+grep -q '"mpi_ranks": 2' "$d/np2/summary.json"
+
+# A map: pods 0-1 with their servers and the core on rank 0, pods 2-3 on rank 1, read from
+# links.csv's node names as a user would.
+/usr/bin/python3 - "$d/np2/links.csv" > "$d/map.json" <<'PY'
+import csv, json, sys
+nodes = {}
+for row in csv.DictReader(open(sys.argv[1])):
+    nodes[row["node"]] = row["role"]
+def rank(name, role):
+    if name.startswith("p"):          # p<pod>e<i>, p<pod>a<i>
+        return 0 if int(name[1]) < 2 else 1
+    if role == "core":
+        return 0
+    return 0 if int(name.split("g")[0][1:]) < 8 else 1   # s<server>g<gpu>
+print(json.dumps({n: rank(n, r) for n, r in nodes.items()}))
+PY
+mpirun -np 2 "$runner" --scenario="$scenario" --out="$d/map" --ranks-by="map:$d/map.json" \
+    > /dev/null 2>&1
+cmp "$d/np1/collectives.csv" "$d/map/collectives.csv"
+
+# Bad partitions: every rank says why and exits 2; no results folder.
+bad() {
+    local name=$1 np=$2 ranks_by=$3 expect=$4
+    set +e
+    mpirun -np "$np" "$runner" --scenario="$scenario" --out="$d/$name" --ranks-by="$ranks_by" \
+        > /dev/null 2> "$d/$name.err"
+    local rc=$?
+    set -e
+    [ "$rc" -eq 2 ] || { echo "$name: exit $rc, expected 2"; cat "$d/$name.err"; exit 1; }
+    [ "$(grep -c "error: .*$expect" "$d/$name.err")" -eq "$np" ] ||
+        { echo "$name: expected one '$expect' per rank"; cat "$d/$name.err"; exit 1; }
+    test ! -e "$d/$name"
+}
+bad more-ranks-than-pods 5 pod "5 MPI ranks for a fabric of 4 groups"
+/usr/bin/python3 -c "import json; m=json.load(open('$d/map.json')); m['nowhere']=0; \
+json.dump(m, open('$d/unknown.json','w'))"
+bad unknown-node 2 "map:$d/unknown.json" 'node "nowhere" is not in the fabric'
+bad unknown-policy 2 rows "unknown; allowed: pod, rail, map:FILE"
+echo "mpi-equivalence: np 1 and np 2 agree; bad partitions exit 2 on every rank"
