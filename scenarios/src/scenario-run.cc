@@ -79,6 +79,15 @@ void
 ScenarioRun::SetDistribution(const Distribution& d, std::vector<uint32_t> rankOfNode)
 {
     m_distribution = d;
+    m_lookahead = Time::Max();
+    for (const auto& l : m_scenario.topology.Links())
+    {
+        if (rankOfNode[l.a] != rankOfNode[l.b])
+        {
+            ++m_cutLinks;
+            m_lookahead = std::min(m_lookahead, l.Delay());
+        }
+    }
     m_scenario.network.SetPartition(std::move(rankOfNode), d.rank);
 }
 
@@ -330,6 +339,7 @@ ScenarioRun::MergeRanks()
             std::max(merged.switchBufferPeak, rank["buffer_peak"].get<uint64_t>());
         merged.rdma = merged.rdma || rank["rdma"].get<bool>();
         m_peakRssKb.push_back(rank["peak_rss_kb"].get<uint64_t>());
+        m_eventsPerRank.push_back(rank["sums"][0].get<uint64_t>());
         for (std::size_t i = 0; i < m_collectives.size(); ++i)
         {
             const json& run = rank["runs"][i];
@@ -495,6 +505,17 @@ ScenarioRun::WriteResults(const std::string& version) const
                            {"queue_pairs_failed", t.retryExhausted},
                            {"naks_sent", t.naksSent},
                            {"cnps_sent", t.cnpsSent}};
+    }
+    if (distributed)
+    {
+        // What bounds the parallel speed-up: the busiest rank's events, and one synchronization
+        // per lookahead of simulated time.
+        summary["distributed"] = {
+            {"ranks_by", m_distribution.ranksBy},
+            {"cut_links", m_cutLinks},
+            {"lookahead_ns", m_cutLinks ? m_lookahead.GetSeconds() * 1e9 : 0.0},
+            {"events_per_rank", m_eventsPerRank},
+        };
     }
     if (m_scenario.hasFailures)
     {

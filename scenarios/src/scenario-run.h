@@ -142,6 +142,9 @@ class ScenarioRun
     std::string m_mergedLinks;  //!< links.csv rows of all ranks (distributed run, rank 0)
     std::string m_mergedFlows;  //!< flows.csv rows of all ranks (distributed run, rank 0)
     std::vector<uint64_t> m_peakRssKb; //!< per MPI rank (one in a single-process run)
+    std::vector<uint64_t> m_eventsPerRank; //!< distributed run, rank 0
+    uint32_t m_cutLinks{0};                //!< links between ranks
+    ns3::Time m_lookahead;                 //!< the shortest cut link's delay
 };
 
 } // namespace aifabric
