@@ -18,32 +18,6 @@ struct RingCase
     uint64_t bytes;
 };
 
-/**
- * Ring all-reduce: 2(p-1) steps of n/p bytes, each step waiting for the one before it on the
- * left neighbour; with unequal links the critical path is the slowest window of 2(p-1)
- * consecutive ring edges.  Plus the reduction term and the last message's acknowledgement.
- */
-double
-RingAllReduceModel(const FatTreeModel& m, uint32_t p, uint64_t n)
-{
-    const double block = double(n) / p;
-    const double frames = std::ceil(block / m.mtu);
-    double worst = 0;
-    for (uint32_t end = 0; end < p; ++end) // the rank whose last receive ends the window
-    {
-        double t = 0;
-        for (uint32_t s = 0; s < 2 * (p - 1); ++s)
-        {
-            const uint32_t to = (end + 2 * p - s) % p;
-            const uint32_t from = (to + p - 1) % p;
-            t += m.Alpha(from, to) + frames * m.mtu * m.Beta() + (s < p - 1 ? block * m.gamma : 0);
-        }
-        // The last message's sender finishes when its acknowledgement comes back.
-        worst = std::max(worst, t + m.AckLatency((end + p - 1) % p, end));
-    }
-    return worst;
-}
-
 class RingAllReduceAlphaBeta : public ::testing::TestWithParam<RingCase>
 {
 };
@@ -255,4 +229,16 @@ TEST(RingBusbw, LargeMessagesReachWireGoodput)
     EXPECT_NEAR(busbw / goodput, 1.0, 0.05) << "busbw " << busbw / 1e9 << " GB/s";
 }
 
+} // namespace
+
+namespace
+{
+TEST(Determinism, SameSeedSameDcqcnAllToAllToThePicosecond)
+{
+    const ns3::checks::DeterminismCheck c = ns3::checks::RunTwice(4 << 20);
+    EXPECT_EQ(c.first.result.end.GetPicoSeconds(), c.second.result.end.GetPicoSeconds());
+    EXPECT_EQ(c.first.ecnMarked, c.second.ecnMarked);
+    EXPECT_GT(c.first.ecnMarked, 0u) << "the random ECN marker never ran";
+    EXPECT_EQ(c.first.pfcPauses, c.second.pfcPauses);
+}
 } // namespace

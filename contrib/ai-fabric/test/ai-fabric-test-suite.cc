@@ -1,6 +1,8 @@
 // The module's ns-3 TestSuites, for test.py (./test.py --suite=ai-fabric-timing,
-// --suite=ai-fabric-pfc, --suite=ai-fabric-ecmp); the checks
-// themselves are shared with the GoogleTest suite (fabric-checks.h).
+// --suite=ai-fabric-pfc, --suite=ai-fabric-ecmp, --suite=ai-fabric-ring-allreduce,
+// --suite=ai-fabric-determinism); the checks themselves are shared with the GoogleTest suite
+// (fabric-checks.h, collective-checks.h).
+#include "collective-checks.h"
 #include "fabric-checks.h"
 
 #include "ns3/test.h"
@@ -22,7 +24,7 @@ class OneFrameOneHopTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Time::SetResolution(Time::PS);
+        checks::UsePicoseconds();
         for (uint64_t gbps : {100, 200, 400, 800})
         {
             for (uint32_t payload : {64u, 1024u, 4096u})
@@ -47,7 +49,7 @@ class PfcIncastTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Time::SetResolution(Time::PS);
+        checks::UsePicoseconds();
         for (uint32_t n : {8u, 32u})
         {
             const checks::IncastCheck lossless = checks::Incast(n, true);
@@ -88,7 +90,7 @@ class EcmpSpreadTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Time::SetResolution(Time::PS);
+        checks::UsePicoseconds();
         const checks::SpreadCheck c = checks::EcmpSpread();
         NS_TEST_ASSERT_MSG_EQ(c.uplinkFrames.size(), 8, "uplinks of leaf 0");
         for (uint64_t f : c.uplinkFrames)
@@ -122,6 +124,81 @@ class TimingTestSuite : public TestSuite
 };
 
 TimingTestSuite g_timingTestSuite;
+
+class RingAllReduceTestCase : public TestCase
+{
+  public:
+    RingAllReduceTestCase(uint32_t ranks, uint64_t bytes)
+        : TestCase("ring all-reduce of " + std::to_string(bytes >> 10) + " KiB on " +
+                   std::to_string(ranks) + " ranks of a k=4 fat-tree within 3% of alpha-beta"),
+          m_ranks(ranks),
+          m_bytes(bytes)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        checks::UsePicoseconds();
+        const checks::CollectiveRun run =
+            checks::RunOnFatTree("ring", ALL_REDUCE, m_bytes, m_ranks);
+        const double model = checks::RingAllReduceModel(checks::FatTreeModel(), m_ranks, m_bytes);
+        NS_TEST_ASSERT_MSG_EQ(run.framesDropped, 0, "a lossless fabric dropped frames");
+        NS_TEST_ASSERT_MSG_EQ_TOL(run.result.Duration().GetSeconds() / model, 1.0, 0.03,
+                                  "measured over the closed form");
+    }
+
+    uint32_t m_ranks;
+    uint64_t m_bytes;
+};
+
+class RingAllReduceTestSuite : public TestSuite
+{
+  public:
+    RingAllReduceTestSuite()
+        : TestSuite("ai-fabric-ring-allreduce", UNIT)
+    {
+        AddTestCase(new RingAllReduceTestCase(4, 4 << 20), TestCase::QUICK);
+        AddTestCase(new RingAllReduceTestCase(16, 64 << 10), TestCase::QUICK);
+        AddTestCase(new RingAllReduceTestCase(16, 4 << 20), TestCase::QUICK);
+    }
+};
+
+RingAllReduceTestSuite g_ringAllReduceTestSuite;
+
+class DeterminismTestCase : public TestCase
+{
+  public:
+    DeterminismTestCase()
+        : TestCase("the same seed gives the same DCQCN all-to-all, to the picosecond")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        checks::UsePicoseconds();
+        const checks::DeterminismCheck c = checks::RunTwice(4 << 20);
+        NS_TEST_ASSERT_MSG_EQ(c.first.result.end.GetPicoSeconds(),
+                              c.second.result.end.GetPicoSeconds(),
+                              "finish times differ");
+        NS_TEST_ASSERT_MSG_EQ(c.first.ecnMarked, c.second.ecnMarked, "ECN marks differ");
+        NS_TEST_ASSERT_MSG_GT(c.first.ecnMarked, 0, "no ECN mark: the random marker never ran");
+        NS_TEST_ASSERT_MSG_EQ(c.first.pfcPauses, c.second.pfcPauses, "PFC pauses differ");
+    }
+};
+
+class DeterminismTestSuite : public TestSuite
+{
+  public:
+    DeterminismTestSuite()
+        : TestSuite("ai-fabric-determinism", UNIT)
+    {
+        AddTestCase(new DeterminismTestCase, TestCase::QUICK);
+    }
+};
+
+DeterminismTestSuite g_determinismTestSuite;
 } // namespace
 
 } // namespace ns3

@@ -19,6 +19,15 @@ namespace ns3
 namespace checks
 {
 
+void
+UsePicoseconds()
+{
+    if (Time::GetResolution() != Time::PS)
+    {
+        Time::SetResolution(Time::PS);
+    }
+}
+
 FabricTopology
 Star(uint32_t hosts, DataRate rate, double metres)
 {

@@ -17,6 +17,12 @@ namespace ns3
 namespace checks
 {
 
+/**
+ * Set ns-3's time resolution to picoseconds, once: setting it again converts every Time alive,
+ * and Times left in freed objects of an earlier simulation crash that.
+ */
+void UsePicoseconds();
+
 /** One leaf switch with \p hosts hosts, each on its own cable of \p metres. */
 FabricTopology Star(uint32_t hosts, DataRate rate, double metres);
 
