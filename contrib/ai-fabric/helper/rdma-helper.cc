@@ -70,13 +70,12 @@ RdmaHelper::Connect(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) const
         qpnA = network->TakeRemoteQpn(a);
     }
     Ptr<RdmaQueuePair> qpB = nicB ? nicB->CreateQueuePair(m_qpFactory, a, qpnA) : nullptr;
-    if (qpA)
+    for (const auto& [qp, peer] : {std::pair{qpA, qpB}, std::pair{qpB, qpA}})
     {
-        qpA->SetExpectedPsn(qpB ? qpB->GetStartingPsn() : qpA->GetStartingPsn());
-    }
-    if (qpB)
-    {
-        qpB->SetExpectedPsn(qpA ? qpA->GetStartingPsn() : qpB->GetStartingPsn());
+        if (qp)
+        {
+            qp->SetExpectedPsn((peer ? peer : qp)->GetStartingPsn());
+        }
     }
     return {qpA, qpB};
 }

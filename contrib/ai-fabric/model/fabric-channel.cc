@@ -111,7 +111,12 @@ FabricChannel::Transmit(Ptr<Packet> p, Ptr<const FabricNetDevice> sender, Time t
                         Time extraDelay)
 {
     Ptr<FabricNetDevice> peer = GetPeer(sender);
-    const bool corrupted = m_ber > 0 && DrawCorruption(p->GetSize());
+    bool corrupted = false;
+    if (m_ber > 0)
+    {
+        const double bits = 8.0 * p->GetSize();
+        corrupted = m_uniform->GetValue() < -std::expm1(bits * m_log1mBer);
+    }
     Simulator::ScheduleWithContext(peer->GetNode()->GetId(),
                                    txTime + m_delay + extraDelay,
                                    &FabricNetDevice::Receive,
@@ -119,12 +124,6 @@ FabricChannel::Transmit(Ptr<Packet> p, Ptr<const FabricNetDevice> sender, Time t
                                    p,
                                    m_epoch,
                                    corrupted);
-}
-
-bool
-FabricChannel::DrawCorruption(uint32_t bytes)
-{
-    return m_uniform->GetValue() < -std::expm1(8.0 * bytes * m_log1mBer);
 }
 
 void

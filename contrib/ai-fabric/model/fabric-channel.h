@@ -86,9 +86,6 @@ class FabricChannel : public Channel
     int64_t AssignStreams(int64_t stream);
 
   private:
-    /** The corruption draw for a frame of \p bytes (only when the BER is above zero). */
-    bool DrawCorruption(uint32_t bytes);
-
     Ptr<FabricNetDevice> m_devices[2];
     std::size_t m_nDevices{0};
     /** Recompute m_rate from the nominal rate and factor, and tell the ports. */
