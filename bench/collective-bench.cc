@@ -77,7 +77,8 @@ main(int argc, char** argv)
     CommandLine cmd;
     cmd.AddValue("cases", "comma-separated GPU counts (multiples of 8)", cases);
     cmd.Parse(argc, argv);
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::PriorityQueueScheduler"));
+    // ai-fabric-run's event scheduler.
+    GlobalValue::Bind("SchedulerType", StringValue("ns3::FabricScheduler"));
     std::printf("collective-bench: ring all-reduce, rail-optimized, 8 GPUs per server, 400G NICs\n");
     std::printf("%6s %10s %12s %12s %9s %12s %9s %10s\n", "gpus", "bytes", "packets", "events",
                 "wall_s", "packets/s", "rss_MiB", "sim_us");

@@ -2,14 +2,15 @@
 # Distributed runs on ns-3's MPI engine (scripts/ns3-in-tree runs this with the ai-fabric-run
 # it built against ns-3 from source):
 #  - the k=4 fat-tree scenario with a ring all-reduce beside RDMA messages, under mpirun -np 1
-#    and -np 2 --ranks-by=pod, gives byte-identical collectives.csv and links.csv, and the same
-#    flows.csv but for completion times (known: see README, "Distributed runs");
-#  - -np 2 with the map of 2 ranks gives the same collectives.csv as -np 2 by pod;
+#    and -np 2 --ranks-by=pod, gives byte-identical collectives.csv, links.csv and flows.csv, and
+#    so does the single-process build on Debian's ns-3 when given as a third argument;
+#  - -np 2 with a map of 2 ranks gives the same three files;
 #  - bad partition input exits 2 on every rank with one message per rank and no results.
-# Usage: mpi-equivalence.sh RUNNER PROJECT_DIR
+# Usage: mpi-equivalence.sh RUNNER PROJECT_DIR [SINGLE_PROCESS_RUNNER]
 set -euo pipefail
 runner=$1
 root=$2
+single=${3:-}
 # Open MPI refuses root and more processes than cores unless told (CI runs as root on 2 cores).
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
@@ -20,15 +21,18 @@ scenario=$root/scenarios/distributed-k4.json
 mpirun -np 1 "$runner" --scenario="$scenario" --out="$d/np1" --ranks-by=pod > /dev/null 2> "$d/np1.log"
 mpirun -np 2 "$runner" --scenario="$scenario" --out="$d/np2" --ranks-by=pod > /dev/null 2> "$d/np2.log"
 grep -q "rank 1 of 2" "$d/np2.log"
-cmp "$d/np1/collectives.csv" "$d/np2/collectives.csv"
-cmp "$d/np1/links.csv" "$d/np2/links.csv"
+for f in collectives.csv links.csv flows.csv; do
+  cmp "$d/np1/$f" "$d/np2/$f"
+done
 test "$(wc -l < "$d/np2/collectives.csv")" -eq 11 # header + 5 sizes x 2 iterations
-# flows.csv: every column but finish_us and fct_us.
-cut -d, -f1-6,9 "$d/np1/flows.csv" > "$d/f1"
-cut -d, -f1-6,9 "$d/np2/flows.csv" > "$d/f2"
-cmp "$d/f1" "$d/f2"
 test "$(grep -c ',1$' "$d/np2/flows.csv")" -eq 16 # every message complete
 grep -q '"mpi_ranks": 2' "$d/np2/summary.json"
+if [ -n "$single" ]; then
+  "$single" --scenario="$scenario" --out="$d/single" > /dev/null 2>&1
+  for f in collectives.csv links.csv flows.csv; do
+    cmp "$d/np1/$f" "$d/single/$f"
+  done
+fi
 
 # A map: pods 0-1 with their servers and the core on rank 0, pods 2-3 on rank 1, read from
 # links.csv's node names as a user would.
@@ -47,7 +51,9 @@ print(json.dumps({n: rank(n, r) for n, r in nodes.items()}))
 PY
 mpirun -np 2 "$runner" --scenario="$scenario" --out="$d/map" --ranks-by="map:$d/map.json" \
     > /dev/null 2>&1
-cmp "$d/np1/collectives.csv" "$d/map/collectives.csv"
+for f in collectives.csv links.csv flows.csv; do
+  cmp "$d/np1/$f" "$d/map/$f"
+done
 
 # Bad partitions: every rank says why and exits 2; no results folder.
 bad() {

@@ -1,6 +1,7 @@
 #include "fabric-channel.h"
 
 #include "fabric-net-device.h"
+#include "frame-arrival.h"
 
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -117,13 +118,19 @@ FabricChannel::Transmit(Ptr<Packet> p, Ptr<const FabricNetDevice> sender, Time t
         const double bits = 8.0 * p->GetSize();
         corrupted = m_uniform->GetValue() < -std::expm1(bits * m_log1mBer);
     }
-    Simulator::ScheduleWithContext(peer->GetNode()->GetId(),
-                                   txTime + m_delay + extraDelay,
-                                   &FabricNetDevice::Receive,
-                                   peer,
-                                   p,
-                                   m_epoch,
-                                   corrupted);
+    ScheduleArrival(peer, p, txTime + m_delay + extraDelay, corrupted, extraDelay.IsStrictlyPositive());
+}
+
+void
+FabricChannel::ScheduleArrival(Ptr<FabricNetDevice> port,
+                               Ptr<Packet> p,
+                               Time delay,
+                               bool corrupted,
+                               bool pipelined) const
+{
+    Simulator::ScheduleWithContext(port->GetNode()->GetId(),
+                                   delay,
+                                   new FrameArrival(port, p, m_epoch, corrupted, pipelined));
 }
 
 void

@@ -85,6 +85,17 @@ class FabricChannel : public Channel
     /** Assign a stream to the corruption random variable; returns streams used (1). */
     int64_t AssignStreams(int64_t stream);
 
+  protected:
+    /**
+     * Hand \p p to \p port after \p delay through a FrameArrival, in this link's epoch;
+     * \p pipelined if the delay includes the port's forwarding latency.
+     */
+    void ScheduleArrival(Ptr<FabricNetDevice> port,
+                         Ptr<Packet> p,
+                         Time delay,
+                         bool corrupted,
+                         bool pipelined) const;
+
   private:
     Ptr<FabricNetDevice> m_devices[2];
     std::size_t m_nDevices{0};

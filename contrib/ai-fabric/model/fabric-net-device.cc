@@ -610,6 +610,13 @@ void
 FabricNetDevice::SetAddress(Address address)
 {
     m_address = Mac48Address::ConvertFrom(address);
+    uint8_t bytes[6];
+    m_address.CopyTo(bytes);
+    m_portKey = 0;
+    for (uint8_t b : bytes)
+    {
+        m_portKey = (m_portKey << 8) | b;
+    }
 }
 
 Address

@@ -107,6 +107,11 @@ class FabricNetDevice : public NetDevice
     /** Delay between a data frame's last bit arriving here and it reaching the egress queue. */
     void SetForwardingLatency(Time t);
     Time GetForwardingLatency() const { return m_forwardingLatency; }
+    /**
+     * The port's MAC address as a number: ports take the frames that arrive at one instant in
+     * this order (see FabricScheduler).
+     */
+    uint64_t GetPortKey() const { return m_portKey; }
 
     /** Payload MTU of the data frames this port's endpoint builds (bytes). */
     uint32_t GetPayloadMtu() const { return m_payloadMtu; }
@@ -187,6 +192,7 @@ class FabricNetDevice : public NetDevice
     Ptr<Node> m_node;
     Ptr<FabricChannel> m_channel;
     Mac48Address m_address;
+    uint64_t m_portKey{0};         //!< m_address as a number
     uint32_t m_ifIndex{0};
     uint32_t m_payloadMtu{4096};
     uint64_t m_bitRate{0};         //!< cached channel rate, bit/s

@@ -1,6 +1,7 @@
 #include "fabric-remote-channel.h"
 
 #include "fabric-net-device.h"
+#include "roce-frame.h"
 
 #include "ns3/log.h"
 #include "ns3/mpi-interface.h"
@@ -20,6 +21,14 @@ namespace
 // bytes, holding the receive time, node and interface (16 B) and the serialized packet.
 constexpr uint32_t kMpiMessageBytes = 2000;
 constexpr uint32_t kMpiHeaderBytes = 16;
+// The MPI message lands this long before its frame, so that the frame's arrival is scheduled as
+// a FrameArrival like on a local link (FabricScheduler orders those canonically).  Less than
+// any frame's serialization time, so a message still lands a lookahead after it was sent.
+Time
+HandOver()
+{
+    return PicoSeconds(1);
+}
 } // namespace
 
 TypeId
@@ -59,7 +68,7 @@ FabricRemoteChannel::Transmit(Ptr<Packet> p,
                         << " serialized bytes exceeds ns-3's MPI message buffer");
     Ptr<FabricNetDevice> peer = GetPeer(sender);
     MpiInterface::SendPacket(p,
-                             Simulator::Now() + txTime + GetDelay() + extraDelay,
+                             Simulator::Now() + txTime + GetDelay() + extraDelay - HandOver(),
                              peer->GetNode()->GetId(),
                              peer->GetIfIndex());
 }
@@ -67,7 +76,10 @@ FabricRemoteChannel::Transmit(Ptr<Packet> p,
 void
 FabricRemoteChannel::Deliver(Ptr<FabricNetDevice> port, Ptr<Packet> p)
 {
-    port->Receive(p, GetEpoch(), false);
+    // The sender added the forwarding latency to data frames, not to MAC control frames.
+    FrameInfo info;
+    const bool pipelined = roce::ParseDataFrame(*p, info) && port->GetForwardingLatency().IsStrictlyPositive();
+    ScheduleArrival(port, p, HandOver(), false, pipelined);
 }
 
 } // namespace ns3

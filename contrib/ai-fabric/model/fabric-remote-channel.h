@@ -15,7 +15,9 @@ namespace ns3
  * the far rank through ns-3's MpiInterface, timed to arrive when it would on a FabricChannel
  * (serialization + propagation delay + the far end's forwarding latency), as ns-3's
  * PointToPointRemoteChannel does; frames of every kind (RoCEv2 data, ACK/NAK, CNP, PFC) cross
- * alike.  The propagation delay is the lookahead DistributedSimulatorImpl takes from it.
+ * alike.  The propagation delay is the lookahead DistributedSimulatorImpl takes from it.  The
+ * message lands a picosecond early and schedules the frame's FrameArrival, so that under
+ * FabricScheduler a frame from another rank ties with local events as it would in one process.
  *
  * Bit errors and link failures are not carried across ranks (both halves would have to draw
  * and change state together); a frame sent on a remote channel with a bit-error rate aborts.

@@ -1,0 +1,54 @@
+#ifndef AI_FABRIC_FRAME_ARRIVAL_H
+#define AI_FABRIC_FRAME_ARRIVAL_H
+
+#include "ns3/event-impl.h"
+#include "ns3/packet.h"
+#include "ns3/ptr.h"
+
+namespace ns3
+{
+
+class FabricNetDevice;
+
+/**
+ * \ingroup ai-fabric
+ * \brief The event that hands a frame to the port at the far end of a link.
+ *
+ * It carries a tie key, by which FabricScheduler orders the frame arrivals of one instant:
+ * by receiving port (its MAC address), and at one port a frame that skipped the forwarding
+ * pipeline (a MAC control frame) before one that went through it.  The key depends only on
+ * the fabric, never on when the event was scheduled, so that ties resolve alike in a single
+ * process and in any split over MPI ranks.
+ */
+class FrameArrival final : public EventImpl
+{
+  public:
+    /**
+     * \param port the receiving port
+     * \param p the frame
+     * \param epoch the link epoch it was sent in
+     * \param corrupted whether bit errors hit it
+     * \param pipelined whether its arrival includes the receiver's forwarding latency
+     */
+    FrameArrival(Ptr<FabricNetDevice> port,
+                 Ptr<Packet> p,
+                 uint32_t epoch,
+                 bool corrupted,
+                 bool pipelined);
+
+    /** Lower first among the arrivals of one instant. */
+    uint64_t GetTieKey() const { return m_tieKey; }
+
+  private:
+    void Notify() override;
+
+    Ptr<FabricNetDevice> m_port;
+    Ptr<Packet> m_packet;
+    uint64_t m_tieKey;
+    uint32_t m_epoch;
+    bool m_corrupted;
+};
+
+} // namespace ns3
+
+#endif
