@@ -131,9 +131,18 @@ void
 ScenarioRun::RecordStep(const CollectiveStepRecord& step)
 {
     ++m_steps;
+    // Kept only while timeline.json may still be written: one process, steps within the cap.
+    if (m_distribution.IsDistributed())
+    {
+        return;
+    }
     if (m_steps <= m_scenario.collective.timelineMaxSteps)
     {
         m_timeline.push_back({m_rankRuns[step.rank], step});
+    }
+    else if (!m_timeline.empty())
+    {
+        std::vector<TimelineStep>().swap(m_timeline);
     }
 }
 

@@ -155,9 +155,16 @@ CollectiveGroup::Prepare(Ptr<CollectiveAlgorithm> algorithm, const CollectiveReq
         throw std::invalid_argument("a request for " + std::to_string(request.ranks) +
                                     " ranks on a group of " + std::to_string(GetNRanks()));
     }
-    auto schedule = std::make_shared<const CollectiveSchedule>(algorithm->Build(request));
-    Connect(*schedule);
-    return schedule;
+    CollectiveSchedule schedule = algorithm->Build(request);
+    Connect(schedule);
+    for (uint32_t rank = 0; rank < m_apps.size(); ++rank)
+    {
+        if (!m_apps[rank])
+        {
+            schedule.ReleaseSteps(rank); // another process simulates it
+        }
+    }
+    return std::make_shared<const CollectiveSchedule>(std::move(schedule));
 }
 
 std::shared_ptr<const CollectiveSchedule>

@@ -53,7 +53,8 @@ class CollectiveGroup : public Object
     /**
      * Build \p request with \p algorithm (throws std::invalid_argument if it cannot run it)
      * and connect the rank pairs it needs.  Each rank runs it when given it
-     * (GetApplication(rank)->Execute), so ranks may join at different times, as in NCCL.
+     * (GetApplication(rank)->Execute), so ranks may join at different times, as in NCCL.  In a
+     * distributed run the schedule keeps the steps of this process's ranks only.
      */
     std::shared_ptr<const CollectiveSchedule> Prepare(Ptr<CollectiveAlgorithm> algorithm,
                                                       const CollectiveRequest& request);

@@ -171,9 +171,9 @@ CollectiveApplication::Begin()
     m_waitingOn.assign(n, 0);
     // Dependents as one flat list (offsets per step): a 1,024-rank ring has 5 M steps.
     m_dependentsBegin.assign(n + 1, 0);
-    for (const auto& step : steps)
+    for (uint32_t i = 0; i < n; ++i)
     {
-        for (uint32_t d : step.deps)
+        for (uint32_t d : m_schedule->GetDeps(m_rank, i))
         {
             ++m_dependentsBegin[d + 1];
         }
@@ -196,8 +196,9 @@ CollectiveApplication::Begin()
     }
     for (uint32_t i = 0; i < n; ++i)
     {
-        m_waitingOn[i] = static_cast<uint32_t>(steps[i].deps.size());
-        for (uint32_t d : steps[i].deps)
+        const StepDeps deps = m_schedule->GetDeps(m_rank, i);
+        m_waitingOn[i] = static_cast<uint32_t>(deps.size());
+        for (uint32_t d : deps)
         {
             m_dependents[filled[d]++] = i;
         }
@@ -268,6 +269,9 @@ CollectiveApplication::StartStep(uint32_t i)
     case CollectiveStep::COPY:
         m_accelerator->Copy(step.bytes, MakeCallback(&CollectiveApplication::Finished, this).Bind(i));
         break;
+    case CollectiveStep::JOIN:
+        FinishStep(i);
+        break;
     }
 }
 
@@ -328,13 +332,27 @@ CollectiveApplication::FinishStep(uint32_t i)
     {
         return;
     }
-    const CollectiveStep& step = m_schedule->GetSteps(m_rank)[i];
-    m_stepTrace(CollectiveStepRecord{m_rank, i, step.kind, step.peer, step.channel, step.bytes,
-                                     m_stepStart[i], Simulator::Now()});
+    const auto& steps = m_schedule->GetSteps(m_rank);
+    if (steps[i].kind != CollectiveStep::JOIN) // no work: nothing to trace
+    {
+        const CollectiveStep& step = steps[i];
+        m_stepTrace(CollectiveStepRecord{m_rank, i, step.kind, step.peer, step.channel,
+                                         step.bytes, m_stepStart[i], Simulator::Now()});
+    }
     for (uint32_t k = m_dependentsBegin[i]; k < m_dependentsBegin[i + 1]; ++k)
     {
         const uint32_t j = m_dependents[k];
-        if (--m_waitingOn[j] == 0)
+        if (--m_waitingOn[j] != 0)
+        {
+            continue;
+        }
+        if (steps[j].kind == CollectiveStep::JOIN)
+        {
+            // At once, not through the ready list: what waits on the join becomes ready where
+            // it would without it, so the order steps start in does not change.
+            StartStep(j);
+        }
+        else
         {
             m_ready.push_back(j);
         }

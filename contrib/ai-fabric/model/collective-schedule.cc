@@ -2,6 +2,7 @@
 
 #include "ns3/abort.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -95,6 +96,8 @@ CollectiveStep::KindName(Kind k)
         return "reduce";
     case COPY:
         return "copy";
+    case JOIN:
+        return "join";
     }
     return "?";
 }
@@ -102,55 +105,85 @@ CollectiveStep::KindName(Kind k)
 CollectiveSchedule::CollectiveSchedule(CollectiveOperation op, uint64_t bytes, uint32_t ranks)
     : m_op(op),
       m_bytes(bytes),
-      m_steps(ranks)
+      m_steps(ranks),
+      m_depsEnd(ranks),
+      m_deps(ranks)
 {
 }
 
 uint32_t
-CollectiveSchedule::Add(uint32_t rank, CollectiveStep step)
+CollectiveSchedule::Append(uint32_t rank,
+                           const CollectiveStep& step,
+                           const uint32_t* deps,
+                           const uint32_t* depsEnd,
+                           uint32_t shift)
 {
     NS_ABORT_MSG_IF(rank >= m_steps.size(), "CollectiveSchedule: no rank " << rank);
-    m_steps[rank].push_back(std::move(step));
+    auto& list = m_deps[rank];
+    for (const uint32_t* d = deps; d != depsEnd; ++d)
+    {
+        list.push_back(*d + shift);
+    }
+    m_depsEnd[rank].push_back(static_cast<uint32_t>(list.size()));
+    m_steps[rank].push_back(step);
     return static_cast<uint32_t>(m_steps[rank].size() - 1);
+}
+
+uint32_t
+CollectiveSchedule::Add(uint32_t rank, const CollectiveStep& step, const std::vector<uint32_t>& deps)
+{
+    return Append(rank, step, deps.data(), deps.data() + deps.size(), 0);
 }
 
 void
 CollectiveSchedule::ShrinkToFit()
 {
-    for (auto& steps : m_steps)
+    for (uint32_t r = 0; r < m_steps.size(); ++r)
     {
-        steps.shrink_to_fit();
-        for (auto& step : steps)
-        {
-            step.deps.shrink_to_fit();
-        }
+        m_steps[r].shrink_to_fit();
+        m_depsEnd[r].shrink_to_fit();
+        m_deps[r].shrink_to_fit();
     }
 }
 
-uint32_t
-CollectiveSchedule::Send(uint32_t rank, uint32_t peer, uint64_t bytes, std::vector<uint32_t> deps,
-                         uint32_t channel)
+void
+CollectiveSchedule::ReleaseSteps(uint32_t rank)
 {
-    return Add(rank, {CollectiveStep::SEND, peer, channel, bytes, std::move(deps)});
+    std::vector<CollectiveStep>().swap(m_steps.at(rank));
+    std::vector<uint32_t>().swap(m_depsEnd[rank]);
+    std::vector<uint32_t>().swap(m_deps[rank]);
 }
 
 uint32_t
-CollectiveSchedule::Recv(uint32_t rank, uint32_t peer, uint64_t bytes, std::vector<uint32_t> deps,
-                         uint32_t channel)
+CollectiveSchedule::Send(uint32_t rank, uint32_t peer, uint64_t bytes,
+                         const std::vector<uint32_t>& deps, uint32_t channel)
 {
-    return Add(rank, {CollectiveStep::RECV, peer, channel, bytes, std::move(deps)});
+    return Add(rank, {CollectiveStep::SEND, peer, channel, bytes}, deps);
 }
 
 uint32_t
-CollectiveSchedule::Reduce(uint32_t rank, uint64_t bytes, std::vector<uint32_t> deps)
+CollectiveSchedule::Recv(uint32_t rank, uint32_t peer, uint64_t bytes,
+                         const std::vector<uint32_t>& deps, uint32_t channel)
 {
-    return Add(rank, {CollectiveStep::REDUCE, 0, 0, bytes, std::move(deps)});
+    return Add(rank, {CollectiveStep::RECV, peer, channel, bytes}, deps);
 }
 
 uint32_t
-CollectiveSchedule::Copy(uint32_t rank, uint64_t bytes, std::vector<uint32_t> deps)
+CollectiveSchedule::Reduce(uint32_t rank, uint64_t bytes, const std::vector<uint32_t>& deps)
 {
-    return Add(rank, {CollectiveStep::COPY, 0, 0, bytes, std::move(deps)});
+    return Add(rank, {CollectiveStep::REDUCE, 0, 0, bytes}, deps);
+}
+
+uint32_t
+CollectiveSchedule::Copy(uint32_t rank, uint64_t bytes, const std::vector<uint32_t>& deps)
+{
+    return Add(rank, {CollectiveStep::COPY, 0, 0, bytes}, deps);
+}
+
+uint32_t
+CollectiveSchedule::Join(uint32_t rank, const std::vector<uint32_t>& deps)
+{
+    return Add(rank, {CollectiveStep::JOIN, 0, 0, 0}, deps);
 }
 
 std::vector<uint32_t>
@@ -158,12 +191,9 @@ CollectiveSchedule::GetSinks(uint32_t rank) const
 {
     const auto& steps = m_steps[rank];
     std::vector<bool> needed(steps.size(), false);
-    for (const auto& step : steps)
+    for (uint32_t d : m_deps[rank])
     {
-        for (uint32_t d : step.deps)
-        {
-            needed[d] = true;
-        }
+        needed[d] = true;
     }
     std::vector<uint32_t> sinks;
     for (uint32_t i = 0; i < steps.size(); ++i)
@@ -186,26 +216,35 @@ CollectiveSchedule::Embed(const CollectiveSchedule& sub, const std::vector<uint3
     for (uint32_t j = 0; j < ranks.size(); ++j)
     {
         const uint32_t rank = ranks[j];
-        const auto offset = static_cast<uint32_t>(m_steps[rank].size());
-        for (CollectiveStep step : sub.m_steps[j])
+        const auto& subSteps = sub.m_steps[j];
+        uint32_t sources = 0;
+        for (uint32_t i = 0; i < subSteps.size(); ++i)
         {
-            if (step.deps.empty())
-            {
-                step.deps = after[j];
-            }
-            else
-            {
-                for (uint32_t& d : step.deps)
-                {
-                    d += offset;
-                }
-            }
+            sources += sub.GetDeps(j, i).empty() ? 1 : 0;
+        }
+        std::vector<uint32_t> wait = after[j];
+        if (wait.size() > 1 && sources > 1)
+        {
+            wait = {Join(rank, wait)};
+        }
+        const auto offset = static_cast<uint32_t>(m_steps[rank].size());
+        for (uint32_t i = 0; i < subSteps.size(); ++i)
+        {
+            CollectiveStep step = subSteps[i];
             if (step.kind == CollectiveStep::SEND || step.kind == CollectiveStep::RECV)
             {
                 step.peer = ranks[step.peer];
                 step.channel += channelOffset;
             }
-            m_steps[rank].push_back(std::move(step));
+            const StepDeps deps = sub.GetDeps(j, i);
+            if (deps.empty())
+            {
+                Append(rank, step, wait.data(), wait.data() + wait.size(), 0);
+            }
+            else
+            {
+                Append(rank, step, deps.begin(), deps.end(), offset);
+            }
         }
         for (uint32_t i : sub.GetSinks(j))
         {
@@ -263,22 +302,22 @@ CollectiveSchedule::GetBytesSent(uint32_t rank) const
 
 namespace
 {
-using RankSteps = std::vector<std::vector<CollectiveStep>>;
 /** Steps numbered across ranks: rank r's step i is base[r] + i. */
 using GlobalStep = uint32_t;
 
 /** Local checks: dependencies point backwards, peers are other ranks. */
 std::string
-CheckSteps(const RankSteps& steps)
+CheckSteps(const CollectiveSchedule& schedule)
 {
-    const auto ranks = static_cast<uint32_t>(steps.size());
+    const uint32_t ranks = schedule.GetNRanks();
     std::ostringstream why;
     for (uint32_t r = 0; r < ranks; ++r)
     {
-        for (uint32_t i = 0; i < steps[r].size(); ++i)
+        const auto& steps = schedule.GetSteps(r);
+        for (uint32_t i = 0; i < steps.size(); ++i)
         {
-            const CollectiveStep& s = steps[r][i];
-            for (uint32_t d : s.deps)
+            const CollectiveStep& s = steps[i];
+            for (uint32_t d : schedule.GetDeps(r, i))
             {
                 if (d >= i)
                 {
@@ -302,16 +341,17 @@ CheckSteps(const RankSteps& steps)
  * fills \p edges with (send, recv) pairs in global step numbers.
  */
 std::string
-MatchMessages(const RankSteps& steps, const std::vector<GlobalStep>& base,
+MatchMessages(const CollectiveSchedule& schedule, const std::vector<GlobalStep>& base,
               std::vector<std::pair<GlobalStep, GlobalStep>>& edges)
 {
+    const auto stepsOf = [&schedule](uint32_t r) -> const auto& { return schedule.GetSteps(r); };
     std::map<Direction, std::vector<GlobalStep>> sends;
     std::map<Direction, std::vector<GlobalStep>> recvs;
-    for (uint32_t r = 0; r < steps.size(); ++r)
+    for (uint32_t r = 0; r < schedule.GetNRanks(); ++r)
     {
-        for (uint32_t i = 0; i < steps[r].size(); ++i)
+        for (uint32_t i = 0; i < stepsOf(r).size(); ++i)
         {
-            const CollectiveStep& s = steps[r][i];
+            const CollectiveStep& s = stepsOf(r)[i];
             if (s.kind == CollectiveStep::SEND)
             {
                 sends[{r, s.peer, s.channel}].push_back(base[r] + i);
@@ -323,7 +363,7 @@ MatchMessages(const RankSteps& steps, const std::vector<GlobalStep>& base,
         }
     }
     auto stepOf = [&](uint32_t rank, GlobalStep g) -> const CollectiveStep& {
-        return steps[rank][g - base[rank]];
+        return stepsOf(rank)[g - base[rank]];
     };
     std::ostringstream why;
     for (const auto& [dir, list] : sends)
@@ -371,17 +411,17 @@ struct StepGraph
 };
 
 StepGraph
-BuildStepGraph(const RankSteps& steps, const std::vector<GlobalStep>& base,
+BuildStepGraph(const CollectiveSchedule& schedule, const std::vector<GlobalStep>& base,
                const std::vector<std::pair<GlobalStep, GlobalStep>>& edges)
 {
     const GlobalStep n = base.back();
     StepGraph graph{std::vector<uint32_t>(n, 0), std::vector<uint32_t>(n + 1, 0), {}};
     auto forEachEdge = [&](const std::function<void(GlobalStep, GlobalStep)>& edge) {
-        for (uint32_t r = 0; r < steps.size(); ++r)
+        for (uint32_t r = 0; r < schedule.GetNRanks(); ++r)
         {
-            for (uint32_t i = 0; i < steps[r].size(); ++i)
+            for (uint32_t i = 0; i < schedule.GetSteps(r).size(); ++i)
             {
-                for (uint32_t d : steps[r][i].deps)
+                for (uint32_t d : schedule.GetDeps(r, i))
                 {
                     edge(base[r] + d, base[r] + i);
                 }
@@ -440,7 +480,7 @@ StepsThatNeverStart(StepGraph graph)
 std::string
 CollectiveSchedule::Validate() const
 {
-    std::string why = CheckSteps(m_steps);
+    std::string why = CheckSteps(*this);
     if (!why.empty())
     {
         return why;
@@ -451,12 +491,12 @@ CollectiveSchedule::Validate() const
         base[r + 1] = base[r] + static_cast<GlobalStep>(m_steps[r].size());
     }
     std::vector<std::pair<GlobalStep, GlobalStep>> edges;
-    why = MatchMessages(m_steps, base, edges);
+    why = MatchMessages(*this, base, edges);
     if (!why.empty())
     {
         return why;
     }
-    const uint64_t stuck = StepsThatNeverStart(BuildStepGraph(m_steps, base, edges));
+    const uint64_t stuck = StepsThatNeverStart(BuildStepGraph(*this, base, edges));
     return stuck == 0 ? "" : "deadlock: " + std::to_string(stuck) + " steps can never start";
 }
 

@@ -64,25 +64,47 @@ struct CollectiveRequest
  *
  * SEND and RECV move \c bytes to or from rank \c peer over connection \c channel (several
  * channels between a pair are separate queue pairs, so ECMP sees separate flows); REDUCE and
- * COPY are work on the rank's accelerator.  A step starts when every step in \c deps (indices
- * of earlier steps of the same rank) has finished.
+ * COPY are work on the rank's accelerator; JOIN is no work and finishes the instant it starts
+ * (one JOIN between m steps and the n steps that wait for all of them takes m + n
+ * dependencies instead of m x n).  A step starts when every step in \c deps (indices of
+ * earlier steps of the same rank, CollectiveSchedule::GetDeps) has finished.
  */
 struct CollectiveStep
 {
-    enum Kind
+    enum Kind : uint8_t
     {
         SEND,
         RECV,
         REDUCE,
         COPY,
+        JOIN,
     };
     Kind kind;
     uint32_t peer{0};
     uint32_t channel{0};
     uint64_t bytes{0};
-    std::vector<uint32_t> deps;
 
     static const char* KindName(Kind k);
+};
+
+/** A step's dependencies: indices of earlier steps of its rank (CollectiveSchedule::GetDeps). */
+class StepDeps
+{
+  public:
+    StepDeps(const uint32_t* begin, const uint32_t* end)
+        : m_begin(begin),
+          m_end(end)
+    {
+    }
+
+    const uint32_t* begin() const { return m_begin; }
+    const uint32_t* end() const { return m_end; }
+    std::size_t size() const { return static_cast<std::size_t>(m_end - m_begin); }
+    bool empty() const { return m_begin == m_end; }
+
+  private:
+    const uint32_t* m_begin;
+    const uint32_t* m_end;
 };
 
 /**
@@ -101,18 +123,20 @@ class CollectiveSchedule
   public:
     CollectiveSchedule(CollectiveOperation op, uint64_t bytes, uint32_t ranks);
 
-    /** Append \p step to \p rank's list; returns its index. */
-    uint32_t Add(uint32_t rank, CollectiveStep step);
-    uint32_t Send(uint32_t rank, uint32_t peer, uint64_t bytes, std::vector<uint32_t> deps,
+    /** Append \p step, waiting for \p deps, to \p rank's list; returns its index. */
+    uint32_t Add(uint32_t rank, const CollectiveStep& step, const std::vector<uint32_t>& deps);
+    uint32_t Send(uint32_t rank, uint32_t peer, uint64_t bytes, const std::vector<uint32_t>& deps,
                   uint32_t channel = 0);
-    uint32_t Recv(uint32_t rank, uint32_t peer, uint64_t bytes, std::vector<uint32_t> deps,
+    uint32_t Recv(uint32_t rank, uint32_t peer, uint64_t bytes, const std::vector<uint32_t>& deps,
                   uint32_t channel = 0);
-    uint32_t Reduce(uint32_t rank, uint64_t bytes, std::vector<uint32_t> deps);
-    uint32_t Copy(uint32_t rank, uint64_t bytes, std::vector<uint32_t> deps);
+    uint32_t Reduce(uint32_t rank, uint64_t bytes, const std::vector<uint32_t>& deps);
+    uint32_t Copy(uint32_t rank, uint64_t bytes, const std::vector<uint32_t>& deps);
+    uint32_t Join(uint32_t rank, const std::vector<uint32_t>& deps);
     /**
      * Append \p sub, a schedule over ranks.size() ranks, to the ranks \p ranks: sub's rank j
      * becomes ranks[j] (peers mapped the same way, channels shifted by \p channelOffset) and
-     * sub's steps without dependencies wait for \p after[j] (steps of ranks[j]).  Returns, per
+     * sub's steps without dependencies wait for \p after[j] (steps of ranks[j]; through a JOIN
+     * when several steps wait for several).  Returns, per
      * j, the appended steps that nothing else in sub depends on (what a next phase waits for).
      */
     std::vector<std::vector<uint32_t>> Embed(const CollectiveSchedule& sub,
@@ -126,8 +150,19 @@ class CollectiveSchedule
     uint64_t GetBytes() const { return m_bytes; }
     /** Release the spare capacity growth left (large schedules hold millions of steps). */
     void ShrinkToFit();
+    /**
+     * Free \p rank's steps (GetSteps(rank) is then empty): what a process that does not
+     * simulate the rank keeps of it once the connections are made.  Validate no longer holds.
+     */
+    void ReleaseSteps(uint32_t rank);
     uint32_t GetNRanks() const { return static_cast<uint32_t>(m_steps.size()); }
     const std::vector<CollectiveStep>& GetSteps(uint32_t rank) const { return m_steps[rank]; }
+    /** The dependencies of \p rank's step \p step. */
+    StepDeps GetDeps(uint32_t rank, uint32_t step) const
+    {
+        const uint32_t* deps = m_deps[rank].data();
+        return {deps + (step == 0 ? 0 : m_depsEnd[rank][step - 1]), deps + m_depsEnd[rank][step]};
+    }
     uint64_t GetNSteps() const;
     /** The algorithm that built it (with what "auto" chose, e.g. "auto:ring"). */
     const std::string& GetAlgorithm() const { return m_algorithm; }
@@ -144,7 +179,19 @@ class CollectiveSchedule
     CollectiveOperation m_op;
     uint64_t m_bytes;
     std::string m_algorithm;
-    std::vector<std::vector<CollectiveStep>> m_steps; //!< per rank
+    // Per rank, the steps and their dependencies in one flat list (step i's are
+    // m_deps[m_depsEnd[i - 1] .. m_depsEnd[i])): 24 bytes a step and 4 a dependency, without a
+    // heap block per step, since a large schedule holds millions of steps.
+    std::vector<std::vector<CollectiveStep>> m_steps;
+    std::vector<std::vector<uint32_t>> m_depsEnd;
+    std::vector<std::vector<uint32_t>> m_deps;
+
+    /** Append \p step, waiting for [\p deps, \p depsEnd) each plus \p shift. */
+    uint32_t Append(uint32_t rank,
+                    const CollectiveStep& step,
+                    const uint32_t* deps,
+                    const uint32_t* depsEnd,
+                    uint32_t shift);
 };
 
 /**

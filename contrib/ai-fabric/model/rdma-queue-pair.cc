@@ -313,13 +313,24 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
 void
 RdmaQueuePair::ArmTimer()
 {
-    m_timer.Cancel();
-    m_timer = Simulator::Schedule(m_rto, &RdmaQueuePair::Timeout, this);
+    // An acknowledgement only moves the deadline; the pending event, if it comes early, waits
+    // again until it.  A cancelled ns-3 event stays queued until its time, so re-scheduling on
+    // every ACK would keep about one event per frame of the last RTO (1 ms) in the queue.
+    m_timeoutAt = Simulator::Now() + m_rto;
+    if (!m_timer.IsRunning())
+    {
+        m_timer = Simulator::Schedule(m_rto, &RdmaQueuePair::Timeout, this);
+    }
 }
 
 void
 RdmaQueuePair::Timeout()
 {
+    if (Simulator::Now() < m_timeoutAt)
+    {
+        m_timer = Simulator::Schedule(m_timeoutAt - Simulator::Now(), &RdmaQueuePair::Timeout, this);
+        return;
+    }
     if (m_sndUna >= m_highestSent || m_failed)
     {
         return;

@@ -168,7 +168,8 @@ class RdmaQueuePair : public Object
     uint64_t m_highestSent{0}; //!< one past the highest frame ever sent
     bool m_waitingForPort{false};
     EventId m_paceEvent;
-    EventId m_timer;
+    EventId m_timer;       //!< the one pending timeout event (it may fire before m_timeoutAt)
+    Time m_timeoutAt;      //!< when the retransmission timer expires
 
     // Responder
     uint64_t m_ePsn{0};          //!< next expected frame
