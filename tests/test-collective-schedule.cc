@@ -188,6 +188,44 @@ TEST(ScheduleVolume, TreeCutsLargeBuffersIntoPiecesOfAtMostMaxChunkBytes)
     EXPECT_EQ(steps(16, 4, 512 << 10), steps(16, 2, never)); // at most one element per piece
 }
 
+TEST(ScheduleEmbed, OneJoinStandsBetweenManyEndsAndManyStarts)
+{
+    // A phase of 3 sends and 3 receives per rank, none waiting: 6 first and 6 last steps.
+    CollectiveSchedule phase(ALL_REDUCE, 24, 2);
+    for (uint32_t r = 0; r < 2; ++r)
+    {
+        for (uint32_t k = 0; k < 3; ++k)
+        {
+            phase.Send(r, 1 - r, 8, {});
+            phase.Recv(r, 1 - r, 8, {});
+        }
+    }
+    CollectiveSchedule s(ALL_REDUCE, 48, 2);
+    auto ends = s.Embed(phase, {0, 1}, {{}, {}});
+    ASSERT_EQ(s.GetSteps(0).size(), 6u); // nothing to wait for: no join
+    ASSERT_EQ(ends[0].size(), 6u);
+    ends = s.Embed(phase, {0, 1}, ends);
+    ASSERT_EQ(s.GetSteps(0).size(), 13u);
+    const uint32_t join = 6;
+    EXPECT_EQ(s.GetSteps(0)[join].kind, CollectiveStep::JOIN);
+    const StepDeps joinDeps = s.GetDeps(0, join);
+    EXPECT_EQ(std::vector<uint32_t>(joinDeps.begin(), joinDeps.end()),
+              (std::vector<uint32_t>{0, 1, 2, 3, 4, 5}));
+    for (uint32_t i = join + 1; i < 13; ++i)
+    {
+        const StepDeps deps = s.GetDeps(0, i);
+        EXPECT_EQ(std::vector<uint32_t>(deps.begin(), deps.end()), std::vector<uint32_t>{join});
+    }
+    EXPECT_EQ(s.Validate(), "");
+    // One end to wait for: the first steps wait on it directly.
+    CollectiveSchedule direct(ALL_REDUCE, 24, 2);
+    const uint32_t a = direct.Reduce(0, 8, {});
+    const uint32_t b = direct.Reduce(1, 8, {});
+    direct.Embed(phase, {0, 1}, {{a}, {b}});
+    EXPECT_EQ(direct.GetSteps(0).size(), 7u);
+    EXPECT_EQ(direct.GetDeps(0, 1).size(), 1u);
+}
+
 TEST(ScheduleValidate, CatchesBrokenSchedules)
 {
     CollectiveSchedule sizes(ALL_REDUCE, 8, 2);
