@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <functional>
+#include <tuple>
 
 using namespace ns3;
 
@@ -224,6 +225,50 @@ TEST(ScheduleEmbed, OneJoinStandsBetweenManyEndsAndManyStarts)
     direct.Embed(phase, {0, 1}, {{a}, {b}});
     EXPECT_EQ(direct.GetSteps(0).size(), 7u);
     EXPECT_EQ(direct.GetDeps(0, 1).size(), 1u);
+}
+
+TEST(ScheduleKeep, APartBuiltAloneEqualsThatPartOfTheWhole)
+{
+    // What a process of a distributed run builds: its ranks' steps, every connection.
+    for (const char* algorithm : {"ring", "tree", "hierarchical", "pairwise"})
+    {
+        CollectiveRequest r = Request(algorithm == std::string("pairwise") ? ALL_TO_ALL : ALL_REDUCE,
+                                      4 << 20,
+                                      16);
+        for (uint32_t rank = 0; rank < 16; ++rank)
+        {
+            r.placement.push_back({rank / 4, rank % 4});
+        }
+        const CollectiveSchedule whole = CollectiveAlgorithm::Create(algorithm)->Build(r);
+        r.simulatedRanks.assign(16, false);
+        r.simulatedRanks[0] = r.simulatedRanks[1] = r.simulatedRanks[9] = true;
+        const CollectiveSchedule part = CollectiveAlgorithm::Create(algorithm)->Build(r);
+        EXPECT_EQ(part.GetConnections(), whole.GetConnections()) << algorithm;
+        EXPECT_EQ(part.Validate(), "") << algorithm;
+        for (uint32_t rank = 0; rank < 16; ++rank)
+        {
+            if (!r.simulatedRanks[rank])
+            {
+                EXPECT_TRUE(part.GetSteps(rank).empty()) << algorithm << " rank " << rank;
+                continue;
+            }
+            ASSERT_EQ(part.GetSteps(rank).size(), whole.GetSteps(rank).size()) << algorithm;
+            for (uint32_t i = 0; i < whole.GetSteps(rank).size(); ++i)
+            {
+                const CollectiveStep& a = part.GetSteps(rank)[i];
+                const CollectiveStep& b = whole.GetSteps(rank)[i];
+                EXPECT_EQ(std::tie(a.kind, a.peer, a.channel, a.bytes),
+                          std::tie(b.kind, b.peer, b.channel, b.bytes));
+                const StepDeps da = part.GetDeps(rank, i);
+                const StepDeps db = whole.GetDeps(rank, i);
+                EXPECT_EQ(std::vector<uint32_t>(da.begin(), da.end()),
+                          std::vector<uint32_t>(db.begin(), db.end()));
+            }
+        }
+    }
+    CollectiveRequest wrong = Request(ALL_REDUCE, 4 << 20, 16);
+    wrong.simulatedRanks.assign(8, true);
+    EXPECT_THROW(CollectiveAlgorithm::Create("ring")->Build(wrong), std::invalid_argument);
 }
 
 TEST(ScheduleValidate, CatchesBrokenSchedules)

@@ -4,6 +4,7 @@
 #include "ns3/roce-frame.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <queue>
 #include <set>
 #include <stdexcept>
@@ -155,16 +156,19 @@ CollectiveGroup::Prepare(Ptr<CollectiveAlgorithm> algorithm, const CollectiveReq
         throw std::invalid_argument("a request for " + std::to_string(request.ranks) +
                                     " ranks on a group of " + std::to_string(GetNRanks()));
     }
-    CollectiveSchedule schedule = algorithm->Build(request);
-    Connect(schedule);
-    for (uint32_t rank = 0; rank < m_apps.size(); ++rank)
+    CollectiveRequest local = request;
+    if (std::find(m_apps.begin(), m_apps.end(), nullptr) != m_apps.end())
     {
-        if (!m_apps[rank])
+        // Another process simulates some ranks: keep only this one's steps.
+        local.simulatedRanks.resize(m_apps.size());
+        for (uint32_t rank = 0; rank < m_apps.size(); ++rank)
         {
-            schedule.ReleaseSteps(rank); // another process simulates it
+            local.simulatedRanks[rank] = m_apps[rank] != nullptr;
         }
     }
-    return std::make_shared<const CollectiveSchedule>(std::move(schedule));
+    auto schedule = std::make_shared<const CollectiveSchedule>(algorithm->Build(local));
+    Connect(*schedule);
+    return schedule;
 }
 
 std::shared_ptr<const CollectiveSchedule>

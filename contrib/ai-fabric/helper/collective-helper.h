@@ -54,7 +54,8 @@ class CollectiveGroup : public Object
      * Build \p request with \p algorithm (throws std::invalid_argument if it cannot run it)
      * and connect the rank pairs it needs.  Each rank runs it when given it
      * (GetApplication(rank)->Execute), so ranks may join at different times, as in NCCL.  In a
-     * distributed run the schedule keeps the steps of this process's ranks only.
+     * distributed run the schedule holds the steps of this process's ranks only
+     * (CollectiveRequest::simulatedRanks).
      */
     std::shared_ptr<const CollectiveSchedule> Prepare(Ptr<CollectiveAlgorithm> algorithm,
                                                       const CollectiveRequest& request);

@@ -24,7 +24,7 @@ BinomialTreeCollectiveAlgorithm::Supports(CollectiveOperation op) const
 CollectiveSchedule
 BinomialTreeCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
-    CollectiveSchedule s(r.op, r.bytes, r.ranks);
+    CollectiveSchedule s(r);
     const uint32_t p = r.ranks;
     const bool reduce = r.op == REDUCE;
     for (uint32_t rank = 0; rank < p; ++rank)

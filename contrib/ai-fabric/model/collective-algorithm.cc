@@ -66,6 +66,10 @@ CollectiveAlgorithm::Build(const CollectiveRequest& r) const
     {
         Refuse(r, name, "placement names " + std::to_string(r.placement.size()) + " ranks");
     }
+    if (!r.simulatedRanks.empty() && r.simulatedRanks.size() != r.ranks)
+    {
+        Refuse(r, name, "simulatedRanks names " + std::to_string(r.simulatedRanks.size()) + " ranks");
+    }
     CheckRequest(r);
     CollectiveSchedule schedule = DoBuild(r);
     if (schedule.GetAlgorithm().empty())

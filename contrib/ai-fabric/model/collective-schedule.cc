@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace ns3
@@ -107,8 +108,19 @@ CollectiveSchedule::CollectiveSchedule(CollectiveOperation op, uint64_t bytes, u
       m_bytes(bytes),
       m_steps(ranks),
       m_depsEnd(ranks),
-      m_deps(ranks)
+      m_deps(ranks),
+      m_count(ranks, 0),
+      m_peers(ranks)
 {
+}
+
+CollectiveSchedule::CollectiveSchedule(const CollectiveRequest& request)
+    : CollectiveSchedule(request.op, request.bytes, request.ranks)
+{
+    NS_ABORT_MSG_IF(!request.simulatedRanks.empty() && request.simulatedRanks.size() != request.ranks,
+                    "CollectiveSchedule: simulatedRanks names " << request.simulatedRanks.size()
+                                                                << " ranks of " << request.ranks);
+    m_kept = request.simulatedRanks;
 }
 
 uint32_t
@@ -119,6 +131,19 @@ CollectiveSchedule::Append(uint32_t rank,
                            uint32_t shift)
 {
     NS_ABORT_MSG_IF(rank >= m_steps.size(), "CollectiveSchedule: no rank " << rank);
+    if (step.kind == CollectiveStep::SEND || step.kind == CollectiveStep::RECV)
+    {
+        auto& peers = m_peers[rank];
+        const std::pair<uint32_t, uint32_t> link{step.peer, step.channel};
+        if (std::find(peers.begin(), peers.end(), link) == peers.end())
+        {
+            peers.push_back(link);
+        }
+    }
+    if (!IsKept(rank))
+    {
+        return m_count[rank]++;
+    }
     auto& list = m_deps[rank];
     for (const uint32_t* d = deps; d != depsEnd; ++d)
     {
@@ -126,7 +151,7 @@ CollectiveSchedule::Append(uint32_t rank,
     }
     m_depsEnd[rank].push_back(static_cast<uint32_t>(list.size()));
     m_steps[rank].push_back(step);
-    return static_cast<uint32_t>(m_steps[rank].size() - 1);
+    return m_count[rank]++;
 }
 
 uint32_t
@@ -144,14 +169,6 @@ CollectiveSchedule::ShrinkToFit()
         m_depsEnd[r].shrink_to_fit();
         m_deps[r].shrink_to_fit();
     }
-}
-
-void
-CollectiveSchedule::ReleaseSteps(uint32_t rank)
-{
-    std::vector<CollectiveStep>().swap(m_steps.at(rank));
-    std::vector<uint32_t>().swap(m_depsEnd[rank]);
-    std::vector<uint32_t>().swap(m_deps[rank]);
 }
 
 uint32_t
@@ -227,7 +244,7 @@ CollectiveSchedule::Embed(const CollectiveSchedule& sub, const std::vector<uint3
         {
             wait = {Join(rank, wait)};
         }
-        const auto offset = static_cast<uint32_t>(m_steps[rank].size());
+        const uint32_t offset = m_count[rank];
         for (uint32_t i = 0; i < subSteps.size(); ++i)
         {
             CollectiveStep step = subSteps[i];
@@ -268,20 +285,16 @@ CollectiveSchedule::GetNSteps() const
 std::vector<std::tuple<uint32_t, uint32_t, uint32_t>>
 CollectiveSchedule::GetConnections() const
 {
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, bool> seen;
+    // Rank by rank, in each rank's order of first use (kept ranks or not).
+    std::set<std::tuple<uint32_t, uint32_t, uint32_t>> seen;
     std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> connections;
     for (uint32_t r = 0; r < GetNRanks(); ++r)
     {
-        for (const auto& s : m_steps[r])
+        for (const auto& [peer, channel] : m_peers[r])
         {
-            if (s.kind != CollectiveStep::SEND && s.kind != CollectiveStep::RECV)
+            auto key = std::make_tuple(std::min(r, peer), std::max(r, peer), channel);
+            if (seen.insert(key).second)
             {
-                continue;
-            }
-            auto key = std::make_tuple(std::min(r, s.peer), std::max(r, s.peer), s.channel);
-            if (!seen[key])
-            {
-                seen[key] = true;
                 connections.push_back(key);
             }
         }
@@ -369,6 +382,10 @@ MatchMessages(const CollectiveSchedule& schedule, const std::vector<GlobalStep>&
     for (const auto& [dir, list] : sends)
     {
         const auto [from, to, channel] = dir;
+        if (!schedule.IsKept(to))
+        {
+            continue; // another process holds the receiving end
+        }
         const auto& matching = recvs[dir];
         if (matching.size() != list.size())
         {
@@ -392,7 +409,7 @@ MatchMessages(const CollectiveSchedule& schedule, const std::vector<GlobalStep>&
     }
     for (const auto& [dir, list] : recvs)
     {
-        if (sends.find(dir) == sends.end())
+        if (schedule.IsKept(std::get<0>(dir)) && sends.find(dir) == sends.end())
         {
             why << "rank " << std::get<1>(dir) << " receives from rank " << std::get<0>(dir)
                 << " on channel " << std::get<2>(dir) << ", which never sends";

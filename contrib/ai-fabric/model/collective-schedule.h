@@ -56,6 +56,12 @@ struct CollectiveRequest
     std::vector<RankPlacement> placement; //!< per rank; empty = one rank per server
     Time alpha;               //!< topology hint: one message's start-up latency across servers
     double secondsPerByte{0}; //!< topology hint: 1 / scale-out goodput per rank
+    /**
+     * Per rank, whether the schedule keeps its steps (empty: every rank).  A process of a
+     * distributed run builds only the ranks it simulates; the others' steps are counted, and
+     * their connections recorded, but not stored.
+     */
+    std::vector<bool> simulatedRanks;
 };
 
 /**
@@ -122,6 +128,8 @@ class CollectiveSchedule
 {
   public:
     CollectiveSchedule(CollectiveOperation op, uint64_t bytes, uint32_t ranks);
+    /** An empty schedule for \p request, keeping the steps of its simulatedRanks only. */
+    explicit CollectiveSchedule(const CollectiveRequest& request);
 
     /** Append \p step, waiting for \p deps, to \p rank's list; returns its index. */
     uint32_t Add(uint32_t rank, const CollectiveStep& step, const std::vector<uint32_t>& deps);
@@ -143,18 +151,15 @@ class CollectiveSchedule
                                              const std::vector<uint32_t>& ranks,
                                              const std::vector<std::vector<uint32_t>>& after,
                                              uint32_t channelOffset = 0);
-    /** The steps of \p rank that no later step depends on. */
+    /** The steps of \p rank (a kept one) that no later step depends on. */
     std::vector<uint32_t> GetSinks(uint32_t rank) const;
 
     CollectiveOperation GetOperation() const { return m_op; }
     uint64_t GetBytes() const { return m_bytes; }
     /** Release the spare capacity growth left (large schedules hold millions of steps). */
     void ShrinkToFit();
-    /**
-     * Free \p rank's steps (GetSteps(rank) is then empty): what a process that does not
-     * simulate the rank keeps of it once the connections are made.  Validate no longer holds.
-     */
-    void ReleaseSteps(uint32_t rank);
+    /** Whether this schedule stores \p rank's steps (CollectiveRequest::simulatedRanks). */
+    bool IsKept(uint32_t rank) const { return m_kept.empty() || m_kept[rank]; }
     uint32_t GetNRanks() const { return static_cast<uint32_t>(m_steps.size()); }
     const std::vector<CollectiveStep>& GetSteps(uint32_t rank) const { return m_steps[rank]; }
     /** The dependencies of \p rank's step \p step. */
@@ -172,7 +177,11 @@ class CollectiveSchedule
     std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> GetConnections() const;
     /** Bytes rank \p rank sends in all. */
     uint64_t GetBytesSent(uint32_t rank) const;
-    /** An empty string if valid, else what is wrong (the first problem found). */
+    /**
+     * An empty string if valid, else what is wrong (the first problem found).  A schedule that
+     * keeps some ranks only is checked as far as they go: their steps, the messages between
+     * two kept ranks, and no deadlock among them (a receive from another rank counts as met).
+     */
     std::string Validate() const;
 
   private:
@@ -185,6 +194,10 @@ class CollectiveSchedule
     std::vector<std::vector<CollectiveStep>> m_steps;
     std::vector<std::vector<uint32_t>> m_depsEnd;
     std::vector<std::vector<uint32_t>> m_deps;
+    std::vector<bool> m_kept;     //!< ranks whose steps are stored; empty: all
+    std::vector<uint32_t> m_count; //!< steps per rank, stored or not
+    /** Per rank, each (peer, channel) its steps use, in the order of first use. */
+    std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_peers;
 
     /** Append \p step, waiting for [\p deps, \p depsEnd) each plus \p shift. */
     uint32_t Append(uint32_t rank,

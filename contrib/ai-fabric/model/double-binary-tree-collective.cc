@@ -70,7 +70,7 @@ CollectiveSchedule
 DoubleBinaryTreeCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
     const uint32_t p = r.ranks;
-    CollectiveSchedule s(r.op, r.bytes, p);
+    CollectiveSchedule s(r);
     const std::vector<uint32_t> positionParent = InOrderTreeParents(p);
     // Tree t puts rank (position + t) mod p at each position.
     std::vector<std::vector<uint32_t>> parent(2, std::vector<uint32_t>(p, kNoParent));

@@ -30,7 +30,7 @@ HalvingDoublingCollectiveAlgorithm::CheckRequest(const CollectiveRequest& r) con
 CollectiveSchedule
 HalvingDoublingCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
-    CollectiveSchedule s(r.op, r.bytes, r.ranks);
+    CollectiveSchedule s(r);
     const uint32_t p = r.ranks;
     for (uint32_t rank = 0; rank < p; ++rank)
     {

@@ -133,7 +133,7 @@ HierarchicalCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
         std::max<uint64_t>(1, std::min<uint64_t>(m_pipeline, units / minUnits)));
     auto ring = CreateObject<RingCollectiveAlgorithm>();
     ring->SetAttribute("Chunks", UintegerValue(m_chunks));
-    CollectiveSchedule s(r.op, r.bytes, r.ranks);
+    CollectiveSchedule s(r);
     // Piece k goes reduce-scatter -> rail all-reduce -> all-gather.  The pieces of an NVLink
     // phase follow each other on the phase's own connections (in-order posting); the all-gather
     // uses NVLink channel 1, so it shares the NVLink with later pieces' reduce-scatter
@@ -149,6 +149,7 @@ HierarchicalCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
         }
         CollectiveRequest sub = r;
         sub.placement.clear();
+        sub.simulatedRanks.clear(); // the phase is built whole, then embedded into s
         sub.op = op;
         sub.bytes = bytes;
         sub.ranks = static_cast<uint32_t>(groups.front().size());

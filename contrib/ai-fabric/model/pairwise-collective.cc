@@ -24,7 +24,7 @@ PairwiseCollectiveAlgorithm::Supports(CollectiveOperation op) const
 CollectiveSchedule
 PairwiseCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
-    CollectiveSchedule s(r.op, r.bytes, r.ranks);
+    CollectiveSchedule s(r);
     const uint32_t p = r.ranks;
     const uint64_t block = r.bytes / p;
     for (uint32_t rank = 0; rank < p; ++rank)

@@ -30,7 +30,7 @@ RecursiveDoublingCollectiveAlgorithm::CheckRequest(const CollectiveRequest& r) c
 CollectiveSchedule
 RecursiveDoublingCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
-    CollectiveSchedule s(r.op, r.bytes, r.ranks);
+    CollectiveSchedule s(r);
     const bool reduce = r.op == ALL_REDUCE;
     for (uint32_t rank = 0; rank < r.ranks; ++rank)
     {

@@ -178,7 +178,7 @@ RingCollectiveAlgorithm::AddChain(CollectiveSchedule& s, const CollectiveRequest
 CollectiveSchedule
 RingCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
-    CollectiveSchedule s(r.op, r.bytes, r.ranks);
+    CollectiveSchedule s(r);
     if (r.op == BROADCAST || r.op == REDUCE)
     {
         AddChain(s, r, r.op == REDUCE);
