@@ -78,7 +78,8 @@ FabricRemoteChannel::Deliver(Ptr<FabricNetDevice> port, Ptr<Packet> p)
 {
     // The sender added the forwarding latency to data frames, not to MAC control frames.
     FrameInfo info;
-    const bool pipelined = roce::ParseDataFrame(*p, info) && port->GetForwardingLatency().IsStrictlyPositive();
+    const bool pipelined =
+        roce::ParseDataFrame(*p, info) && port->GetForwardingLatency().IsStrictlyPositive();
     ScheduleArrival(port, p, HandOver(), false, pipelined);
 }
 

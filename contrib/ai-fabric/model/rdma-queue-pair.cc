@@ -328,7 +328,8 @@ RdmaQueuePair::Timeout()
 {
     if (Simulator::Now() < m_timeoutAt)
     {
-        m_timer = Simulator::Schedule(m_timeoutAt - Simulator::Now(), &RdmaQueuePair::Timeout, this);
+        m_timer =
+            Simulator::Schedule(m_timeoutAt - Simulator::Now(), &RdmaQueuePair::Timeout, this);
         return;
     }
     if (m_sndUna >= m_highestSent || m_failed)
