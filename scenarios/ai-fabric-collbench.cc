@@ -69,6 +69,7 @@ struct Options
 {
     json document;
     std::string out{"collbench-results"};
+    std::vector<std::string> inputs; //!< files read: --out may not replace them
 };
 
 Options
@@ -134,6 +135,10 @@ ParseArguments(int argc, char** argv)
         }
     }
     o.document = scenario.empty() ? json{{"name", "collbench"}} : ReadScenarioFile(scenario);
+    if (!scenario.empty())
+    {
+        o.inputs.push_back(scenario);
+    }
     if (!topology.empty() || !o.document.contains("topology"))
     {
         o.document["topology"] =
@@ -179,6 +184,6 @@ main(int argc, char** argv)
         std::cerr << "ai-fabric-collbench: error: " << e.what() << '\n';
         return kBadInput;
     }
-    return RunScenarioDocument([&options]() { return options.document; }, options.out, false,
-                               "ai-fabric-collbench");
+    return RunScenarioDocument([&options]() { return options.document; }, options.out,
+                               options.inputs, false, "ai-fabric-collbench");
 }

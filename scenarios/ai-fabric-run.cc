@@ -103,8 +103,24 @@ main(int argc, char** argv)
     }
     Distribution distribution;
     std::string program = "ai-fabric-run";
+    // The files the run reads: --out may not replace them.
+    std::vector<std::string> inputs;
+    if (!options.scenario.empty())
+    {
+        inputs.push_back(options.scenario);
+    }
+    if (options.ranksBy.rfind("map:", 0) == 0)
+    {
+        inputs.push_back(options.ranksBy.substr(4));
+    }
     if (!options.ranksBy.empty())
     {
+        if (options.pcap)
+        {
+            std::cerr << "ai-fabric-run: error: --pcap with --ranks-by: not supported (each rank "
+                         "holds only its own ports); run without --ranks-by to capture\n";
+            return kBadInput;
+        }
         if (!MpiBuilt())
         {
             std::cerr << "ai-fabric-run: error: --ranks-by=" << options.ranksBy
@@ -122,6 +138,7 @@ main(int argc, char** argv)
                        : ReadScenarioFile(options.scenario);
         },
         options.out,
+        inputs,
         options.pcap,
         program,
         distribution);

@@ -52,7 +52,11 @@ ExpectRefusedAsBadInput(const Outcome& o, const fs::path& out, const std::string
     EXPECT_EQ(std::count(o.stderrText.begin(), o.stderrText.end(), '\n'), 1) << o.stderrText;
     EXPECT_NE(o.stderrText.find(mention), std::string::npos) << o.stderrText;
     EXPECT_FALSE(fs::exists(out));
-    EXPECT_FALSE(fs::exists(out.string() + ".partial"));
+    for (const auto& e : fs::directory_iterator(out.parent_path()))
+    {
+        EXPECT_NE(e.path().filename().string().rfind(out.filename().string() + ".partial", 0), 0u)
+            << "staging folder left: " << e.path();
+    }
 }
 
 void

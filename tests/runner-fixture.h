@@ -32,7 +32,7 @@ Outcome RunProgram(const std::string& binary, const std::string& args,
 
 /**
  * Expect \p o to be a bad-input refusal: exit code 2, one line on stderr naming \p mention,
- * and no results folder \p out (nor its ".partial").
+ * and no results folder \p out (nor a staging folder beside it).
  */
 void ExpectRefusedAsBadInput(const Outcome& o, const std::filesystem::path& out,
                              const std::string& mention);

@@ -10,15 +10,12 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <set>
 
 using namespace ns3;
 using nlohmann::json;
-namespace fs = std::filesystem;
 
 namespace aifabric
 {
@@ -95,9 +92,9 @@ struct Measurement
  * convergence after the fault.
  */
 Measurement
-Measure(Scenario& s, State state, uint32_t link, bool hostFacing, const std::string& scratch)
+Measure(Scenario& s, State state, uint32_t link, bool hostFacing)
 {
-    ScenarioRun run(s, scratch);
+    ScenarioRun run(s);
     run.Install();
     Measurement m;
     Ptr<TrainingJob> job = run.Jobs().front();
@@ -218,7 +215,7 @@ BooksJson(const Books& b, uint32_t runs)
 } // namespace
 
 int
-RunAvailability(Scenario& s, const std::string& out, const std::string& program)
+RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
 {
     const auto wallStart = std::chrono::steady_clock::now();
     AvailabilitySpec& v = s.availability;
@@ -227,13 +224,12 @@ RunAvailability(Scenario& s, const std::string& out, const std::string& program)
     std::array<int64_t, kStates> measuredLink;
     measuredLink.fill(-1);
     std::set<uint32_t> hosts;
-    const std::string scratch = out + ".measure";
     try
     {
         // The job's GPUs and healthy iteration time: from a packet-level run if there is a job.
         if (s.hasTraining)
         {
-            const Measurement healthy = Measure(s, JobAvailabilityModel::HEALTHY, 0, false, scratch);
+            const Measurement healthy = Measure(s, JobAvailabilityModel::HEALTHY, 0, false);
             hosts = healthy.hosts;
             if (times[0].IsZero())
             {
@@ -295,7 +291,7 @@ RunAvailability(Scenario& s, const std::string& out, const std::string& program)
             }
             spdlog::info("measuring the {} iteration time at packet level", StateName(st));
             const Measurement m = Measure(s, State(st), v.linkGiven[st] ? v.links[st] : UINT32_MAX,
-                                          hostFacing[st], scratch);
+                                          hostFacing[st]);
             times[st] = m.iteration;
             measuredLink[st] = m.link;
             how[st] = "measured";
@@ -303,18 +299,14 @@ RunAvailability(Scenario& s, const std::string& out, const std::string& program)
     }
     catch (const AvailabilityError& e)
     {
-        std::cerr << program << ": error: " << e.what() << '\n';
-        fs::remove_all(scratch);
+        PrintError(program, e.what());
         return kBadInput;
     }
     catch (const std::invalid_argument& e)
     {
-        std::cerr << program << ": error: " << e.what() << '\n';
-        fs::remove_all(scratch);
+        PrintError(program, e.what());
         return kBadInput;
     }
-    fs::remove_all(scratch);
-    fs::remove_all(scratch + ".partial");
 
     // The horizon: the policy's interval first, then each swept fixed interval.
     std::vector<ObjectFactory> models{v.model};
@@ -347,15 +339,8 @@ RunAvailability(Scenario& s, const std::string& out, const std::string& program)
     probe->GetAttribute("RestartTime", restart);
 
     // Results, whole or not at all.
-    const fs::path tmp(out + ".partial");
-    fs::remove_all(tmp);
-    fs::create_directories(tmp);
-    {
-        std::ofstream f(tmp / "failures.csv");
-        log.WriteCsv(f);
-    }
-    {
-        std::ofstream f(tmp / "availability.csv");
+    folder.Write("failures.csv", [&log](std::ostream& f) { log.WriteCsv(f); });
+    folder.Write("availability.csv", [&](std::ostream& f) {
         f << "checkpoint_interval_s,policy,runs,goodput,closed_form_goodput,useful_s,lost_work_s,"
              "checkpoint_s,restart_s,degraded_loss_s,restarts,checkpoints,mtbi_s\n"
           << std::setprecision(10);
@@ -373,7 +358,7 @@ RunAvailability(Scenario& s, const std::string& out, const std::string& program)
               << b.checkpoints / n << ','
               << (b.interruptions ? b.wall / double(b.interruptions) : 0.0) << '\n';
         }
-    }
+    });
     json states = json::object();
     for (int st = 0; st < kStates; ++st)
     {
@@ -417,12 +402,8 @@ RunAvailability(Scenario& s, const std::string& out, const std::string& program)
                     {"failures", log.Summary()}};
     summary["wall_seconds"] =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
-    {
-        std::ofstream f(tmp / "summary.json");
-        f << summary.dump(2) << '\n';
-    }
-    fs::remove_all(out);
-    fs::rename(tmp, out);
+    folder.Write("summary.json", [&summary](std::ostream& f) { f << summary.dump(2) << '\n'; });
+    folder.Commit();
 
     std::cout << "# ai-fabric availability: " << hosts.size() << " GPUs over " << days
               << " days x " << v.runs << " runs\n"
@@ -450,7 +431,7 @@ RunAvailability(Scenario& s, const std::string& out, const std::string& program)
                   << std::setprecision(2) << '\n';
     }
     spdlog::info("availability: goodput {:.4f} over {} runs of {:.1f} days; results in {}",
-                 main.Goodput(), v.runs, days, out);
+                 main.Goodput(), v.runs, days, folder.GetDestination().string());
     return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "scenario-main.h"
 
 #include "scenario-availability.h"
+#include "results-folder.h"
 #include "scenario-run.h"
 
 #include "ns3/fabric-partition.h"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 namespace aifabric
 {
@@ -38,18 +40,29 @@ InitSimulator()
     spdlog::set_default_logger(spdlog::stderr_color_mt("ai-fabric"));
 }
 
+namespace
+{
 int
-RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
-                    bool pcap, const std::string& program, const Distribution& distribution)
+RunChecked(const std::function<nlohmann::json()>& document, const std::string& out,
+           const std::vector<std::string>& inputs, bool pcap, const std::string& program,
+           const Distribution& distribution)
 {
     Scenario scenario;
     std::vector<uint32_t> partition;
+    // Only rank 0 writes results; every rank checks the destination, so all refuse alike.
+    const bool root = distribution.rank == 0;
+    std::unique_ptr<ResultsFolder> folder;
     try
     {
         scenario = BuildScenario(document());
         if (distribution.IsDistributed())
         {
             partition = PartitionScenario(scenario, distribution);
+        }
+        ResultsFolder::CheckDestination(out, "--out", inputs);
+        if (root)
+        {
+            folder = std::make_unique<ResultsFolder>(out, "--out", inputs);
         }
     }
     catch (const ScenarioError& e)
@@ -59,10 +72,9 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
     }
     if (scenario.hasAvailability)
     {
-        return RunAvailability(scenario, out, program);
+        return RunAvailability(scenario, *folder, program);
     }
-    ScenarioRun run(scenario, out);
-    const bool root = distribution.rank == 0;
+    ScenarioRun run(scenario);
     if (distribution.IsDistributed())
     {
         spdlog::info("rank {} of {}: {} of {} nodes, {} links cut (--ranks-by={})",
@@ -72,9 +84,9 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
                      distribution.ranksBy);
         run.SetDistribution(distribution, std::move(partition));
     }
-    if (pcap)
+    if (pcap && root)
     {
-        run.EnablePcap();
+        run.EnablePcap(folder->GetStaging());
     }
     try
     {
@@ -106,7 +118,7 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
         ns3::Simulator::Destroy();
         return 0;
     }
-    run.WriteResults(AI_FABRIC_VERSION);
+    run.WriteResults(*folder, AI_FABRIC_VERSION);
     if (scenario.hasCollective)
     {
         run.WriteCollectiveTable(std::cout);
@@ -124,9 +136,28 @@ RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::
                  r.simulatedSeconds * 1e3,
                  r.wallSeconds,
                  double(r.framesDelivered) / r.wallSeconds,
-                 out);
+                 folder->GetDestination().string());
     ns3::Simulator::Destroy();
     return 0;
+}
+
+} // namespace
+
+int
+RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
+                    const std::vector<std::string>& inputs, bool pcap, const std::string& program,
+                    const Distribution& distribution)
+{
+    try
+    {
+        return RunChecked(document, out, inputs, pcap, program, distribution);
+    }
+    catch (const ResultsWriteError& e)
+    {
+        PrintError(program, e.what());
+        ns3::Simulator::Destroy();
+        return kWriteFailed;
+    }
 }
 
 } // namespace aifabric

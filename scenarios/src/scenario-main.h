@@ -8,12 +8,15 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace aifabric
 {
 
 /** Exit code for bad input: the message names the parameter, the value and what is allowed. */
 constexpr int kBadInput = 2;
+/** Exit code when the results could not be written (disk full): no results folder is left. */
+constexpr int kWriteFailed = 1;
 
 /** Print "program: error: what" on stderr in one write. */
 void PrintError(const std::string& program, const std::string& what);
@@ -23,13 +26,16 @@ void InitSimulator();
 
 /**
  * Build the scenario of \p document, run it, write the results folder \p out (with PCAPs if
- * \p pcap) and log a summary; returns the exit code.  Bad input prints one line prefixed with
- * \p program and returns kBadInput without a results folder.  With a collective section the
- * nccl-tests table goes to stdout.  In a distributed run every rank calls it with its
- * \p distribution; rank 0 writes the results and the table, and every rank exits alike.
+ * \p pcap) and log a summary; returns the exit code.  Bad input, a destination that is not a
+ * results folder of this program or holds one of \p inputs (the files the run reads) prints
+ * one line prefixed with \p program and returns kBadInput before simulating; a failed write
+ * returns kWriteFailed; neither leaves a results folder (ResultsFolder).  With a collective
+ * section the nccl-tests table goes to stdout.  In a distributed run every rank calls it with
+ * its \p distribution; rank 0 writes the results and the table, and every rank exits alike.
  */
 int RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
-                        bool pcap, const std::string& program,
+                        const std::vector<std::string>& inputs, bool pcap,
+                        const std::string& program,
                         const Distribution& distribution = Distribution());
 
 } // namespace aifabric

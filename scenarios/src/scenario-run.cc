@@ -6,12 +6,9 @@
 #include <sys/resource.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 
 using namespace ns3;
 using nlohmann::json;
-namespace fs = std::filesystem;
 
 namespace aifabric
 {
@@ -68,10 +65,8 @@ class ProgressReporter
 };
 } // namespace
 
-ScenarioRun::ScenarioRun(Scenario& scenario, const std::string& outDir)
-    : m_scenario(scenario),
-      m_out(outDir),
-      m_partial(outDir + ".partial")
+ScenarioRun::ScenarioRun(Scenario& scenario)
+    : m_scenario(scenario)
 {
 }
 
@@ -118,11 +113,9 @@ ScenarioRun::Install()
     {
         InstallJobs();
     }
-    if (m_pcap)
+    if (!m_pcapFolder.empty())
     {
-        fs::remove_all(m_partial);
-        fs::create_directories(m_partial);
-        m_stats.EnablePcap((fs::path(m_partial) / "host").string());
+        m_stats.EnablePcap((m_pcapFolder / "host").string());
     }
     // An availability run measures fabric states itself: its failures run over the horizon.
     if (s.hasFailures && !s.hasAvailability)
@@ -422,51 +415,36 @@ ScenarioRun::InstallRdmaFlows()
 }
 
 void
-ScenarioRun::WriteResults(const std::string& version) const
+ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) const
 {
-    const fs::path out(m_out);
-    const fs::path tmp(m_partial);
-    if (!m_pcap)
-    {
-        fs::remove_all(tmp);
-    }
-    fs::create_directories(tmp);
     const RunFigures& r = m_figures;
     // Utilization over the time traffic ran: the simulation itself may idle on a little after
     // the last delivery (the progress reporter's last check).
     const bool distributed = m_distribution.IsDistributed();
-    {
-        std::ofstream f(tmp / "links.csv");
+    folder.Write("links.csv", [&](std::ostream& f) {
         distributed ? void(f << FabricStatsHelper::LinksHeader() << m_mergedLinks)
                     : m_stats.WriteLinks(f, m_lastDelivery);
-    }
-    {
-        std::ofstream f(tmp / "flows.csv");
+    });
+    folder.Write("flows.csv", [&](std::ostream& f) {
         distributed ? void(f << FabricStatsHelper::kFlowsHeader << m_mergedFlows)
                     : m_stats.WriteFlows(f);
-    }
+    });
     if (m_scenario.hasCollective)
     {
-        std::ofstream f(tmp / "collectives.csv");
-        WriteCollectives(f);
+        folder.Write("collectives.csv", [&](std::ostream& f) { WriteCollectives(f); });
     }
     // The timeline needs every rank's steps; a distributed run gathers only their count.
     if (m_scenario.hasCollective && !distributed &&
         m_steps <= m_scenario.collective.timelineMaxSteps)
     {
-        std::ofstream f(tmp / "timeline.json");
-        WriteTimeline(f);
+        folder.Write("timeline.json", [&](std::ostream& f) { WriteTimeline(f); });
     }
     if (m_scenario.hasFailures)
     {
-        std::ofstream f(tmp / "failures.csv");
-        m_failureLog.WriteCsv(f);
+        folder.Write("failures.csv", [&](std::ostream& f) { m_failureLog.WriteCsv(f); });
     }
     const BillOfMaterials bom = BillOfMaterials::FromTopology(m_scenario.topology, m_scenario.prices);
-    {
-        std::ofstream f(tmp / "bom.csv");
-        bom.WriteCsv(f);
-    }
+    folder.Write("bom.csv", [&](std::ostream& f) { bom.WriteCsv(f); });
     json summary = {
         {"scenario", m_scenario.document},
         {"name", m_scenario.name},
@@ -528,22 +506,15 @@ ScenarioRun::WriteResults(const std::string& version) const
     if (m_scenario.hasTraining)
     {
         summary["training"] = TrainingSummary();
-        std::ofstream its(tmp / "iterations.csv");
-        WriteIterations(its);
-        std::ofstream ranks(tmp / "ranks.csv");
-        WriteRankIterations(ranks);
+        folder.Write("iterations.csv", [&](std::ostream& f) { WriteIterations(f); });
+        folder.Write("ranks.csv", [&](std::ostream& f) { WriteRankIterations(f); });
         if (m_nSpans <= m_scenario.training.timelineMaxSpans)
         {
-            std::ofstream f(tmp / "timeline.json");
-            WriteJobTimeline(f);
+            folder.Write("timeline.json", [&](std::ostream& f) { WriteJobTimeline(f); });
         }
     }
-    {
-        std::ofstream f(tmp / "summary.json");
-        f << summary.dump(2) << '\n';
-    }
-    fs::remove_all(out);
-    fs::rename(tmp, out);
+    folder.Write("summary.json", [&](std::ostream& f) { f << summary.dump(2) << '\n'; });
+    folder.Commit();
 }
 
 } // namespace aifabric

@@ -3,11 +3,13 @@
 #define AI_FABRIC_SCENARIO_RUN_H
 
 #include "failure-log.h"
+#include "results-folder.h"
 #include "scenario-distributed.h"
 #include "scenario.h"
 
 #include <ostream>
 #include <chrono>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -40,8 +42,8 @@ struct RunFigures
 class ScenarioRun
 {
   public:
-    /** Run \p scenario; results go to \p outDir (built in outDir + ".partial"). */
-    ScenarioRun(Scenario& scenario, const std::string& outDir);
+    /** Run \p scenario. */
+    explicit ScenarioRun(Scenario& scenario);
     /**
      * Simulate only this rank's part of the fabric (call before Install); Run then merges every
      * rank's figures and rows at rank 0, which alone writes the results folder.
@@ -54,12 +56,12 @@ class ScenarioRun
     /** Why the run stopped early on bad input (a sweep size the algorithm refuses), or "". */
     const std::string& GetFailure() const { return m_failure; }
     /**
-     * Write summary.json, links.csv, flows.csv, bom.csv (beside the PCAPs if enabled) into the
-     * ".partial" folder, then rename it into place: the results folder is whole or absent.
+     * Write summary.json, links.csv, flows.csv, bom.csv (beside the PCAPs if enabled) into
+     * \p folder and commit it: the results folder is whole or absent (ResultsWriteError).
      */
-    void WriteResults(const std::string& version) const;
-    /** Write a PCAP per host port into the results folder (call before Run). */
-    void EnablePcap() { m_pcap = true; }
+    void WriteResults(ResultsFolder& folder, const std::string& version) const;
+    /** Write a PCAP per host port into \p folder (call before Install). */
+    void EnablePcap(const std::filesystem::path& folder) { m_pcapFolder = folder; }
     /** The collective section's runs (each size x iteration), in order. */
     const std::vector<ns3::CollectiveResult>& CollectiveResults() const { return m_collectives; }
     /**
@@ -114,9 +116,7 @@ class ScenarioRun
     RunFigures m_figures;
     std::chrono::steady_clock::time_point m_wallStart;
     std::string m_failure;
-    std::string m_out;
-    std::string m_partial;
-    bool m_pcap{false};
+    std::filesystem::path m_pcapFolder; //!< empty: no PCAPs
 
     ns3::Ptr<ns3::CollectiveGroup> m_group;
     ns3::Ptr<ns3::CollectiveAlgorithm> m_algorithm;
