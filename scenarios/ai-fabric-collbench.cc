@@ -52,7 +52,14 @@ SizeValue(const std::string& flag, const std::string& text)
     }
     static const std::map<char, int> shift = {{'K', 10}, {'M', 20}, {'G', 30}};
     const char unit = m[2].str().empty() ? ' ' : char(std::toupper(m[2].str()[0]));
-    return std::stoull(m[1].str()) << (unit == ' ' ? 0 : shift.at(unit));
+    const int bits = unit == ' ' ? 0 : shift.at(unit);
+    const uint64_t count = std::stoull(m[1].str());
+    // Beyond the collective's largest size (1 TiB), refused there; here only kept from wrapping.
+    if (count > (uint64_t(1) << (60 - bits)))
+    {
+        throw ScenarioError(flag + " = \"" + text + "\": too large (at most 1024G)");
+    }
+    return count << bits;
 }
 
 json
@@ -177,6 +184,7 @@ main(int argc, char** argv)
     Options options;
     try
     {
+        CheckArgumentText(argc, argv);
         options = ParseArguments(argc, argv);
     }
     catch (const ScenarioError& e)

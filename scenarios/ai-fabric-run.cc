@@ -94,6 +94,7 @@ main(int argc, char** argv)
     Options options;
     try
     {
+        CheckArgumentText(argc, argv);
         options = ParseArguments(argc, argv);
     }
     catch (const ScenarioError& e)

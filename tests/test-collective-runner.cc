@@ -123,6 +123,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadSweep{"bad_topology_value", "--topology=fat_tree:k=5", "topology.k"},
         BadSweep{"topology_text", "--topology=fat_tree:k", "--topology"},
         BadSweep{"not_a_size", "--maxbytes=lots", "--maxbytes"},
+        // Issue 24: wrapped to 1 MiB and ran; a JSON type error aborted.
+        BadSweep{"size_beyond_64_bits", "--minbytes=17592186044417M", "--minbytes"},
+        BadSweep{"invalid_utf8", "\"$(printf -- '--op=\\377\\376')\"", "not valid UTF-8"},
         BadSweep{"sweep_backwards", "--minbytes=64 --maxbytes=8", "collective.max_bytes"},
         BadSweep{"factor_one", "--factor=1", "collective.factor"},
         BadSweep{"unknown_cc", "--cc=tcp", "collective.congestion_control"},

@@ -30,6 +30,13 @@ Scenario(const std::string& topology, const std::string& extra = "")
 
 const char* kTopo = "{\"kind\":\"fat_tree\",\"k\":4,\"nic_rate\":\"100Gbps\"}";
 
+/** kTopo with the NIC rate \p rate (JSON text). */
+std::string
+Topo(const std::string& rate)
+{
+    return "{\"kind\":\"fat_tree\",\"k\":4,\"nic_rate\":" + rate + "}";
+}
+
 struct BadInput
 {
     const char* name;
@@ -115,7 +122,52 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"bad_override_value", "", "--ns3::FabricSwitch::ForwardingLatency=fast",
                  "ns3::FabricSwitch::ForwardingLatency"},
         BadInput{"bad_override_name", "", "--ns3::NoSuchType::Attribute=1", "NoSuchType"},
-        BadInput{"unknown_argument", "", "--colour=red", "--colour"}),
+        BadInput{"unknown_argument", "", "--colour=red", "--colour"},
+        // Issue 24: each of these aborted inside ns-3 (exit 134/139) or ran on a wrong value.
+        BadInput{"rate_with_space", Scenario(Topo("\"10 Gbps\"")), "", "topology.nic_rate"},
+        BadInput{"rate_padded", Scenario(Topo("\" 2ms \"")), "", "topology.nic_rate"},
+        BadInput{"size_with_space", Scenario(kTopo, ",\"switch\":{\"buffer_size\":\"32 MiB\"}"),
+                 "", "switch.buffer_size"},
+        BadInput{"rate_without_unit", Scenario(Topo("\"400\"")), "", "topology.nic_rate"},
+        BadInput{"rate_unit_cut", Scenario(Topo("\"400G\"")), "", "a rate with a unit"},
+        BadInput{"number_beyond_double", Scenario(Topo("1e400")), "", "number overflow"},
+        BadInput{"time_beyond_double",
+                 Scenario(kTopo, ",\"routing\":{\"convergence_delay\":\"1e999s\"}"), "",
+                 "routing.convergence_delay"},
+        BadInput{"time_without_unit",
+                 Scenario(kTopo, ",\"routing\":{\"convergence_delay\":\"2\"}"), "",
+                 "routing.convergence_delay"},
+        BadInput{"duplicate_key", Scenario("{\"kind\":\"fat_tree\",\"k\":4,\"k\":8}"), "",
+                 "topology.k is given twice"},
+        BadInput{"nested_100000_deep", std::string(100000, '[') + std::string(100000, ']'), "",
+                 "nested deeper than"},
+        BadInput{"override_trailing_space", "", "'--ns3::FabricSwitch::ForwardingLatency=1us '",
+                 "ForwardingLatency"},
+        BadInput{"override_letters_for_integer", "", "--ns3::TrainingJob::Parameters=zz",
+                 "TrainingJob::Parameters"},
+        BadInput{"override_negative_integer", "", "--ns3::TrainingJob::Parameters=-1",
+                 "TrainingJob::Parameters"},
+        BadInput{"override_integer_beyond_model", "",
+                 "--ns3::TrainingJob::Parameters=9223372036854775000", "TrainingJob::Parameters"},
+        BadInput{"override_factory_with_space", "",
+                 "'--ns3::TrainingJob::Slowdown=ns3::StragglerRandomVariable[Fraction= "
+                 "0.125|Factor=1.1]'",
+                 "TrainingJob::Slowdown"},
+        BadInput{"override_factory_with_comma", "",
+                 "'--ns3::TrainingJob::Slowdown=ns3::StragglerRandomVariable[Fraction=0.01,"
+                 "Factor=1.1]'",
+                 "TrainingJob::Slowdown"},
+        BadInput{"override_ber_one", "", "--ns3::FabricChannel::BitErrorRate=1", "0:0.5"},
+        BadInput{"override_zero_link_rate", "", "--ns3::FabricChannel::DataRate=0bps",
+                 ">= 1bps"},
+        BadInput{"override_zero_reduction_rate", "", "--ns3::Accelerator::ReductionRate=0bps",
+                 ">= 1bps"},
+        BadInput{"override_cc_not_a_cc", "", "--ns3::RdmaNic::CongestionControl=ns3::Object",
+                 "derived from ns3::RdmaCongestionControl"},
+        BadInput{"override_cc_a_switch", "",
+                 "--ns3::RdmaNic::CongestionControl=ns3::FabricSwitch",
+                 "derived from ns3::RdmaCongestionControl"},
+        BadInput{"override_not_ours", "", "--ns3::Node::Id=3", "ai-fabric's own types"}),
     [](const testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
 
 TEST(Runner, SameScenarioAndSeedGiveIdenticalResults)

@@ -19,11 +19,17 @@ using nlohmann::json;
 namespace
 {
 /** A scenario on a k=4 fat-tree (16 GPUs, 100G) with \p jobs (JSON array text). */
+/**
+ * A scenario of \p jobs (kJob followed by keys that override its own: the runner refuses a key
+ * given twice, so the text is normalized here, the last value of a key winning).
+ */
 std::string
 TrainingScenario(const std::string& jobs, const std::string& extra = "")
 {
-    return "{\"name\":\"t\",\"topology\":{\"kind\":\"fat_tree\",\"k\":4,\"nic_rate\":\"100Gbps\"}," +
-           extra + "\"training\":{\"jobs\":" + jobs + "}}";
+    return nlohmann::json::parse("{\"name\":\"t\",\"topology\":{\"kind\":\"fat_tree\",\"k\":4,"
+                                 "\"nic_rate\":\"100Gbps\"}," +
+                                 extra + "\"training\":{\"jobs\":" + jobs + "}}")
+        .dump();
 }
 
 const std::string kJob = "{\"name\":\"a\",\"ranks\":8,\"compute_time\":\"500us\","
@@ -126,6 +132,20 @@ INSTANTIATE_TEST_SUITE_P(
                "algorithms.data"},
         BadJob{"bad_compute_time", TrainingScenario("[" + kJob + ",\"compute_time\":\"5 parsecs\"}]"),
                "training.jobs[0].compute_time"},
+        // Issue 24: a name with a space aborted in ns-3; quotes and commas broke the CSVs and
+        // the timeline; -1 wrapped to 2^64-1 gradient bytes or hung; 2^63 failed to allocate.
+        BadJob{"name_with_space", TrainingScenario("[" + kJob + ",\"name\":\"my job\"}]"),
+               "training.jobs[0].name"},
+        BadJob{"name_with_quote_and_comma",
+               TrainingScenario("[" + kJob + ",\"name\":\"a\\\"b,c\"}]"), "training.jobs[0].name"},
+        BadJob{"negative_parameters", TrainingScenario("[" + kJob + ",\"parameters\":-1}]"),
+               "training.jobs[0].parameters"},
+        BadJob{"parameters_near_2_63",
+               TrainingScenario("[" + kJob + ",\"parameters\":9223372036854775000}]"),
+               "training.jobs[0].parameters"},
+        BadJob{"negative_activation_bytes",
+               TrainingScenario("[" + kJob + ",\"layers\":2,\"activation_bytes\":-1}]"),
+               "training.jobs[0].activation_bytes"},
         BadJob{"with_a_collective",
                TrainingScenario("[" + kJob + "}]", "\"collective\":{\"bytes\":1024},"),
                "training"}),

@@ -30,6 +30,32 @@ PrintError(const std::string& program, const std::string& what)
 }
 
 void
+CheckArgumentText(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string arg = argv[i];
+        const bool control = std::any_of(arg.begin(), arg.end(), [](char c) {
+            return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+        });
+        bool utf8 = true;
+        try
+        {
+            (void)nlohmann::json(arg).dump(); // the JSON writer checks the encoding
+        }
+        catch (const nlohmann::json::type_error&)
+        {
+            utf8 = false;
+        }
+        if (control || !utf8)
+        {
+            throw ScenarioError("argument " + std::to_string(i) + ": " +
+                                (utf8 ? "holds a control character" : "not valid UTF-8"));
+        }
+    }
+}
+
+void
 InitSimulator()
 {
     ns3::Time::SetResolution(ns3::Time::PS);

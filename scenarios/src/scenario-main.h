@@ -21,6 +21,9 @@ constexpr int kWriteFailed = 1;
 /** Print "program: error: what" on stderr in one write. */
 void PrintError(const std::string& program, const std::string& what);
 
+/** Throw ScenarioError unless every argument is valid UTF-8 without control characters. */
+void CheckArgumentText(int argc, char** argv);
+
 /** Picosecond time and the binary-heap scheduler: call first in main. */
 void InitSimulator();
 

@@ -55,60 +55,6 @@ CheckKeys(const json& obj, const std::string& where, const std::set<std::string>
     }
 }
 
-/**
- * Whether \p text is a time ns-3 can parse: a number and an optional unit.  ns-3 3.37 aborts
- * on anything else, so times are checked here before they reach it.
- */
-bool
-IsTimeText(const std::string& text)
-{
-    static const std::regex time(
-        R"(^\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?(s|ms|us|ns|ps|fs|min|h|d|y)?\s*$)");
-    return std::regex_match(text, time);
-}
-
-} // namespace
-
-bool
-ParseAttributeText(const std::string& text, const AttributeChecker& checker, AttributeValue& value)
-{
-    if (checker.GetValueTypeName() == "ns3::TimeValue" && !IsTimeText(text))
-    {
-        return false;
-    }
-    if (auto pointer = dynamic_cast<const PointerChecker*>(&checker))
-    {
-        // "ns3::Type[Name=value|...]": ns-3 aborts on an unknown type or attribute, so each
-        // part is checked here first.
-        static const std::regex factory(R"(^(ns3::[A-Za-z0-9_]+)(\[(.*)\])?$)");
-        std::smatch m;
-        TypeId tid;
-        if (!std::regex_match(text, m, factory) ||
-            !TypeId::LookupByNameFailSafe(m[1].str(), &tid) || !tid.HasConstructor() ||
-            !tid.IsChildOf(pointer->GetPointeeTypeId()))
-        {
-            return false;
-        }
-        std::istringstream attributes(m[3].str());
-        std::string pair;
-        while (m[2].matched && std::getline(attributes, pair, '|'))
-        {
-            const auto eq = pair.find('=');
-            TypeId::AttributeInformation info;
-            if (eq == std::string::npos || !tid.LookupAttributeByName(pair.substr(0, eq), &info) ||
-                !ParseAttributeText(pair.substr(eq + 1), *info.checker, *info.checker->Create()))
-            {
-                return false;
-            }
-        }
-    }
-    return value.DeserializeFromString(text, Ptr<const AttributeChecker>(&checker)) &&
-           checker.Check(value);
-}
-
-namespace
-{
-
 std::string
 Path(const std::string& where, const std::string& key)
 {
@@ -186,34 +132,14 @@ GetString(const json& obj, const std::string& where, const std::string& key,
 template <typename V>
 V
 ParseValue(const std::string& key, const json& raw, const std::string& text,
-           Ptr<const AttributeChecker> checker, const std::string& example)
+           Ptr<const AttributeChecker> checker)
 {
     V value;
     if (!ParseAttributeText(text, *checker, value))
     {
-        Fail(key, raw, "not a valid " + checker->GetValueTypeName().substr(5) + " (e.g. " +
-                           example + ")");
+        Fail(key, raw, "allowed: " + AllowedText(*checker));
     }
     return value;
-}
-
-/** The seconds a time text ("5h", "1e6h", "30d") stands for, without ns-3's clock's limit. */
-bool
-TimeTextSeconds(const std::string& text, double& seconds)
-{
-    static const std::map<std::string, double> unit{{"", 1},       {"s", 1},       {"ms", 1e-3},
-                                                    {"us", 1e-6},  {"ns", 1e-9},   {"ps", 1e-12},
-                                                    {"fs", 1e-15}, {"min", 60},    {"h", 3600},
-                                                    {"d", 86400},  {"y", 31536000}};
-    std::smatch m;
-    if (!IsTimeText(text) ||
-        !std::regex_match(text, m, std::regex(R"(^\s*([+-]?[0-9.eE+-]+?)\s*([a-z]*)\s*$)")) ||
-        !unit.count(m[2]))
-    {
-        return false;
-    }
-    seconds = std::stod(m[1]) * unit.at(m[2]);
-    return true;
 }
 
 /** A duration in seconds (a double), for MTBFs beyond ns-3's clock; must be >= 0, or > 0. */
@@ -252,9 +178,8 @@ GetTime(const json& obj, const std::string& where, const std::string& key, Time 
         Fail(Path(where, key), obj.at(key),
              "beyond ns-3's clock (106 days at picosecond resolution)");
     }
-    const Time t = ParseValue<TimeValue>(Path(where, key), obj.at(key), text, MakeTimeChecker(),
-                                         "\"500ns\", \"2us\"")
-                       .Get();
+    const Time t =
+        ParseValue<TimeValue>(Path(where, key), obj.at(key), text, MakeTimeChecker()).Get();
     if (t.IsStrictlyNegative())
     {
         Fail(Path(where, key), obj.at(key), "must be >= 0");
@@ -266,9 +191,9 @@ DataRate
 GetRate(const json& obj, const std::string& where, const std::string& key)
 {
     const std::string text = GetString(obj, where, key, "");
-    const DataRate r = ParseValue<DataRateValue>(Path(where, key), obj.at(key), text,
-                                                 MakeDataRateChecker(), "\"400Gbps\"")
-                           .Get();
+    const DataRate r =
+        ParseValue<DataRateValue>(Path(where, key), obj.at(key), text, MakeDataRateChecker())
+            .Get();
     if (r.GetBitRate() == 0)
     {
         Fail(Path(where, key), obj.at(key), "must be > 0");
@@ -317,12 +242,8 @@ ApplyAttributes(const json& section, const std::string& where, TypeId tid,
         const json& raw = section.at(key);
         if (!ParseAttributeText(AttributeText(raw), *info.checker, *value))
         {
-            std::string allowed = info.checker->GetValueTypeName().substr(5);
-            if (info.checker->HasUnderlyingTypeInformation())
-            {
-                allowed += " " + info.checker->GetUnderlyingTypeInformation();
-            }
-            Fail(Path(where, key), raw, "allowed: " + allowed + " (" + info.help + ")");
+            Fail(Path(where, key), raw,
+                 "allowed: " + AllowedText(*info.checker) + " (" + info.help + ")");
         }
         set(attribute, *value);
     }
@@ -896,6 +817,12 @@ BuildTraining(const json& doc, Scenario& s)
         TrainingJobHelper helper;
         ObjectFactory job(TrainingJob::GetTypeId().GetName());
         const std::string name = GetString(j, wj, "name", "job" + std::to_string(i));
+        // Names go into CSV rows and the timeline as they are: plain words only.
+        if (!std::regex_match(name, std::regex("[A-Za-z0-9_.-]{1,64}")))
+        {
+            Fail(Path(wj, "name"), j.at("name"),
+                 "1 to 64 letters, digits, '_', '-' or '.' (no spaces, quotes or commas)");
+        }
         if (!names.insert(name).second)
         {
             Fail(Path(wj, "name"), json(name), "another job has this name; names must differ");
@@ -1310,16 +1237,16 @@ SetAttributeDefault(const std::string& name, const std::string& text)
     {
         throw ScenarioError("--" + name + ": no such attribute (expected --ns3::Type::Attribute)");
     }
+    if (tid.GetGroupName() != "AiFabric")
+    {
+        throw ScenarioError("--" + name + ": only the attributes of ai-fabric's own types can be "
+                            "set (" + tid.GetName() + " is ns-3's)");
+    }
     Ptr<AttributeValue> value = info.checker->Create();
     if (!ParseAttributeText(text, *info.checker, *value))
     {
-        std::string allowed = info.checker->GetValueTypeName().substr(5);
-        if (info.checker->HasUnderlyingTypeInformation())
-        {
-            allowed += " " + info.checker->GetUnderlyingTypeInformation();
-        }
-        throw ScenarioError("--" + name + " = \"" + text + "\": allowed: " + allowed + " (" +
-                            info.help + ")");
+        throw ScenarioError("--" + name + " = \"" + text + "\": allowed: " +
+                            AllowedText(*info.checker) + " (" + info.help + ")");
     }
     Config::SetDefault(name, *value);
 }
@@ -1327,11 +1254,51 @@ SetAttributeDefault(const std::string& name, const std::string& text)
 json
 ParseScenarioText(const std::string& text, const std::string& origin)
 {
+    // Refused while parsing: a key given twice in one object (JSON leaves it open which one
+    // counts) and nesting deeper than any scenario needs (it would only exhaust the stack).
+    constexpr int kMaxDepth = 32;
+    std::vector<std::set<std::string>> keys;
+    std::vector<std::string> path;
+    auto check = [&](int depth, json::parse_event_t event, json& parsed) {
+        if (depth > kMaxDepth)
+        {
+            throw ScenarioError(origin + ": nested deeper than " + std::to_string(kMaxDepth) +
+                                " levels");
+        }
+        switch (event)
+        {
+        case json::parse_event_t::object_start:
+            keys.emplace_back();
+            break;
+        case json::parse_event_t::object_end:
+            keys.pop_back();
+            break;
+        case json::parse_event_t::key: {
+            const std::string key = parsed.get<std::string>();
+            path.resize(depth - 1); // an array's level stays empty: "jobs[].name"
+            path.push_back(key);
+            if (!keys.back().insert(key).second)
+            {
+                std::string where;
+                for (const auto& k : path)
+                {
+                    where += k.empty() ? "[]" : (where.empty() ? "" : ".") + k;
+                }
+                throw ScenarioError(origin + ": key " + where +
+                                    " is given twice; give each key once");
+            }
+            break;
+        }
+        default:
+            break;
+        }
+        return true;
+    };
     try
     {
-        return json::parse(text);
+        return json::parse(text, check);
     }
-    catch (const json::parse_error& e)
+    catch (const json::exception& e)
     {
         throw ScenarioError(origin + ": not valid JSON (" + e.what() + ")");
     }

@@ -2,6 +2,8 @@
 #ifndef AI_FABRIC_SCENARIO_H
 #define AI_FABRIC_SCENARIO_H
 
+#include "attribute-text.h"
+
 #include "ns3/ai-fabric-module.h"
 
 #include <nlohmann/json.hpp>
@@ -115,13 +117,6 @@ struct Scenario
     ns3::BomPrices prices;
 };
 
-/**
- * Parse \p text into \p value with \p checker's type and range; false (never an abort) when
- * the text is not a valid value.
- */
-bool ParseAttributeText(const std::string& text,
-                        const ns3::AttributeChecker& checker,
-                        ns3::AttributeValue& value);
 /** Set the default of attribute "ns3::Type::Attribute" from \p text; throws ScenarioError. */
 void SetAttributeDefault(const std::string& name, const std::string& text);
 

@@ -1,4 +1,5 @@
 #include "accelerator.h"
+#include "range-checkers.h"
 
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -28,13 +29,13 @@ Accelerator::GetTypeId()
                           "memory passes of a reduction (two reads, one write).",
                           DataRateValue(DataRate("8933Gbps")),
                           MakeDataRateAccessor(&Accelerator::m_reductionRate),
-                          MakeDataRateChecker())
+                          MakeDataRateChecker(DataRate(1)))
             .AddAttribute("CopyRate",
                           "Bytes copied per second.  Default 13400 Gb/s = 1.675 TB/s: the H100 "
                           "SXM's 3.35 TB/s HBM3 over a copy's two passes (one read, one write).",
                           DataRateValue(DataRate("13400Gbps")),
                           MakeDataRateAccessor(&Accelerator::m_copyRate),
-                          MakeDataRateChecker())
+                          MakeDataRateChecker(DataRate(1)))
             .AddAttribute("SustainedFlops",
                           "FLOP/s the GPU sustains on training compute.  Default 400e12: the "
                           "380-430 TFLOP/s per H100 (38-43% of its 989 TFLOP/s dense BF16) that "

@@ -86,12 +86,12 @@ ComponentFailureProcess::GetTypeId()
                           MakeTimeAccessor(&ComponentFailureProcess::m_flapUp),
                           MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("BitErrorRate",
-                          "BIT_ERRORS: the failed links' bit-error rate, in [0, 1).  Default "
+                          "BIT_ERRORS: the failed links' bit-error rate, in [0, 0.5].  Default "
                           "1e-8, five orders above IEEE 802.3bs's 1e-13 after FEC: a 4 KiB "
                           "frame is then lost with probability 3.3e-4.",
                           DoubleValue(1e-8),
                           MakeDoubleAccessor(&ComponentFailureProcess::m_ber),
-                          MakeDoubleChecker<double>(0.0, 1.0))
+                          MakeDoubleChecker<double>(0.0, 0.5))
             .AddAttribute("RateFraction",
                           "LANE_LOSS: the fraction of the line rate left, in (0, 1].  Default "
                           "0.75: a 400G link of four 100G lanes (400GBASE-DR4) losing one.",

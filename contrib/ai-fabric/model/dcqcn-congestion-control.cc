@@ -1,4 +1,5 @@
 #include "dcqcn-congestion-control.h"
+#include "range-checkers.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -77,7 +78,7 @@ DcqcnCongestionControl::GetTypeId()
                           "MIN_RATE.",
                           DataRateValue(DataRate("1Gbps")),
                           MakeDataRateAccessor(&DcqcnCongestionControl::m_minRate),
-                          MakeDataRateChecker());
+                          MakeDataRateChecker(DataRate(1)));
     return tid;
 }
 

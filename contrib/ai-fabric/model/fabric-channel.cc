@@ -1,4 +1,5 @@
 #include "fabric-channel.h"
+#include "range-checkers.h"
 
 #include "fabric-net-device.h"
 #include "frame-arrival.h"
@@ -31,7 +32,7 @@ FabricChannel::GetTypeId()
                           DataRateValue(DataRate("100Gbps")),
                           MakeDataRateAccessor(&FabricChannel::SetDataRate,
                                                &FabricChannel::GetNominalDataRate),
-                          MakeDataRateChecker())
+                          MakeDataRateChecker(DataRate(1)))
             .AddAttribute("Delay",
                           "Propagation delay: about 5 ns per metre of fibre or copper "
                           "(refractive index ~1.5).  Default: a 2 m cable.",
@@ -40,12 +41,12 @@ FabricChannel::GetTypeId()
                           MakeTimeChecker(Time(0)))
             .AddAttribute("BitErrorRate",
                           "Probability that a bit is received in error, both directions, in "
-                          "[0, 1).  0 for a healthy link: IEEE 802.3bs specifies a BER below "
+                          "[0, 0.5] (0.5: every bit random).  0 for a healthy link: IEEE 802.3bs specifies a BER below "
                           "1e-13 after FEC for 400G links.",
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&FabricChannel::SetBitErrorRate,
                                              &FabricChannel::GetBitErrorRate),
-                          MakeDoubleChecker<double>(0.0, 1.0))
+                          MakeDoubleChecker<double>(0.0, 0.5))
             .AddTraceSource("LinkState",
                             "The link went down (false) or came up (true).",
                             MakeTraceSourceAccessor(&FabricChannel::m_linkStateTrace),

@@ -1,4 +1,5 @@
 #include "message-source.h"
+#include "range-checkers.h"
 
 #include "fabric-channel.h"
 #include "fabric-endpoint.h"
@@ -31,13 +32,13 @@ MessageSource::GetTypeId()
                           "Bytes of payload to send.",
                           UintegerValue(1 << 20),
                           MakeUintegerAccessor(&MessageSource::m_bytes),
-                          MakeUintegerChecker<uint64_t>(1))
+                          MakeUintegerChecker<uint64_t>(1, kMaxByteCount))
             .AddAttribute("DataRate",
                           "Pacing rate on the wire (frames and their overheads); 0 means no "
                           "pacing: as fast as the egress port takes frames (its line rate).",
                           DataRateValue(DataRate(0)),
                           MakeDataRateAccessor(&MessageSource::m_rate),
-                          MakeDataRateChecker())
+                          MakeDataRateChecker(DataRate(1)))
             .AddAttribute("Priority",
                           "802.1Q PCP / traffic class of the frames.  Default 3, the class "
                           "RoCE deployments commonly make lossless.",

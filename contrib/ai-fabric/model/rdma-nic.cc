@@ -1,4 +1,5 @@
 #include "rdma-nic.h"
+#include "range-checkers.h"
 
 #include "fabric-endpoint.h"
 #include "no-congestion-control.h"
@@ -24,7 +25,7 @@ RdmaNic::GetTypeId()
                           "ns3::RdmaCongestionControl).",
                           TypeIdValue(NoCongestionControl::GetTypeId()),
                           MakeTypeIdAccessor(&RdmaNic::m_ccType),
-                          MakeTypeIdChecker());
+                          MakeTypeIdChecker(RdmaCongestionControl::GetTypeId()));
     return tid;
 }
 

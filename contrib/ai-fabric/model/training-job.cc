@@ -1,4 +1,5 @@
 #include "training-job.h"
+#include "range-checkers.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -71,7 +72,7 @@ TrainingJob::GetTypeId()
                           "Model parameters; each rank reduces the gradients of its "
                           "Parameters / (TP x PP) over its data-parallel group.",
                           UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_parameters),
-                          MakeUintegerChecker<uint64_t>())
+                          MakeUintegerChecker<uint64_t>(0, kMaxByteCount))
             .AddAttribute("GradientElementBytes",
                           "Bytes per gradient element.  Default 4: FP32 gradients of mixed-"
                           "precision training with FP32 master weights (Micikevicius et al., "
@@ -91,7 +92,7 @@ TrainingJob::GetTypeId()
                           "all-reduce and pipeline transfer.  0 makes pipeline transfers free "
                           "(stages still wait for each other).",
                           UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_activationBytes),
-                          MakeUintegerChecker<uint64_t>())
+                          MakeUintegerChecker<uint64_t>(0, kMaxByteCount))
             .AddAttribute("MoeLayers",
                           "Layers that are mixture-of-experts, spread evenly (every "
                           "Layers / MoeLayers-th layer).",
@@ -107,7 +108,7 @@ TrainingJob::GetTypeId()
                           "Gradient bucket size.  Default 25 MiB: PyTorch "
                           "DistributedDataParallel's bucket_cap_mb = 25.",
                           UintegerValue(25 << 20), MakeUintegerAccessor(&TrainingJob::m_bucketBytes),
-                          MakeUintegerChecker<uint64_t>(1))
+                          MakeUintegerChecker<uint64_t>(1, kMaxByteCount))
             .AddAttribute("OverlapGradientReduction",
                           "Start each bucket's all-reduce as soon as the backward has produced "
                           "it (DDP's overlap), instead of after the whole backward.",
