@@ -152,10 +152,15 @@ ComponentFailureProcess::Draw(Ptr<RandomVariableStream> v, const char* what) con
     NS_ABORT_MSG_IF(std::isnan(s) || s < 0,
                     "ComponentFailureProcess " << m_component << ": " << what << " drew " << s
                                                << " s; it must be a time >= 0");
-    // Beyond what ns-3's clock can reach (about 106 days at picosecond resolution) the event
-    // never happens in this run.
-    const double left = (Time::Max() - Simulator::Now()).GetSeconds() * 0.5;
-    return s < left ? Seconds(s) : Time::Max();
+    // Every time the clock can reach is exact; beyond its end the event never happens in
+    // this run.  (Converting a draw past the clock to a Time would overflow.)
+    const Time left = Time::Max() - Simulator::Now();
+    if (s >= left.GetSeconds())
+    {
+        return Time::Max();
+    }
+    const Time t = Seconds(s);
+    return t < left ? t : Time::Max();
 }
 
 void

@@ -87,7 +87,10 @@ class ComponentFailureProcess : public Object
     void FlapUp(uint32_t remaining);
     void ScheduleNextFailure();
     void ApplyToChannels(bool apply);
-    /** A draw of \p v in seconds, checked to be a usable duration. */
+    /**
+     * A draw of \p v in seconds, checked to be a usable duration; Time::Max when it ends past
+     * the end of ns-3's clock (about 106 days at picosecond resolution), where no event runs.
+     */
     Time Draw(Ptr<RandomVariableStream> v, const char* what) const;
 
     Mode m_mode{HARD};
