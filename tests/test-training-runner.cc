@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -245,4 +246,62 @@ TEST(TrainingRunner, ShippedTrainingScenariosFinishEveryIteration)
         }
         fs::remove_all(dir);
     }
+}
+
+// Issue 17: streams were literals (network from 100, 3 per link; jobs at 1000 + 2i; failures at
+// 2^20), so a fabric of more than 300 links gave the first job's placement and slowdown draws
+// the streams of some port's ECN marker.  Now one plan: each consumer takes the streams its
+// AssignStreams reports, after the previous one's.
+TEST(RandomStreams, NoTwoConsumersShareAStreamInA256GpuScenario)
+{
+    const fs::path dir = Scratch("streams-256");
+    std::ofstream(dir / "s.json") << R"({"name": "streams",
+      "stop_time": "5ms",
+      "topology": {"kind": "rail_optimized", "servers": 32, "gpus_per_server": 8,
+                   "servers_per_group": 16, "nic_rate": "400Gbps"},
+      "training": {"jobs": [
+        {"name": "a", "ranks": 128, "compute_time": "10us", "parameters": 4096,
+         "iterations": 1, "placement": "scattered"},
+        {"name": "b", "ranks": 128, "compute_time": "10us", "parameters": 4096,
+         "iterations": 1, "placement": "scattered"}]},
+      "failures": {"components": [{"kind": "gpu", "mtbf": "1e6h", "mttr": "1h"},
+                                  {"kind": "link", "mtbf": "1e6h", "mttr": "1h"}]}})";
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" + (dir / "s.json").string() +
+                                     " --out=" + (dir / "r").string(),
+                                 dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const nlohmann::json summary = nlohmann::json::parse(ReadFile(dir / "r" / "summary.json"));
+    const uint64_t links = summary["links"];
+    ASSERT_GT(links, 600u) << "large enough that the old literals overlapped";
+    std::set<std::string> cables; // links a "link" failure mode applies to: all but NVLink
+    for (const auto& row : ReadCsv(dir / "r" / "links.csv"))
+    {
+        if (row.at("medium") != "nvlink")
+        {
+            cables.insert(row.at("link"));
+        }
+    }
+    // What each consumer needs, from the scenario (not from the code's own bookkeeping): 3 per
+    // link (two ports' ECN markers, the channel's bit errors), 2 per job (placement,
+    // slowdown), 2 per failure process (time to failure, time to repair): one per GPU and
+    // cable.
+    const std::map<std::string, int64_t> needs{{"traffic", 1},
+                                              {"network", int64_t(3 * links)},
+                                              {"job a", 2},
+                                              {"job b", 2},
+                                              {"failures", int64_t(2 * (256 + cables.size()))}};
+    int64_t next = 0;
+    std::set<std::string> seen;
+    for (const auto& c : summary["random_streams"])
+    {
+        const std::string consumer = c["consumer"];
+        EXPECT_EQ(c["first"].get<int64_t>(), next) << consumer << ": streams overlap or gap";
+        ASSERT_TRUE(needs.count(consumer)) << consumer;
+        EXPECT_EQ(c["count"].get<int64_t>(), needs.at(consumer)) << consumer;
+        next += c["count"].get<int64_t>();
+        seen.insert(consumer);
+    }
+    EXPECT_EQ(seen.size(), needs.size());
+    fs::remove_all(dir);
 }

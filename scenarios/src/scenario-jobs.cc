@@ -25,7 +25,8 @@ ScenarioRun::InstallJobs()
     }
     for (uint32_t i = 0; i < s.training.jobs.size(); ++i)
     {
-        Ptr<TrainingJob> job = s.training.jobs[i].Install(m_network, s.rdmaHelper, 1000 + 2 * i);
+        Ptr<TrainingJob> job = s.training.jobs[i].Install(m_network, s.rdmaHelper, m_nextStream);
+        TakeStreams("job " + job->GetName(), TrainingJobHelper::kStreamsPerJob);
         job->TraceConnectWithoutContext("Span", MakeCallback(&ScenarioRun::RecordSpan, this).Bind(i));
         m_jobs.push_back(job);
     }

@@ -87,12 +87,22 @@ ScenarioRun::SetDistribution(const Distribution& d, std::vector<uint32_t> rankOf
 }
 
 void
+ScenarioRun::TakeStreams(const std::string& consumer, int64_t count)
+{
+    m_streams.push_back({{"consumer", consumer}, {"first", m_nextStream}, {"count", count}});
+    m_nextStream += count;
+}
+
+void
 ScenarioRun::Install()
 {
     m_wallStart = std::chrono::steady_clock::now();
     Scenario& s = m_scenario;
     m_network = s.network.Install(s.topology);
-    m_network->AssignStreams(100);
+    // One plan for the run's random streams: each consumer takes the ones after the last.
+    m_nextStream = kTrafficStream;
+    TakeStreams("traffic", 1);
+    TakeStreams("network", m_network->AssignStreams(m_nextStream));
     if (s.rdma)
     {
         InstallRdmaFlows();
@@ -148,7 +158,9 @@ ScenarioRun::InstallFailures()
             jobHosts.insert(job->GetHost(r));
         }
     }
-    const auto& installed = m_scenario.failures.helper.Install(m_scenario.topology, m_network, 1 << 20);
+    FailureHelper& helper = m_scenario.failures.helper;
+    const auto& installed = helper.Install(m_scenario.topology, m_network, m_nextStream);
+    TakeStreams("failures", helper.GetStreamsUsed());
     m_failureLog.Follow(installed, jobHosts, !m_jobs.empty());
     for (const auto& i : installed)
     {
@@ -466,6 +478,7 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
         {"max_fct_us", r.maxFctUs},
         {"switch_buffer_peak_bytes", r.switchBufferPeak},
         {"bom_total_usd", bom.TotalCost()},
+        {"random_streams", m_streams},
         {"mpi_ranks", m_distribution.ranks},
         {"peak_rss_kb_per_rank", m_peakRssKb},
     };

@@ -105,6 +105,11 @@ class ScenarioRun
     nlohmann::json TrainingSummary() const;
     /** One queue pair per flow, each message posted at its start time. */
     void InstallRdmaFlows();
+    /**
+     * Record that \p consumer's random variables use the \p count streams from m_nextStream
+     * (what its AssignStreams returned), and move m_nextStream past them.
+     */
+    void TakeStreams(const std::string& consumer, int64_t count);
     /** The failures section at packet level: processes on the channels, logged. */
     void InstallFailures();
     /** A GPU or server the jobs on \p hosts hold failed: they stop. */
@@ -136,6 +141,8 @@ class ScenarioRun
     uint64_t m_nSpans{0}; //!< spans traced in all
 
     FailureLog m_failureLog;
+    int64_t m_nextStream{0};   //!< the first random stream no consumer has taken yet
+    nlohmann::json m_streams;  //!< the plan: consumer, first stream, count
 
     Distribution m_distribution;
     ns3::Time m_lastDelivery;   //!< over all ranks

@@ -519,7 +519,7 @@ BuildTraffic(const json& doc, Scenario& s)
         std::vector<uint32_t> dst(hosts);
         std::iota(dst.begin(), dst.end(), 0);
         Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
-        u->SetStream(1);
+        u->SetStream(kTrafficStream);
         for (uint32_t i = hosts - 1; i > 0; --i)
         {
             std::swap(dst[i], dst[u->GetInteger(0, i - 1)]);

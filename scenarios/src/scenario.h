@@ -16,6 +16,12 @@
 namespace aifabric
 {
 
+/**
+ * The random stream of the traffic pattern's draws (a permutation), made while the scenario is
+ * read; a run's other random variables take the streams after it (ScenarioRun's plan).
+ */
+constexpr int64_t kTrafficStream = 0;
+
 /** Bad input: the message names the key, the value and what is allowed. */
 class ScenarioError : public std::runtime_error
 {

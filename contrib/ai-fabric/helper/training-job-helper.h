@@ -39,10 +39,13 @@ class TrainingJobHelper
     /**
      * Place, wire and start a job with the attributes set so far on \p network, its queue
      * pairs made by \p rdma.  Streams \p stream (scattered placement) and \p stream + 1 (the
-     * job's Slowdown) are used.  Throws std::invalid_argument for a bad description, too few
+     * job's Slowdown) are used: kStreamsPerJob in all.  Throws std::invalid_argument for a bad description, too few
      * free GPUs, a map that does not fit, or a collective an algorithm refuses.
      */
     Ptr<TrainingJob> Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma, int64_t stream);
+
+    /** Random streams one Install uses, from the stream it is given. */
+    static constexpr int64_t kStreamsPerJob = 2;
 
   private:
     /** A communicator over \p ranks (job ranks) for \p requests; returns its group. */
