@@ -5,6 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <set>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 
@@ -169,6 +173,107 @@ INSTANTIATE_TEST_SUITE_P(
                  "derived from ns3::RdmaCongestionControl"},
         BadInput{"override_not_ours", "", "--ns3::Node::Id=3", "ai-fabric's own types"}),
     [](const testing::TestParamInfo<BadInput>& info) { return std::string(info.param.name); });
+
+namespace
+{
+/**
+ * E[max load] over \p throws independent throws of \p balls uniformly into \p bins: the sum
+ * over m of P(max > m), with P(one throw's max <= m) = balls! [x^balls]
+ * (sum_{j<=m} x^j / j!)^bins / bins^balls.
+ */
+double
+ExpectedMaxLoad(int balls, int bins, int throws)
+{
+    double expected = 0;
+    for (int m = 0; m < balls; ++m)
+    {
+        // poly = (sum_{j<=m} x^j / j!)^bins, truncated at x^balls.
+        std::vector<double> poly(balls + 1, 0.0);
+        poly[0] = 1;
+        for (int b = 0; b < bins; ++b)
+        {
+            std::vector<double> next(balls + 1, 0.0);
+            for (int i = 0; i <= balls; ++i)
+            {
+                double term = 1;
+                for (int j = 0; j <= m && i + j <= balls; ++j)
+                {
+                    next[i + j] += poly[i] * term;
+                    term /= j + 1;
+                }
+            }
+            poly = next;
+        }
+        double atMostM = poly[balls];
+        for (int i = 1; i <= balls; ++i)
+        {
+            atMostM *= double(i) / bins;
+        }
+        expected += 1 - std::pow(atMostM, throws); // P(max > m)
+    }
+    return expected;
+}
+
+/** The slowest message's completion time of results folder \p out, in microseconds. */
+double
+SlowestFctUs(const fs::path& out)
+{
+    double slowest = 0;
+    for (const auto& row : ReadCsv(out / "flows.csv"))
+    {
+        slowest = std::max(slowest, std::stod(row.at("fct_us")));
+    }
+    return slowest;
+}
+} // namespace
+
+// Issue 17: seeds 1, 2 and 3 gave identical flow-hash ECMP results (the hash seeds did not
+// depend on the run seed).  Now each seed hashes anew: the 8 flows from each leaf to the other
+// over its 8 uplinks collide as 8 balls in 8 bins (two independent throws, one per leaf), and
+// the slowest flow takes as long as the fullest uplink's flows share it.
+TEST(Runner, EachSeedHashesFlowsAnewLikeBallsIntoBins)
+{
+    const fs::path dir = Scratch("ecmp-seeds");
+    auto write = [&](const std::string& name, uint32_t seed, const std::string& sw) {
+        std::ofstream(dir / name) << "{\"seed\":" << seed
+                                  << ",\"topology\":{\"kind\":\"leaf_spine\",\"leaves\":2,"
+                                     "\"hosts_per_leaf\":8,\"nic_rate\":\"100Gbps\"},"
+                                     "\"traffic\":{\"pattern\":\"shift\",\"shift\":8,"
+                                     "\"bytes\":1048576},\"switch\":{"
+                                  << sw << "}}";
+    };
+    auto run = [&](const std::string& name) {
+        const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                     "--scenario=" + (dir / name).string() +
+                                         " --out=" + (dir / "r").string(),
+                                     dir);
+        EXPECT_EQ(o.exitCode, 0) << o.stderrText;
+        return SlowestFctUs(dir / "r");
+    };
+    // Alone on its uplink: sprayed, every flow has a path's worth.
+    write("spray.json", 1, "\"load_balancing\":\"PacketSpray\"");
+    const double alone = run("spray.json");
+    const int seeds = 100;
+    double sum = 0;
+    std::set<double> distinct;
+    for (int seed = 1; seed <= seeds; ++seed)
+    {
+        write("s.json", seed, "");
+        const double slowest = run("s.json");
+        sum += slowest / alone;
+        distinct.insert(slowest);
+    }
+    const double expected = ExpectedMaxLoad(8, 8, 2);
+    std::cout << "mean slowest-flow slowdown over " << seeds << " seeds " << sum / seeds
+              << ", balls into bins " << expected << "\n";
+    EXPECT_NEAR(sum / seeds / expected, 1.0, 0.10);
+    EXPECT_GE(distinct.size(), 3u) << "the seeds hash alike";
+    // A pinned base pins the hash whatever the seed.
+    write("p1.json", 1, "\"ecmp_seed_base\":12345");
+    write("p2.json", 2, "\"ecmp_seed_base\":12345");
+    EXPECT_EQ(run("p1.json"), run("p2.json"));
+    fs::remove_all(dir);
+}
 
 TEST(Runner, SameScenarioAndSeedGiveIdenticalResults)
 {

@@ -4,6 +4,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/uinteger.h"
 
 #include <stdexcept>
@@ -209,12 +210,26 @@ FabricNetworkHelper::PayloadMtuOf(const ObjectFactory& deviceFactory)
     return static_cast<uint32_t>(mtu.Get());
 }
 
+uint32_t
+FabricNetworkHelper::EcmpSeedBase() const
+{
+    if (m_seedBase)
+    {
+        return *m_seedBase;
+    }
+    // Knuth's multiplicative hashing constants spread consecutive seeds and runs over the
+    // 32-bit space.
+    return 0x9e3779b9u * RngSeedManager::GetSeed() +
+           0x85ebca6bu * static_cast<uint32_t>(RngSeedManager::GetRun() - 1);
+}
+
 Ptr<FabricSwitch>
-FabricNetworkHelper::MakeSwitch(const FabricTopology::Node& node, uint32_t id) const
+FabricNetworkHelper::MakeSwitch(const FabricTopology::Node& node, uint32_t id,
+                                uint32_t seedBase) const
 {
     const bool nv = node.role == FabricTopology::Role::NvSwitch;
     Ptr<FabricSwitch> sw = (nv ? m_nvSwitchFactory : m_switchFactory).Create<FabricSwitch>();
-    sw->SetAttribute("EcmpSeed", UintegerValue(m_commonSeed ? m_seedBase : m_seedBase + id));
+    sw->SetAttribute("EcmpSeed", UintegerValue(m_commonSeed ? seedBase : seedBase + id));
     sw->SetMmu(m_mmuFactory.Create<SharedBufferMmu>());
     return sw;
 }
@@ -233,6 +248,7 @@ FabricNetworkHelper::Install(const FabricTopology& topology) const
                     "FabricNetworkHelper: a partition of " << m_rankOfNode.size()
                                                            << " nodes for a fabric of " << nNodes);
     net->m_rankOfNode = m_rankOfNode;
+    const uint32_t seedBase = EcmpSeedBase();
     net->m_localRank = m_localRank;
     net->m_remoteQps.assign(topo.GetNHosts(), 1); // QP 0 is reserved (IBA's QP0, SMI)
     net->m_switchLatency = ForwardingLatencyOf(m_switchFactory);
@@ -300,7 +316,7 @@ FabricNetworkHelper::Install(const FabricTopology& topology) const
         }
         else
         {
-            sw = MakeSwitch(node, n);
+            sw = MakeSwitch(node, n, seedBase);
             ns3Node->AggregateObject(sw);
             net->m_switches[n] = sw;
         }

@@ -9,6 +9,7 @@
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
 
+#include <optional>
 #include <vector>
 
 namespace ns3
@@ -91,8 +92,11 @@ class FabricNetwork : public Object
  *
  * Attributes set here apply to every object of the kind; NVLink ports and NVSwitches have their
  * own factories so intra-server segments and latency can differ from the scale-out fabric.
- * Each switch gets EcmpSeed = EcmpSeedBase + its node id unless SetCommonEcmpSeed(true), which
- * gives all the same seed (to study hash polarization).
+ * Each switch gets EcmpSeed = base + its node id unless SetCommonEcmpSeed(true), which gives
+ * all the same seed (to study hash polarization).  The base is SetEcmpSeedBase's if called;
+ * otherwise it follows ns-3's run seed, 0x9e3779b9 x seed + 0x85ebca6b x (run - 1) (mod 2^32,
+ * RngSeedManager at Install), so each seed or run hashes flows anew, as another cabling or
+ * another switch firmware's hash would, and seed 1, run 1 gives 0x9e3779b9.
  */
 class FabricNetworkHelper
 {
@@ -104,6 +108,7 @@ class FabricNetworkHelper
     void SetDeviceAttribute(const std::string& name, const AttributeValue& value);
     void SetNvLinkDeviceAttribute(const std::string& name, const AttributeValue& value);
     void SetRoutingAttribute(const std::string& name, const AttributeValue& value);
+    /** Pin the switches' ECMP seeds to \p base + node id, whatever the run seed. */
     void SetEcmpSeedBase(uint32_t base) { m_seedBase = base; }
     void SetCommonEcmpSeed(bool common) { m_commonSeed = common; }
     /**
@@ -120,7 +125,10 @@ class FabricNetworkHelper
     Ptr<FabricNetwork> Install(const FabricTopology& topology) const;
 
   private:
-    Ptr<FabricSwitch> MakeSwitch(const FabricTopology::Node& node, uint32_t id) const;
+    Ptr<FabricSwitch> MakeSwitch(const FabricTopology::Node& node, uint32_t id,
+                                 uint32_t seedBase) const;
+    /** The switches' ECMP seed base: pinned, or from ns-3's run seed (class comment). */
+    uint32_t EcmpSeedBase() const;
     Ptr<FabricNetDevice> MakePort(const FabricTopology::Link& link, Mac48Address address) const;
     /** The MAC of link \p linkId's port at its end a (or b, if \p endB). */
     static Mac48Address PortAddress(uint32_t linkId, bool endB);
@@ -134,7 +142,7 @@ class FabricNetworkHelper
     ObjectFactory m_nvLinkDeviceFactory;
     ObjectFactory m_channelFactory;
     ObjectFactory m_routingFactory;
-    uint32_t m_seedBase{0x9e3779b9u};
+    std::optional<uint32_t> m_seedBase; //!< pinned; else from the run seed at Install
     bool m_commonSeed{false};
     std::vector<uint32_t> m_rankOfNode;
     uint32_t m_localRank{0};
