@@ -4,6 +4,7 @@
 #include "scenario-main.h"
 #include "scenario-run.h"
 
+#include "ns3/double.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
@@ -106,17 +107,22 @@ Measure(Scenario& s, State state, uint32_t link, bool hostFacing)
     {
         m.link = link == UINT32_MAX ? DefaultLink(s.topology, job->GetHost(0), hostFacing) : link;
         Ptr<FabricChannel> ch = run.GetNetwork()->GetChannel(m.link);
+        Ptr<ComponentFailureProcess> fault =
+            s.availability.failureMode.Create<ComponentFailureProcess>();
+        DoubleValue value;
         if (state == JobAvailabilityModel::LINK_DOWN)
         {
             ch->SetUp(false);
         }
         else if (state == JobAvailabilityModel::REDUCED_RATE)
         {
-            ch->DegradeRate(s.availability.rateFraction, true);
+            fault->GetAttribute("RateFraction", value);
+            ch->DegradeRate(value.Get(), true);
         }
         else
         {
-            ch->SetBitErrorRate(s.availability.ber);
+            fault->GetAttribute("BitErrorRate", value);
+            ch->SetBitErrorRate(value.Get());
         }
     }
     run.Run(false);

@@ -667,6 +667,14 @@ BuildCollective(const json& doc, Scenario& s)
     CheckKeys(c, w, {"op", "algorithm", "bytes", "min_bytes", "max_bytes", "factor", "ranks",
                      "root", "iterations", "launch", "channels", "chunks", "timeline_max_steps",
                      "congestion_control", "ack_interval", "retransmission_timeout", "priority"});
+    // The sweep times the collective alone; "traffic" messages would also land on its queue
+    // pairs (they address the same queue-pair numbers).
+    if (doc.contains("traffic"))
+    {
+        Fail("traffic", doc.at("traffic"),
+             "not with a \"collective\" sweep in the same scenario (a sweep times the "
+             "collective alone; background traffic runs beside \"training\" jobs)");
+    }
     s.hasCollective = true;
     CollectiveSpec& spec = s.collective;
     const std::string op = GetString(c, w, "op", "allreduce");
@@ -1187,16 +1195,12 @@ BuildAvailability(const json& doc, Scenario& s)
             }
         }
     }
-    v.ber = GetNumber(a, w, "ber", v.ber, false);
-    if (v.ber >= 1)
-    {
-        Fail(Path(w, "ber"), a.at("ber"), "a bit-error rate must be in (0, 1)");
-    }
-    v.rateFraction = GetNumber(a, w, "rate_fraction", v.rateFraction, false);
-    if (v.rateFraction > 1)
-    {
-        Fail(Path(w, "rate_fraction"), a.at("rate_fraction"), "must be in (0, 1]");
-    }
+    // The measured states' fault is the failure mode's: its attributes, ranges and defaults.
+    const TypeId mode = ComponentFailureProcess::GetTypeId();
+    ApplyAttributes(a, w, mode, {{"ber", "BitErrorRate"}, {"rate_fraction", "RateFraction"}},
+                    [&v](const std::string& name, const AttributeValue& value) {
+                        v.failureMode.Set(name, value);
+                    });
     if (a.contains("sweep_intervals"))
     {
         const json& sweep = a.at("sweep_intervals");

@@ -91,8 +91,11 @@ struct AvailabilitySpec
     /** Per degraded state: the link whose failure the measurement applies. */
     std::array<uint32_t, ns3::JobAvailabilityModel::kStates> links{};
     std::array<bool, ns3::JobAvailabilityModel::kStates> linkGiven{};
-    double ber{1e-8};          //!< bit errors of the measured bit_errors state
-    double rateFraction{0.75}; //!< rate left in the measured reduced_rate state
+    /**
+     * The measured bit_errors and reduced_rate states' fault: a ComponentFailureProcess with
+     * the BitErrorRate and RateFraction given.
+     */
+    ns3::ObjectFactory failureMode{"ns3::ComponentFailureProcess"};
     std::vector<ns3::Time> sweep; //!< fixed checkpoint intervals for availability.csv
     uint32_t runs{1};             //!< independent runs (streams) per interval
 };

@@ -93,11 +93,13 @@ ComponentFailureProcess::GetTypeId()
                           MakeDoubleAccessor(&ComponentFailureProcess::m_ber),
                           MakeDoubleChecker<double>(0.0, 0.5))
             .AddAttribute("RateFraction",
-                          "LANE_LOSS: the fraction of the line rate left, in (0, 1].  Default "
-                          "0.75: a 400G link of four 100G lanes (400GBASE-DR4) losing one.",
+                          "LANE_LOSS: the fraction of the line rate left, in [0.01, 1] (an "
+                          "8-lane port keeps at least 1/8; below 1% a link is better modelled "
+                          "as down).  Default 0.75: a 400G link of four 100G lanes "
+                          "(400GBASE-DR4) losing one.",
                           DoubleValue(0.75),
                           MakeDoubleAccessor(&ComponentFailureProcess::m_rateFraction),
-                          MakeDoubleChecker<double>(0.0, 1.0))
+                          MakeDoubleChecker<double>(0.01, 1.0))
             .AddTraceSource("Failed",
                             "The component failed: start, duration, component, kind, mode.",
                             MakeTraceSourceAccessor(&ComponentFailureProcess::m_failedTrace),
