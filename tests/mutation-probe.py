@@ -208,8 +208,10 @@ def main():
     print(f"{cases} mutated scenarios and {cli} command lines: {probe.counts['ok']} ran, "
           f"{probe.counts['refused']} refused, {probe.counts['stopped']} long runs stopped; "
           f"{len(probe.failures)} defects")
-    for f in probe.failures:
+    for f in probe.failures[:20]:
         print(f)
+    if len(probe.failures) > 20:
+        print(f"... and {len(probe.failures) - 20} more")
     return 1 if probe.failures else 0
 
 

@@ -25,7 +25,15 @@ ScenarioRun::InstallJobs()
     }
     for (uint32_t i = 0; i < s.training.jobs.size(); ++i)
     {
-        Ptr<TrainingJob> job = s.training.jobs[i].Install(m_network, s.rdmaHelper, m_nextStream);
+        Ptr<TrainingJob> job;
+        try
+        {
+            job = s.training.jobs[i].Install(m_network, s.rdmaHelper, m_nextStream);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument("training.jobs[" + std::to_string(i) + "]: " + e.what());
+        }
         TakeStreams("job " + job->GetName(), TrainingJobHelper::kStreamsPerJob);
         job->TraceConnectWithoutContext("Span", MakeCallback(&ScenarioRun::RecordSpan, this).Bind(i));
         m_jobs.push_back(job);

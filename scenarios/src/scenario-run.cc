@@ -98,7 +98,18 @@ ScenarioRun::Install()
 {
     m_wallStart = std::chrono::steady_clock::now();
     Scenario& s = m_scenario;
-    m_network = s.network.Install(s.topology);
+    try
+    {
+        m_network = s.network.Install(s.topology);
+    }
+    catch (const BufferSizeError& e)
+    {
+        const json& doc = s.document;
+        const json value = doc.contains("switch") && doc.at("switch").contains("buffer_size")
+                               ? doc.at("switch").at("buffer_size")
+                               : json("default");
+        throw std::invalid_argument("switch.buffer_size = " + value.dump() + ": " + e.what());
+    }
     // One plan for the run's random streams: each consumer takes the ones after the last.
     m_nextStream = kTrafficStream;
     TakeStreams("traffic", 1);

@@ -350,7 +350,7 @@ FabricNetworkHelper::Install(const FabricTopology& topology) const
         if (sw && !sw->Finalize())
         {
             Ptr<SharedBufferMmu> mmu = sw->GetMmu();
-            throw std::invalid_argument(
+            throw BufferSizeError(
                 "switch " + node.name + ": BufferSize of " +
                 std::to_string(mmu->GetBufferSize()) + " B cannot hold the " +
                 std::to_string(mmu->GetCarvedBytes()) + " B of reserves (ReservePerQueue x " +

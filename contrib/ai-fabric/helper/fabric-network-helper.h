@@ -10,6 +10,7 @@
 #include "ns3/object-factory.h"
 
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace ns3
@@ -88,6 +89,17 @@ class FabricNetwork : public Object
 
 /**
  * \ingroup ai-fabric
+ * A switch's BufferSize cannot hold the reserves and PFC headroom its ports need: the message
+ * says how much it needs.
+ */
+class BufferSizeError : public std::invalid_argument
+{
+  public:
+    using std::invalid_argument::invalid_argument;
+};
+
+/**
+ * \ingroup ai-fabric
  * \brief Instantiates a FabricTopology: the ns-3 objects, their attributes, and routing.
  *
  * Attributes set here apply to every object of the kind; NVLink ports and NVSwitches have their
@@ -120,7 +132,8 @@ class FabricNetworkHelper
 
     /**
      * Build the ns-3 objects of \p topology.  Needs picosecond time resolution or finer.
-     * Throws std::invalid_argument if a switch's buffer cannot hold its reserves and headroom.
+     * Throws BufferSizeError if a switch's buffer cannot hold its reserves and headroom, and
+     * std::invalid_argument for a partition this build cannot simulate.
      */
     Ptr<FabricNetwork> Install(const FabricTopology& topology) const;
 
