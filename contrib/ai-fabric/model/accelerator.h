@@ -57,7 +57,7 @@ class Accelerator : public Object
     DataRate m_reductionRate;
     DataRate m_copyRate;
     double m_sustainedFlops;
-    uint32_t m_nicAffinity{0};
+    uint32_t m_nicAffinity{};
     std::string m_job;
     Time m_reductionFreeAt; //!< when the reduction engine finishes its queued work
     Time m_copyFreeAt;      //!< same for the copy engine

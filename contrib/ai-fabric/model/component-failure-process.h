@@ -93,15 +93,15 @@ class ComponentFailureProcess : public Object
      */
     Time Draw(Ptr<RandomVariableStream> v, const char* what) const;
 
-    Mode m_mode{HARD};
+    Mode m_mode{};
     Ptr<RandomVariableStream> m_timeToFailure;
     Ptr<RandomVariableStream> m_timeToRepair;
-    uint32_t m_maxFailures{0};
-    uint32_t m_flapCount{3};
+    uint32_t m_maxFailures{};
+    uint32_t m_flapCount{};
     Time m_flapDown;
     Time m_flapUp;
-    double m_ber{1e-6};
-    double m_rateFraction{0.75};
+    double m_ber{};
+    double m_rateFraction{};
 
     std::string m_component;
     std::string m_kind;

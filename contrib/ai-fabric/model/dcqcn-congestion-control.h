@@ -48,12 +48,12 @@ class DcqcnCongestionControl : public RdmaCongestionControl
     void AdvanceRateTimer();
     void Increase();
 
-    double m_g{1.0 / 256};
+    double m_g{};
     Time m_alphaTimer;
     Time m_rateTimer;
-    uint64_t m_byteCounter{10000000};
-    uint32_t m_f{5};
-    bool m_clampTargetRate{false};
+    uint64_t m_byteCounter{};
+    uint32_t m_f{};
+    bool m_clampTargetRate{};
     DataRate m_raiPer25G;
     DataRate m_rhaiPer25G;
     DataRate m_minRate;

@@ -32,8 +32,8 @@ class DoubleBinaryTreeCollectiveAlgorithm : public CollectiveAlgorithm
   private:
     CollectiveSchedule DoBuild(const CollectiveRequest& request) const override;
 
-    uint32_t m_chunks{4};
-    uint64_t m_maxChunkBytes{512 * 1024};
+    uint32_t m_chunks{};
+    uint64_t m_maxChunkBytes{};
 };
 
 } // namespace ns3

@@ -67,7 +67,7 @@ class FabricEndpoint : public Object
     std::vector<std::deque<Callback<void>>> m_waiters; //!< per port
     ForwardingTable m_table;
     bool m_transit{false};
-    uint32_t m_seed{0};
+    uint32_t m_seed{};
     uint64_t m_delivered{0};
     TracedCallback<Ptr<const Packet>, const FrameInfo&> m_deliverTrace;
 };

@@ -194,7 +194,7 @@ class FabricNetDevice : public NetDevice
     Mac48Address m_address;
     uint64_t m_portKey{0};         //!< m_address as a number
     uint32_t m_ifIndex{0};
-    uint32_t m_payloadMtu{4096};
+    uint32_t m_payloadMtu{};
     uint64_t m_bitRate{0};         //!< cached channel rate, bit/s
     bool m_linkUp{false};
     Time m_txEnd;                  //!< when the frame on the wire ends (the port is busy before)
@@ -207,16 +207,16 @@ class FabricNetDevice : public NetDevice
     uint64_t m_queuedFrames{0}; //!< data frames waiting in all classes
     std::deque<Ptr<Packet>> m_controlQueue;
 
-    Scheduler m_scheduler{STRICT_PRIORITY};
-    uint32_t m_dwrrQuantum{9000};
+    Scheduler m_scheduler{};
+    uint32_t m_dwrrQuantum{};
     std::array<int64_t, kClasses> m_deficit{};
     uint8_t m_dwrrCurrent{0};
     bool m_dwrrVisitStarted{false};
 
-    bool m_ecnEnabled{true};
+    bool m_ecnEnabled{};
     QueueSize m_kminPer25G;
     QueueSize m_kmaxPer25G;
-    double m_pmax{0.2};
+    double m_pmax{};
     uint64_t m_kmin{0}; //!< Kmin scaled to this port's rate, bytes
     uint64_t m_kmax{0}; //!< Kmax scaled to this port's rate, bytes
     Ptr<UniformRandomVariable> m_uniform;
@@ -225,7 +225,7 @@ class FabricNetDevice : public NetDevice
     std::array<Time, kClasses> m_pauseStart{};
     std::array<EventId, kClasses> m_resumeEvents;
     Time m_pausedTotal;
-    uint16_t m_pauseQuanta{0xffff};
+    uint16_t m_pauseQuanta{};
     std::array<bool, kClasses> m_asserting{};
     std::array<EventId, kClasses> m_refreshEvents;
 

@@ -64,8 +64,8 @@ class FabricSwitch : public Object
     Ptr<SharedBufferMmu> m_mmu;
     ForwardingTable m_table;
     Time m_forwardingLatency;
-    uint32_t m_seed{0};
-    LoadBalancing m_loadBalancing{FLOW_HASH};
+    uint32_t m_seed{};
+    LoadBalancing m_loadBalancing{};
     uint32_t m_sprayNext{0};
     uint64_t m_forwarded{0};
 };

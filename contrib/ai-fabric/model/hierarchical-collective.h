@@ -33,10 +33,10 @@ class HierarchicalCollectiveAlgorithm : public CollectiveAlgorithm
     /** Ranks per server, each list ordered by local index, servers in order of appearance. */
     static std::vector<std::vector<uint32_t>> Servers(const CollectiveRequest& request);
 
-    uint32_t m_pipeline{16};
-    uint64_t m_minPieceBytes{512 * 1024};
-    uint32_t m_chunks{4};
-    uint32_t m_piecesInFlight{2};
+    uint32_t m_pipeline{};
+    uint64_t m_minPieceBytes{};
+    uint32_t m_chunks{};
+    uint32_t m_piecesInFlight{};
 };
 
 } // namespace ns3

@@ -129,7 +129,7 @@ class JobAvailabilityModel : public Object
     /** Healthy iteration time / iteration time of the worst active state. */
     double Speed() const;
 
-    Policy m_policy{DALY};
+    Policy m_policy{};
     Time m_fixedInterval;
     Time m_checkpointCost;
     Time m_restartCost;

@@ -43,13 +43,13 @@ class MessageSource : public Application
     /** Send one frame; false once the message is all sent. */
     bool SendFrame();
 
-    uint32_t m_destination{0};
-    uint64_t m_bytes{0};
+    uint32_t m_destination{};
+    uint64_t m_bytes{};
     DataRate m_rate;
-    uint8_t m_priority{3};
-    uint32_t m_flowId{0};
-    uint16_t m_udpSrcPort{0};
-    uint32_t m_payloadSize{0};
+    uint8_t m_priority{};
+    uint32_t m_flowId{};
+    uint16_t m_udpSrcPort{};
+    uint32_t m_payloadSize{};
 
     Ptr<FabricEndpoint> m_endpoint;
     Ptr<FabricNetDevice> m_port;

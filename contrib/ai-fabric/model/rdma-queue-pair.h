@@ -146,18 +146,18 @@ class RdmaQueuePair : public Object
     uint32_t m_localQpn{0};
     uint32_t m_remoteHost{0};
     uint32_t m_remoteQpn{0};
-    uint16_t m_udpSrcPort{0};
-    uint8_t m_priority{3};
-    uint8_t m_ackPriority{7};
-    uint32_t m_ackInterval{1};
+    uint16_t m_udpSrcPort{};
+    uint8_t m_priority{};
+    uint8_t m_ackPriority{};
+    uint32_t m_ackInterval{};
     Time m_rto;
-    uint32_t m_retryCount{7};
+    uint32_t m_retryCount{};
     uint32_t m_retries{0}; //!< timeouts since the last progress
     bool m_failed{false};
     ErrorCallback m_errorCallback;
     Time m_cnpInterval;
     uint32_t m_mtu{4096};
-    uint32_t m_startingPsn{0};
+    uint32_t m_startingPsn{};
 
     // Requester
     std::deque<Message> m_messages; //!< posted, not yet acknowledged, in order

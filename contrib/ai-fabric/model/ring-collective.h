@@ -49,9 +49,9 @@ class RingCollectiveAlgorithm : public CollectiveAlgorithm
     /** The ranks in ring order (see RailAligned). */
     std::vector<uint32_t> RingOrder(const CollectiveRequest& r) const;
 
-    uint32_t m_channels{1};
-    uint32_t m_chunks{1};
-    bool m_railAligned{true};
+    uint32_t m_channels{};
+    uint32_t m_chunks{};
+    bool m_railAligned{};
 };
 
 } // namespace ns3

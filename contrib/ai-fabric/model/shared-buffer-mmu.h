@@ -79,8 +79,8 @@ class SharedBufferMmu : public Object
     QueueSize m_bufferSize;
     QueueSize m_reserve;
     QueueSize m_xonOffset;
-    double m_alpha{0.125};
-    bool m_pfcEnabled{true};
+    double m_alpha{};
+    bool m_pfcEnabled{};
 
     uint64_t m_carved{0};
     uint64_t m_sharedCapacity{0};
