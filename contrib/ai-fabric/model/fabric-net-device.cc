@@ -92,6 +92,17 @@ FabricNetDevice::GetTypeId()
                           DoubleValue(0.2),
                           MakeDoubleAccessor(&FabricNetDevice::m_pmax),
                           MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("PfcResponseQuanta",
+                          "How long this port may still start frames of a class after a PFC "
+                          "XOFF for it arrived, in quanta of 512 bit times: the peer's MAC "
+                          "and PHY response time, which switches' PFC headroom must absorb.  "
+                          "Default 0: IEEE 802.3's largest allowed for the line rate (Annex "
+                          "31B.3.7; e.g. 394 quanta = 2.02 us at 100 Gb/s, 905 = 1.16 us at "
+                          "400 Gb/s); the port takes all of it, the worst case headroom is "
+                          "sized for.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricNetDevice::m_responseQuanta),
+                          MakeUintegerChecker<uint16_t>())
             .AddAttribute("PfcPauseQuanta",
                           "Pause time this port asks for in each PFC XOFF frame, in quanta of "
                           "512 bit times; re-sent every half of it while asserted.  Default "
@@ -504,10 +515,13 @@ FabricNetDevice::ReceivePfc(Ptr<Packet> p)
             continue;
         }
         ++m_counters.pfcPauseReceived;
-        if (!m_paused[c])
+        // Frames may still start for the response time; the pause runs from the XOFF's arrival.
+        if (!m_paused[c] && !m_pauseEvents[c].IsRunning())
         {
-            m_paused[c] = true;
-            m_pauseStart[c] = Simulator::Now();
+            m_pauseEvents[c] = Simulator::Schedule(QuantaToTime(GetPfcResponseQuanta()),
+                                                   &FabricNetDevice::StartPause,
+                                                   this,
+                                                   c);
         }
         const Time pause = QuantaToTime(quanta);
         m_resumeEvents[c] = Simulator::Schedule(pause, &FabricNetDevice::Resume, this, c);
@@ -515,8 +529,44 @@ FabricNetDevice::ReceivePfc(Ptr<Packet> p)
 }
 
 void
+FabricNetDevice::StartPause(uint8_t c)
+{
+    m_paused[c] = true;
+    m_pauseStart[c] = Simulator::Now();
+}
+
+uint32_t
+FabricNetDevice::GetPfcResponseQuanta() const
+{
+    if (m_responseQuanta)
+    {
+        return m_responseQuanta;
+    }
+    // IEEE 802.3 Annex 31B.3.7's PAUSE reaction budget by line rate (Gb/s, quanta).
+    static constexpr std::pair<uint64_t, uint32_t> kBudget[] = {
+        {1, 2}, {10, 67}, {25, 80}, {40, 118}, {50, 147}, {100, 394}, {200, 453}};
+    const uint64_t bitRate = GetFabricChannel()->GetNominalDataRate().GetBitRate();
+    for (const auto& [gbps, quanta] : kBudget)
+    {
+        if (bitRate <= gbps * 1000000000ull)
+        {
+            return quanta;
+        }
+    }
+    return 905;
+}
+
+uint64_t
+FabricNetDevice::GetPfcResponseBytes() const
+{
+    const uint64_t bits = uint64_t(GetPfcResponseQuanta()) * PfcPauseHeader::kBitsPerQuantum;
+    return (bits + 7) / 8;
+}
+
+void
 FabricNetDevice::Resume(uint8_t c)
 {
+    m_pauseEvents[c].Cancel();
     if (m_paused[c])
     {
         m_paused[c] = false;

@@ -119,6 +119,15 @@ class FabricNetDevice : public NetDevice
     uint64_t GetQueueBytes(uint8_t priority) const { return m_queueBytes[priority]; }
     /** Whether class \p priority is paused by the peer now. */
     bool IsPaused(uint8_t priority) const;
+    /**
+     * The time, in quanta of 512 bit times, this port may still start frames of a class
+     * after a PFC XOFF for it arrived: PfcResponseQuanta, or if that is 0 IEEE 802.3's
+     * largest allowed for the line rate (Annex 31B.3.7): 67 quanta at 10 Gb/s, 80 at 25, 118 at
+     * 40, 147 at 50, 394 at 100, 453 at 200, 905 at 400 Gb/s and above.
+     */
+    uint32_t GetPfcResponseQuanta() const;
+    /** GetPfcResponseQuanta in bytes: what this port may still send after an XOFF. */
+    uint64_t GetPfcResponseBytes() const;
     /** Total time classes were paused (summed over classes, ongoing pauses up to now). */
     Time GetPausedTime() const;
     const FabricPortCounters& GetCounters() const { return m_counters; }
@@ -187,6 +196,8 @@ class FabricNetDevice : public NetDevice
     void RefreshPause(uint8_t priority);
     Time QuantaToTime(uint32_t quanta) const;
     void Resume(uint8_t priority);
+    /** The response time after an XOFF has passed: class \p priority stops. */
+    void StartPause(uint8_t priority);
     void Flush();
 
     Ptr<Node> m_node;
@@ -224,8 +235,10 @@ class FabricNetDevice : public NetDevice
     std::array<bool, kClasses> m_paused{};
     std::array<Time, kClasses> m_pauseStart{};
     std::array<EventId, kClasses> m_resumeEvents;
+    std::array<EventId, kClasses> m_pauseEvents; //!< an XOFF taking effect after the response
     Time m_pausedTotal;
     uint16_t m_pauseQuanta{};
+    uint16_t m_responseQuanta{}; //!< PfcResponseQuanta (0: 802.3's for the rate)
     std::array<bool, kClasses> m_asserting{};
     std::array<EventId, kClasses> m_refreshEvents;
 

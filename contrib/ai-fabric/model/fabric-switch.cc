@@ -75,12 +75,13 @@ FabricSwitch::Finalize()
     {
         m_mmu = CreateObject<SharedBufferMmu>();
     }
-    // PFC headroom per port: what can still arrive after the XOFF decision.  The frame that
-    // crossed the threshold; the frame this port is sending before the PFC frame can go; the
-    // PFC frame; the frame the peer is sending when it stops; the cable round trip and this
-    // switch's forwarding pipeline at line rate; and one frame for rounding the in-flight bytes
-    // up to whole frames (shared/REFERENCES.md gives about 3 x rate x delay plus an MTU; we
-    // count the terms one by one).
+    // PFC headroom per port: what can still arrive after the XOFF decision (IEEE 802.1Qbb's
+    // delay model).  The frame that crossed the threshold; the frame this port is sending
+    // before the PFC frame can go; the PFC frame; the peer's response time (802.3 Annex
+    // 31B.3.7: it may start frames that long after the XOFF arrived; both ends of a link keep
+    // the same budget, the peer's rate being this port's); the frame the peer is sending when
+    // it stops; the cable round trip and this switch's forwarding pipeline at line rate; and one
+    // frame for rounding the in-flight bytes up to whole frames.
     std::vector<uint64_t> headroom;
     for (const auto& port : m_ports)
     {
@@ -88,7 +89,7 @@ FabricSwitch::Finalize()
         const double bytesPerSecond = ch->GetDataRate().GetBitRate() / 8.0;
         const double flight = (2 * ch->GetDelay() + m_forwardingLatency).GetSeconds();
         const uint64_t frame = roce::WireBytesForPayload(port->GetPayloadMtu());
-        headroom.push_back(4 * frame + roce::kMinFrameBytes +
+        headroom.push_back(4 * frame + roce::kMinFrameBytes + port->GetPfcResponseBytes() +
                            static_cast<uint64_t>(bytesPerSecond * flight + 1));
     }
     m_mmu->SetPauseHandler(MakeCallback(&FabricSwitch::PauseIngress, this));

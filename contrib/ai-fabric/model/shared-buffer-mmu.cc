@@ -71,6 +71,7 @@ SharedBufferMmu::Configure(const std::vector<uint64_t>& headroomBytes)
     m_egressShared.assign(ports * FabricNetDevice::kClasses, 0);
     m_headroomCap = headroomBytes;
     m_headroomUsed.assign(ports, 0);
+    m_headroomPeak.assign(ports, 0);
     m_carved = ports * FabricNetDevice::kClasses * m_reserve.GetValue();
     if (m_pfcEnabled)
     {
@@ -143,6 +144,7 @@ SharedBufferMmu::AdmitLossless(uint16_t ingress, uint8_t priority, uint32_t byte
     {
         q.headroom += bytes;
         m_headroomUsed[ingress] += bytes;
+        m_headroomPeak[ingress] = std::max(m_headroomPeak[ingress], m_headroomUsed[ingress]);
         m_headroomUsedTotal += bytes;
         return true;
     }

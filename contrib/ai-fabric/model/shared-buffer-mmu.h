@@ -57,6 +57,10 @@ class SharedBufferMmu : public Object
     uint64_t GetTotalUsed() const;
     /** Largest total occupancy seen (bytes). */
     uint64_t GetPeakUsed() const { return m_peakUsed; }
+    /** PFC headroom of ingress port \p port (bytes, as Configure() was given it). */
+    uint64_t GetHeadroomCap(uint16_t port) const { return m_headroomCap[port]; }
+    /** Most headroom port \p port has held at once (bytes). */
+    uint64_t GetHeadroomPeak(uint16_t port) const { return m_headroomPeak[port]; }
     /** The dynamic threshold now: alpha x free shared bytes. */
     uint64_t Threshold() const;
 
@@ -91,6 +95,7 @@ class SharedBufferMmu : public Object
     std::vector<IngressQueue> m_ingress;     //!< [port * 8 + priority]
     std::vector<uint64_t> m_headroomCap;     //!< per port
     std::vector<uint64_t> m_headroomUsed;    //!< per port
+    std::vector<uint64_t> m_headroomPeak;    //!< per port
     std::vector<uint64_t> m_egressShared;    //!< lossy: [port * 8 + priority]
     PauseHandler m_pauseHandler;
 };

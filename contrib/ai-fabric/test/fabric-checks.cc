@@ -106,11 +106,11 @@ OneFrameOneHop(uint64_t gbps, uint32_t payload)
 }
 
 IncastCheck
-Incast(uint32_t senders, bool pfc, DataRate rate, double metres)
+Incast(uint32_t senders, bool pfc, DataRate rate, double metres, QueueSize buffer)
 {
     FabricNetworkHelper helper;
     helper.SetMmuAttribute("PfcEnabled", BooleanValue(pfc));
-    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("4MiB")));
+    helper.SetMmuAttribute("BufferSize", QueueSizeValue(buffer));
     Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, rate, metres));
     MessageSourceHelper sources;
     for (uint32_t s = 1; s <= senders; ++s)
@@ -122,7 +122,13 @@ Incast(uint32_t senders, bool pfc, DataRate rate, double metres)
     Simulator::Run();
     IncastCheck r;
     r.totals = Totals(net);
-    r.leafBufferPeak = net->GetSwitch(senders + 1)->GetMmu()->GetPeakUsed();
+    Ptr<SharedBufferMmu> mmu = net->GetSwitch(senders + 1)->GetMmu();
+    r.leafBufferPeak = mmu->GetPeakUsed();
+    r.headroomCap = mmu->GetHeadroomCap(1);
+    for (uint16_t port = 1; port <= senders; ++port)
+    {
+        r.headroomPeak = std::max(r.headroomPeak, mmu->GetHeadroomPeak(port));
+    }
     r.delivered = stats.GetFramesDelivered();
     r.framesPerSender = (1 << 20) / 4096;
     for (const auto& f : stats.Flows())

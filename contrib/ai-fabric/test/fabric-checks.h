@@ -60,15 +60,17 @@ struct IncastCheck
     uint64_t delivered{0};      //!< frames delivered to the receiver
     uint64_t completeFlows{0};
     uint64_t framesPerSender{0}; //!< 1 MiB in 4096-byte payloads
+    uint64_t headroomCap{0};     //!< PFC headroom of each sender-facing switch port, bytes
+    uint64_t headroomPeak{0};    //!< most headroom any sender-facing port held, bytes
 };
 
 /**
- * \p senders hosts each send 1 MiB to host 0 through one switch with a 4 MiB buffer, PFC on
- * or off (\p pfc).  With PFC nothing may drop and every frame is delivered; without, frames
+ * \p senders hosts each send 1 MiB to host 0 through one switch with a \p buffer buffer, PFC
+ * on or off (\p pfc).  With PFC nothing may drop and every frame is delivered; without, frames
  * sent = delivered + dropped.  Destroys the simulator when done.
  */
 IncastCheck Incast(uint32_t senders, bool pfc, DataRate rate = DataRate("100Gbps"),
-                   double metres = 2);
+                   double metres = 2, QueueSize buffer = QueueSize("4MiB"));
 
 /** Frames sent by \p node on each of its links toward a node with \p role. */
 std::vector<uint64_t> UplinkFrames(Ptr<FabricNetwork> net, uint32_t node, FabricTopology::Role role);
