@@ -22,7 +22,8 @@ class RingAllReduceAlphaBeta : public ::testing::TestWithParam<RingCase>
 {
 };
 
-TEST_P(RingAllReduceAlphaBeta, WithinThreePercentOfClosedForm)
+// The figure the docs claim (README, module chapter): within 0.4% (measured at most 0.31%).
+TEST_P(RingAllReduceAlphaBeta, WithinPointFourPercentOfClosedForm)
 {
     const auto [p, n] = GetParam();
     const CollectiveRun run = RunOnFatTree("ring", ALL_REDUCE, n, p);
@@ -31,8 +32,8 @@ TEST_P(RingAllReduceAlphaBeta, WithinThreePercentOfClosedForm)
     EXPECT_EQ(run.framesDropped, 0u);
     RecordProperty("measured_over_model", std::to_string(measured / model));
     std::cout << "ring p=" << p << " n=" << n << ": measured/model " << measured / model << "\n";
-    EXPECT_NEAR(measured / model, 1.0, 0.03) << "measured " << measured * 1e6 << " us, model "
-                                             << model * 1e6 << " us";
+    EXPECT_NEAR(measured / model, 1.0, 0.004) << "measured " << measured * 1e6 << " us, model "
+                                              << model * 1e6 << " us";
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes,
@@ -107,7 +108,8 @@ class AlgorithmClosedForm
 {
 };
 
-TEST_P(AlgorithmClosedForm, WithinThreePercent)
+// The module chapter claims 1% (measured at most 0.81%).
+TEST_P(AlgorithmClosedForm, WithinOnePercent)
 {
     const auto [c, p, n] = GetParam();
     const CollectiveRun run = RunOnStar(c.algorithm, c.op, n, p);
@@ -116,7 +118,7 @@ TEST_P(AlgorithmClosedForm, WithinThreePercent)
     EXPECT_EQ(run.framesDropped, 0u);
     std::cout << c.algorithm << " p=" << p << " n=" << n << ": measured/model "
               << measured / model << "\n";
-    EXPECT_NEAR(measured / model, 1.0, 0.03) << "measured " << measured * 1e6 << " us, model "
+    EXPECT_NEAR(measured / model, 1.0, 0.01) << "measured " << measured * 1e6 << " us, model "
                                              << model * 1e6 << " us";
 }
 
@@ -171,7 +173,7 @@ TEST(StarRing, MatchesUniformAlphaModel)
 {
     const CollectiveRun run = RunOnStar("ring", ALL_REDUCE, 4 << 20, 16);
     EXPECT_NEAR(run.result.Duration().GetSeconds() / StarRingModel(FatTreeModel(), 16, 4 << 20),
-                1.0, 0.03);
+                1.0, 0.004);
 }
 
 } // namespace

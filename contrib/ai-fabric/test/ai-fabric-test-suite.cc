@@ -130,7 +130,7 @@ class RingAllReduceTestCase : public TestCase
   public:
     RingAllReduceTestCase(uint32_t ranks, uint64_t bytes)
         : TestCase("ring all-reduce of " + std::to_string(bytes >> 10) + " KiB on " +
-                   std::to_string(ranks) + " ranks of a k=4 fat-tree within 3% of alpha-beta"),
+                   std::to_string(ranks) + " ranks of a k=4 fat-tree within 0.4% of alpha-beta"),
           m_ranks(ranks),
           m_bytes(bytes)
     {
@@ -144,7 +144,7 @@ class RingAllReduceTestCase : public TestCase
             checks::RunOnFatTree("ring", ALL_REDUCE, m_bytes, m_ranks);
         const double model = checks::RingAllReduceModel(checks::FatTreeModel(), m_ranks, m_bytes);
         NS_TEST_ASSERT_MSG_EQ(run.framesDropped, 0, "a lossless fabric dropped frames");
-        NS_TEST_ASSERT_MSG_EQ_TOL(run.result.Duration().GetSeconds() / model, 1.0, 0.03,
+        NS_TEST_ASSERT_MSG_EQ_TOL(run.result.Duration().GetSeconds() / model, 1.0, 0.004,
                                   "measured over the closed form");
     }
 
