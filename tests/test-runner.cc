@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <set>
 #include <vector>
@@ -315,5 +316,23 @@ TEST(Runner, LossyRdmaScenarioDeliversEveryMessageDespiteDrops)
     const std::string summary = ReadFile(dir / "r" / "summary.json");
     EXPECT_EQ(summary.find("\"frames_dropped\": 0,"), std::string::npos) << "expected drops";
     EXPECT_NE(summary.find("\"flows_complete\": 8,"), std::string::npos) << summary;
+    fs::remove_all(dir);
+}
+
+// Issue 17: PCAP timestamps were microseconds (a 400G frame lasts 82 ns); now nanoseconds.
+TEST(Runner, PcapsHaveNanosecondTimestamps)
+{
+    const fs::path dir = Scratch("pcap");
+    const Outcome o = RunRunner("--pcap --out=" + (dir / "r").string(), dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const std::string pcap = ReadFile(dir / "r" / "host-0-0.pcap");
+    ASSERT_GE(pcap.size(), 24u + 16u) << "global header and a record";
+    uint32_t magic = 0;
+    std::memcpy(&magic, pcap.data(), 4);
+    EXPECT_EQ(magic, 0xa1b23c4du) << std::hex << magic; // libpcap's nanosecond format
+    // The first record's sub-second field counts nanoseconds: below 10^9.
+    uint32_t fraction = 0;
+    std::memcpy(&fraction, pcap.data() + 24 + 4, 4);
+    EXPECT_LT(fraction, 1000000000u);
     fs::remove_all(dir);
 }

@@ -164,6 +164,9 @@ TEST(TrainingRunner, OutputsAgreeWithEachOther)
                                  dir);
     ASSERT_EQ(o.exitCode, 0) << o.stderrText;
     EXPECT_NE(o.stdoutText.find("utilization"), std::string::npos) << o.stdoutText;
+    // Issue 17: the summary line said "0 of 0 messages complete" for a run without messages.
+    EXPECT_EQ(o.stderrText.find("messages complete"), std::string::npos) << o.stderrText;
+    EXPECT_NE(o.stderrText.find("frames delivered"), std::string::npos) << o.stderrText;
     const auto iterations = ReadCsv(dir / "r" / "iterations.csv");
     const auto ranks = ReadCsv(dir / "r" / "ranks.csv");
     ASSERT_EQ(iterations.size(), 4u); // 2 jobs x 2 iterations

@@ -41,12 +41,12 @@ class ProgressReporter
   private:
     void Check()
     {
-        const uint64_t events = Simulator::GetEventCount();
-        if (events - m_lastEvents <= 1)
+        // Only this check is left: the run is over (a compute phase without events is not).
+        if (Simulator::IsFinished())
         {
-            return; // idle: only this check ran
+            return;
         }
-        m_lastEvents = events;
+        const uint64_t events = Simulator::GetEventCount();
         const auto now = std::chrono::steady_clock::now();
         const double since = std::chrono::duration<double>(now - m_lastReport).count();
         if (since >= 3.0)
@@ -60,7 +60,6 @@ class ProgressReporter
         Simulator::Schedule(MicroSeconds(10), &ProgressReporter::Check, this);
     }
     std::chrono::steady_clock::time_point m_lastReport;
-    uint64_t m_lastEvents{0};
     uint64_t m_reportedEvents{0};
 };
 } // namespace

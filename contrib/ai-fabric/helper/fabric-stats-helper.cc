@@ -1,5 +1,7 @@
 #include "fabric-stats-helper.h"
 
+#include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/message-source.h"
 #include "ns3/pcap-file-wrapper.h"
 #include "ns3/simulator.h"
@@ -53,16 +55,19 @@ FabricStatsHelper::Install(Ptr<FabricNetwork> network, const ApplicationContaine
 void
 FabricStatsHelper::EnablePcap(const std::string& prefix)
 {
-    PcapHelper pcap;
     for (uint32_t h = 0; h < m_network->GetNHosts(); ++h)
     {
         Ptr<FabricEndpoint> ep = m_network->GetEndpoint(h);
         for (uint32_t p = 0; ep && p < ep->GetNPorts(); ++p)
         {
-            Ptr<PcapFileWrapper> file = pcap.CreateFile(
-                prefix + "-" + std::to_string(h) + "-" + std::to_string(p) + ".pcap",
-                std::ios::out,
-                PcapHelper::DLT_EN10MB);
+            // Nanosecond timestamps (magic 0xa1b23c4d): a 4 KiB frame lasts 82 ns at 400G.
+            Ptr<PcapFileWrapper> file =
+                CreateObjectWithAttributes<PcapFileWrapper>("NanosecMode", BooleanValue(true));
+            const std::string name =
+                prefix + "-" + std::to_string(h) + "-" + std::to_string(p) + ".pcap";
+            file->Open(name, std::ios::out);
+            NS_ABORT_MSG_IF(file->Fail(), "cannot write " << name);
+            file->Init(PcapHelper::DLT_EN10MB);
             ep->GetPort(p)->TraceConnectWithoutContext(
                 "Tx",
                 MakeBoundCallback(&WritePcapRecord, file));
