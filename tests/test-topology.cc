@@ -100,3 +100,33 @@ TEST(Topology, RailOptimizedAndRailOnly)
     EXPECT_EQ(r.GetLink(r.GetNode(relay).links[relayHops[0]]).medium,
               FabricTopology::Medium::Copper);
 }
+
+// Issue 17: host links were copper at any length; a direct-attach copper cable reaches a few
+// metres (IEEE 802.3cd: 3 m), so longer host links are fibre with transceivers.
+TEST(Topology, CableMediumFollowsItsLength)
+{
+    auto count = [](const FabricTopology& t, FabricTopology::Medium m) {
+        uint32_t n = 0;
+        for (const auto& l : t.Links())
+        {
+            n += l.medium == m;
+        }
+        return n;
+    };
+    LeafSpineTopologyHelper racked(2, 8, 1);
+    const FabricTopology near = racked.Build(); // 3 m host links, 30 m to the spines
+    EXPECT_EQ(count(near, FabricTopology::Medium::Copper), 16u);
+    EXPECT_EQ(count(near, FabricTopology::Medium::Optical), 16u);
+    LeafSpineTopologyHelper remote(2, 8, 1);
+    remote.SetCableLengths(30, 2, 100); // end-of-row hosts, spines in the same rack
+    const FabricTopology far = remote.Build();
+    EXPECT_EQ(count(far, FabricTopology::Medium::Copper), 16u);
+    EXPECT_EQ(count(far, FabricTopology::Medium::Optical), 16u);
+    for (const auto& l : far.Links())
+    {
+        const bool hostLink = far.GetNode(l.a).role == FabricTopology::Role::Host ||
+                              far.GetNode(l.b).role == FabricTopology::Role::Host;
+        EXPECT_EQ(l.medium,
+                  hostLink ? FabricTopology::Medium::Optical : FabricTopology::Medium::Copper);
+    }
+}

@@ -107,7 +107,7 @@ TopologyHelper::AttachHostsInOrder(FabricTopology& topo,
         for (uint32_t g : server)
         {
             topo.AddLink(g, leaves[port / hostsPerLeaf], m_cluster.GetNicRate(), m_hostToLeaf,
-                         FabricTopology::Medium::Copper);
+                         FabricTopology::CableFor(m_hostToLeaf));
             ++port;
         }
     }

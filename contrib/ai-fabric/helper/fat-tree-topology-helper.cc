@@ -57,7 +57,7 @@ FatTreeTopologyHelper::Build() const
             for (uint32_t a = 0; a < half; ++a)
             {
                 topo.AddLink(edge[p * half + e], agg[p * half + a], rate, m_leafToSpine,
-                             FabricTopology::Medium::Optical);
+                             FabricTopology::CableFor(m_leafToSpine));
             }
         }
         // Aggregation switch a of every pod connects to core switches a*k/2 .. a*k/2 + k/2-1.
@@ -66,7 +66,7 @@ FatTreeTopologyHelper::Build() const
             for (uint32_t c = 0; c < half; ++c)
             {
                 topo.AddLink(agg[p * half + a], core[a * half + c], rate, m_spineToCore,
-                             FabricTopology::Medium::Optical);
+                             FabricTopology::CableFor(m_spineToCore));
             }
         }
     }

@@ -52,7 +52,11 @@ LeafSpineTopologyHelper::Build() const
     {
         for (uint32_t s : spine)
         {
-            topo.AddLink(l, s, FabricRate(), m_leafToSpine, FabricTopology::Medium::Optical);
+            topo.AddLink(l,
+                         s,
+                         FabricRate(),
+                         m_leafToSpine,
+                         FabricTopology::CableFor(m_leafToSpine));
         }
     }
     return topo;

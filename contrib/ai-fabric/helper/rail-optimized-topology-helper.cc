@@ -55,7 +55,7 @@ RailOptimizedTopologyHelper::Build() const
         for (uint32_t r = 0; r < rails; ++r)
         {
             topo.AddLink(gpus[s][r], leaf[(s / perGroup) * rails + r], m_cluster.GetNicRate(),
-                         m_hostToLeaf, FabricTopology::Medium::Copper);
+                         m_hostToLeaf, FabricTopology::CableFor(m_hostToLeaf));
         }
     }
     if (m_railOnly)
@@ -72,7 +72,11 @@ RailOptimizedTopologyHelper::Build() const
     {
         for (uint32_t s : spine)
         {
-            topo.AddLink(l, s, FabricRate(), m_leafToSpine, FabricTopology::Medium::Optical);
+            topo.AddLink(l,
+                         s,
+                         FabricRate(),
+                         m_leafToSpine,
+                         FabricTopology::CableFor(m_leafToSpine));
         }
     }
     return topo;

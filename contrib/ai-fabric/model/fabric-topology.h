@@ -39,6 +39,16 @@ class FabricTopology
         Optical, //!< fibre with a transceiver at each end
     };
     static constexpr double kNanosecondsPerMetre = 5.0; //!< light in fibre/copper, n ~ 1.5
+    /**
+     * The longest direct-attach copper cable (metres): IEEE 802.3cd's 50GBASE-CR to
+     * 400GBASE-CR8 specify 3 m (802.3ck's 100 Gb/s lanes, 2 m).  Longer cables are optical.
+     */
+    static constexpr double kCopperReachMetres = 3.0;
+    /** The cable a scale-out link of \p lengthMetres is: copper up to the DAC reach, else fibre. */
+    static Medium CableFor(double lengthMetres)
+    {
+        return lengthMetres <= kCopperReachMetres ? Medium::Copper : Medium::Optical;
+    }
 
     struct Node
     {
