@@ -127,7 +127,7 @@ INSTANTIATE_TEST_SUITE_P(
         // Found by the mutation probe: the traffic's messages reached the sweep's queue pairs
         // and the collective aborted (exit 134).
         BadSweep{"sweep_with_traffic", "--scenario=" AI_FABRIC_SCENARIO_DIR "/default.json",
-                 "not with a \"collective\" sweep"},
+                 "traffic.transport"},
         BadSweep{"size_beyond_64_bits", "--minbytes=17592186044417M", "--minbytes"},
         BadSweep{"invalid_utf8", "\"$(printf -- '--op=\\377\\376')\"", "not valid UTF-8"},
         BadSweep{"sweep_backwards", "--minbytes=64 --maxbytes=8", "collective.max_bytes"},

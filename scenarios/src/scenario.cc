@@ -667,13 +667,14 @@ BuildCollective(const json& doc, Scenario& s)
     CheckKeys(c, w, {"op", "algorithm", "bytes", "min_bytes", "max_bytes", "factor", "ranks",
                      "root", "iterations", "launch", "channels", "chunks", "timeline_max_steps",
                      "congestion_control", "ack_interval", "retransmission_timeout", "priority"});
-    // The sweep times the collective alone; "traffic" messages would also land on its queue
-    // pairs (they address the same queue-pair numbers).
-    if (doc.contains("traffic"))
+    // Plain messages (MessageSource) address queue-pair numbers the sweep's queue pairs use,
+    // and would land on them; RDMA messages have queue pairs of their own.
+    if (doc.contains("traffic") && doc.at("traffic").is_object() &&
+        doc.at("traffic").value("transport", json("messages")) != json("rdma"))
     {
-        Fail("traffic", doc.at("traffic"),
-             "not with a \"collective\" sweep in the same scenario (a sweep times the "
-             "collective alone; background traffic runs beside \"training\" jobs)");
+        Fail("traffic.transport", doc.at("traffic").value("transport", json("messages")),
+             "with a \"collective\" sweep, background traffic must be \"rdma\" (plain "
+             "messages would land on the sweep's queue pairs)");
     }
     s.hasCollective = true;
     CollectiveSpec& spec = s.collective;
