@@ -3,7 +3,8 @@
 
     mutation-probe.py RUNNER COLLBENCH SCENARIO_DIR [--seed=N] [--cases=N] [--cli=N]
 
-Each case is one run of ai-fabric-run (a shipped scenario with one mutation: a value of
+Every shipped scenario must first run as it is (exit 0).  Then each case is one run of
+ai-fabric-run (a shipped scenario with one mutation: a value of
 another type, zero, negative, huge, without or with a bad unit, with spaces, unicode or
 control characters; a key removed, added or given twice; the file truncated, nested too deep or
 not UTF-8) or of either program with hostile arguments.  Every outcome must be one of:
@@ -188,6 +189,16 @@ def main():
     scenarios = sorted(f for f in os.listdir(scenario_dir) if f.endswith(".json") and f not in SKIP)
     probe = Probe(runner, collbench, scenario_dir)
     with tempfile.TemporaryDirectory(prefix="ai-fabric-probe-") as root:
+        # Unmutated, every shipped scenario runs to its end.
+        for name in scenarios:
+            work = os.path.join(root, "shipped")
+            os.mkdir(work)
+            p = subprocess.run([runner, f"--scenario={os.path.join(scenario_dir, name)}",
+                                f"--out={os.path.join(work, 'out')}"], capture_output=True)
+            if p.returncode != 0:
+                probe.failures.append(f"shipped {name}: exit {p.returncode}: "
+                                      f"{p.stderr.decode(errors='replace').splitlines()[-1:]}")
+            shutil.rmtree(work)
         for i in range(cases):
             name = rng.choice(scenarios)
             text = open(os.path.join(scenario_dir, name), encoding="utf-8").read()

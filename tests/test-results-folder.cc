@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <signal.h>
 #include <sys/wait.h>
 #include <thread>
@@ -34,6 +35,13 @@ MakeUserFolder(const fs::path& dir)
     fs::create_directories(dir / "sub");
     std::ofstream(dir / "notes.txt") << "mine";
     std::ofstream(dir / "sub" / "data.bin") << "also mine";
+}
+
+/** How many entries folder \p dir holds. */
+std::size_t
+EntriesIn(const fs::path& dir)
+{
+    return std::distance(fs::directory_iterator(dir), fs::directory_iterator());
 }
 
 void
@@ -75,12 +83,7 @@ TEST_P(UnsafeDestination, IsRefusedBeforeTheRunAndNothingIsTouched)
     ExpectUserFolderIntact(cwd / "user");
     EXPECT_EQ(ReadFile(cwd / "report.txt"), "mine");
     EXPECT_FALSE(ReadFile(cwd / "s.json").empty());
-    std::size_t entries = 0;
-    for ([[maybe_unused]] const auto& e : fs::directory_iterator(cwd))
-    {
-        ++entries;
-    }
-    EXPECT_EQ(entries, 5u) << "something was created in the working folder";
+    EXPECT_EQ(EntriesIn(cwd), 5u) << "something was created in the working folder";
     fs::remove_all(dir);
 }
 
@@ -125,12 +128,7 @@ TEST(ResultsFolder, ReplacesOnlyItsOwnFolderAndOnlyWhileItHoldsNothingElse)
     o = RunIn(dir, "--out=res", dir);
     EXPECT_EQ(o.exitCode, 2) << o.stderrText;
     EXPECT_TRUE(fs::is_directory(dir / "res" / "flows.csv"));
-    std::size_t entries = 0;
-    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir))
-    {
-        ++entries;
-    }
-    EXPECT_EQ(entries, 3u) << "only res, stdout.txt and stderr.txt: no staging folder is left";
+    EXPECT_EQ(EntriesIn(dir), 3u) << "only res, stdout.txt and stderr.txt: no staging folder";
     fs::remove_all(dir);
 }
 
@@ -144,12 +142,7 @@ TEST(ResultsFolder, AFailedWriteExitsOneAndLeavesNoFolder)
     EXPECT_NE(o.stderrText.find("failed: File too large; no results folder written"),
               std::string::npos)
         << o.stderrText;
-    std::size_t entries = 0;
-    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir))
-    {
-        ++entries;
-    }
-    EXPECT_EQ(entries, 2u) << "only stdout.txt and stderr.txt";
+    EXPECT_EQ(EntriesIn(dir), 2u) << "only stdout.txt and stderr.txt";
     fs::remove_all(dir);
 }
 

@@ -291,7 +291,7 @@ TEST(TrainingJob, TheSlowestRankSetsTheIterationAndTheOthersWaitTheDifference)
     for (const auto& it : o.iterations)
     {
         EXPECT_EQ(it.Duration(), MilliSeconds(3));
-        EXPECT_EQ(it.slowestRank, 5u);
+        EXPECT_EQ(it.lastRank, 5u);
         EXPECT_EQ(it.maxBarrier, MilliSeconds(1));
     }
     for (const auto& r : o.ranks)

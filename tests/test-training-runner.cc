@@ -175,6 +175,8 @@ TEST(TrainingRunner, OutputsAgreeWithEachOther)
     for (const auto& it : iterations)
     {
         duration[{it.at("job"), it.at("iteration")}] = std::stod(it.at("duration_s"));
+        // Issue 17: slowest_gpu named the last rank to finish; now the slowed GPU.
+        EXPECT_EQ(it.at("slowest_gpu"), it.at("job") == "a" ? "s2g0" : "none");
         EXPECT_NEAR(std::stod(it.at("utilization")), 500e-6 / std::stod(it.at("duration_s")), 1e-9);
     }
     for (const auto& r : ranks)

@@ -62,20 +62,30 @@ void
 ScenarioRun::WriteIterations(std::ostream& os) const
 {
     os << "job,iteration,start_s,end_s,duration_s,compute_s,communication_s,exposed_comm_s,"
-          "barrier_wait_s,barrier_wait_max_s,slowest_rank,slowest_gpu,utilization\n";
+          "barrier_wait_s,barrier_wait_max_s,last_rank,last_gpu,slowest_gpu,utilization\n";
     os << std::setprecision(12);
+    const FabricTopology& topo = m_scenario.topology;
+    auto gpu = [&topo](Ptr<TrainingJob> job, uint32_t rank) {
+        return topo.GetNode(topo.HostNode(job->GetHost(rank))).name;
+    };
     for (const auto& job : m_jobs)
     {
         const double ideal = Sec(job->GetIdealComputeTime());
+        // The GPU computing slowest (largest slowdown; the first such rank), "none" if no
+        // rank is slowed.
+        uint32_t slowest = 0;
+        for (uint32_t r = 1; r < job->GetNRanks(); ++r)
+        {
+            slowest = job->GetSlowdown(r) > job->GetSlowdown(slowest) ? r : slowest;
+        }
+        const std::string slowestGpu = job->GetSlowdown(slowest) > 1 ? gpu(job, slowest) : "none";
         for (const auto& it : job->GetIterations())
         {
-            const uint32_t host = job->GetHost(it.slowestRank);
             os << job->GetName() << ',' << it.iteration << ',' << Sec(it.start) << ','
                << Sec(it.end) << ',' << Sec(it.Duration()) << ',' << Sec(it.compute) << ','
                << Sec(it.communication) << ',' << Sec(it.exposed) << ',' << Sec(it.barrier) << ','
-               << Sec(it.maxBarrier) << ',' << it.slowestRank << ','
-               << m_scenario.topology.GetNode(m_scenario.topology.HostNode(host)).name << ','
-               << ideal / Sec(it.Duration()) << '\n';
+               << Sec(it.maxBarrier) << ',' << it.lastRank << ',' << gpu(job, it.lastRank)
+               << ',' << slowestGpu << ',' << ideal / Sec(it.Duration()) << '\n';
         }
     }
 }

@@ -568,7 +568,7 @@ TrainingJob::EndIteration()
         if (rs.finish > slowest)
         {
             slowest = rs.finish;
-            it.slowestRank = r;
+            it.lastRank = r;
         }
         m_rankIterations.push_back(ri);
     }
@@ -578,7 +578,7 @@ TrainingJob::EndIteration()
     it.barrier = PicoSeconds(barrier / m_ranks);
     m_iterations.push_back(it);
     NS_LOG_INFO("job " << m_name << " iteration " << it.iteration << ": "
-                       << it.Duration().As(Time::US) << ", slowest rank " << it.slowestRank);
+                       << it.Duration().As(Time::US) << ", last rank " << it.lastRank);
     m_iterationTrace(it);
     if (m_iterations.size() < m_nIterations)
     {

@@ -29,7 +29,7 @@ struct JobIteration
     Time exposed;       //!< neither computing nor done: waiting on collectives or other stages
     Time barrier;       //!< done, waiting for the slowest rank
     Time maxBarrier;
-    uint32_t slowestRank{0};
+    uint32_t lastRank{0}; //!< the rank that finished last (its finish ends the iteration)
     Time Duration() const { return end - start; }
 };
 
