@@ -85,13 +85,19 @@ ReadCsv(const std::filesystem::path& p)
     std::string line;
     std::vector<std::string> header;
     std::vector<std::map<std::string, std::string>> rows;
+    // Every cell, the empty ones included (a trailing empty cell too).
     auto split = [](const std::string& l) {
-        std::vector<std::string> out;
-        std::stringstream ss(l);
-        std::string cell;
-        while (std::getline(ss, cell, ','))
+        std::vector<std::string> out{""};
+        for (char c : l)
         {
-            out.push_back(cell);
+            if (c == ',')
+            {
+                out.emplace_back();
+            }
+            else
+            {
+                out.back().push_back(c);
+            }
         }
         return out;
     };

@@ -48,6 +48,7 @@ TEST(FailureRunner, EveryDownOfAFlapIsInFailuresCsvAndTheLinkCounters)
     const auto failures = ReadCsv(dir / "out" / "failures.csv");
     int flaps = 0;
     double flapDown = 0;
+    uint64_t lost = 0;
     for (const auto& row : failures)
     {
         if (row.at("mode") == "flap")
@@ -55,10 +56,23 @@ TEST(FailureRunner, EveryDownOfAFlapIsInFailuresCsvAndTheLinkCounters)
             ++flaps;
             flapDown += std::stod(row.at("duration_s"));
             EXPECT_EQ(row.at("component"), "link 17");
-            EXPECT_EQ(row.at("effect"), "rerouted");
+            EXPECT_EQ(row.at("assumed_effect"), "rerouted");
+            lost += std::stoull(row.at("frames_lost"));
+            EXPECT_EQ(row.at("jobs_interrupted"), "");
         }
     }
     EXPECT_EQ(flaps, 3);
+    // RDMA traffic crossed link 17: its downs cost frames, which links.csv counts too.
+    uint64_t linkDownDrops = 0;
+    for (const auto& row : ReadCsv(dir / "out" / "links.csv"))
+    {
+        if (row.at("link") == "17")
+        {
+            linkDownDrops += std::stoull(row.at("drop_link_down"));
+        }
+    }
+    EXPECT_GT(lost, 0u);
+    EXPECT_EQ(lost, linkDownDrops);
     for (const auto& row : ReadCsv(dir / "out" / "links.csv"))
     {
         if (row.at("link") == "17")
@@ -90,8 +104,30 @@ TEST(FailureRunner, AGpuFailureInterruptsTheJobAtPacketLevel)
     EXPECT_NE(job["interruption"].get<std::string>().find("s3g0"), std::string::npos);
     const auto failures = ReadCsv(dir / "out" / "failures.csv");
     ASSERT_EQ(failures.size(), 1u);
-    EXPECT_EQ(failures[0].at("effect"), "job restart");
+    EXPECT_EQ(failures[0].at("assumed_effect"), "job restart");
+    EXPECT_EQ(failures[0].at("jobs_interrupted"), "dp8");
+    EXPECT_EQ(failures[0].at("frames_lost"), "0"); // a GPU has no links of its own
     EXPECT_NE(o.stdoutText.find("interrupted at"), std::string::npos);
+    fs::remove_all(dir);
+}
+
+// Issue 17: a flap of a job's host link while the job computes changed nothing in the run,
+// yet failures.csv said "job restart" (what the availability model assumes) and nothing else.
+TEST(FailureRunner, AnIdleLinksFlapIsAssumedARestartButCostsNothingInTheRun)
+{
+    const fs::path dir = Scratch("idle-flap");
+    const Outcome o = RunScenario(
+        dir, JobScenario(R"("failures":{"inject":[{"component":"link 0","mode":"flap",
+             "at":"100us","flap_count":1,"flap_down":"20us","flap_up":"10us"}]})"));
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const auto failures = ReadCsv(dir / "out" / "failures.csv");
+    ASSERT_EQ(failures.size(), 1u);
+    EXPECT_EQ(failures[0].at("assumed_effect"), "job restart");
+    EXPECT_EQ(failures[0].at("frames_lost"), "0");
+    EXPECT_EQ(failures[0].at("jobs_interrupted"), "");
+    const json job = json::parse(ReadFile(dir / "out" / "summary.json"))["training"]["jobs"][0];
+    EXPECT_FALSE(job["interrupted"].get<bool>());
+    EXPECT_TRUE(job["finished"].get<bool>());
     fs::remove_all(dir);
 }
 

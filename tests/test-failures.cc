@@ -432,11 +432,21 @@ TEST(FailureHelper, ASwitchFailureTakesAllItsLinksDown)
     const auto& installed = helper.Install(net->GetTopology(), net, 7);
     ASSERT_EQ(installed.size(), 1u);
     EXPECT_EQ(helper.GetStreamsUsed(), 2);
+    // The trace fires as the switch fails, before its links change; right after, all are down.
     struct Probe
     {
         Ptr<FabricNetwork> net;
         bool allDown{false};
+        bool upAtTrace{true};
         void Failed(const ComponentFailureProcess::Failure&)
+        {
+            for (uint32_t l = 0; l < net->GetTopology().Links().size(); ++l)
+            {
+                upAtTrace = upAtTrace && net->GetChannel(l)->IsUp();
+            }
+            Simulator::ScheduleNow(&Probe::Check, this);
+        }
+        void Check()
         {
             allDown = true;
             for (uint32_t l = 0; l < net->GetTopology().Links().size(); ++l)
@@ -449,6 +459,7 @@ TEST(FailureHelper, ASwitchFailureTakesAllItsLinksDown)
     Simulator::Stop(Seconds(100));
     Simulator::Run();
     EXPECT_TRUE(probe.allDown);
+    EXPECT_TRUE(probe.upAtTrace);
     EXPECT_GT(installed[0].process->GetFailureCount(), 10u); // about 50 in 100 s
     Simulator::Destroy();
 }

@@ -180,7 +180,7 @@ ScenarioRun::InstallFailures()
     FailureHelper& helper = m_scenario.failures.helper;
     const auto& installed = helper.Install(m_scenario.topology, m_network, m_nextStream);
     TakeStreams("failures", helper.GetStreamsUsed());
-    m_failureLog.Follow(installed, jobHosts, !m_jobs.empty());
+    m_failureLog.Follow(installed, jobHosts, !m_jobs.empty(), m_network, m_jobs);
     for (const auto& i : installed)
     {
         // Links react on their own (routing, the transport's retry limit); a dead GPU or

@@ -101,11 +101,13 @@ ComponentFailureProcess::GetTypeId()
                           MakeDoubleAccessor(&ComponentFailureProcess::m_rateFraction),
                           MakeDoubleChecker<double>(0.01, 1.0))
             .AddTraceSource("Failed",
-                            "The component failed: start, duration, component, kind, mode.",
+                            "The component failed: start, duration, component, kind, mode "
+                            "(fired before its links change).",
                             MakeTraceSourceAccessor(&ComponentFailureProcess::m_failedTrace),
                             "ns3::ComponentFailureProcess::FailedCallback")
             .AddTraceSource("FlapDown",
-                            "A flap took the links down: its start and how long it lasts.",
+                            "A flap takes the links down: its start and how long it lasts "
+                            "(fired before they go down).",
                             MakeTraceSourceAccessor(&ComponentFailureProcess::m_downTrace),
                             "ns3::ComponentFailureProcess::FailedCallback")
             .AddTraceSource("Repaired",
@@ -211,8 +213,8 @@ ComponentFailureProcess::Fail()
     f.duration = Draw(m_timeToRepair, "TimeToRepair");
     NS_LOG_INFO(m_component << " fails (" << ModeName(m_mode) << ") for "
                             << f.duration.As(Time::S));
+    m_failedTrace(f); // before the links change: followers see them as they were
     ApplyToChannels(true);
-    m_failedTrace(f);
     if (f.duration != Time::Max())
     {
         Simulator::Schedule(f.duration, &ComponentFailureProcess::Repair, Ptr<ComponentFailureProcess>(this));
@@ -243,8 +245,8 @@ ComponentFailureProcess::ApplyToChannels(bool apply)
 void
 ComponentFailureProcess::FlapDown(uint32_t remaining)
 {
-    ApplyToChannels(true);
     m_downTrace(Failure{Simulator::Now(), m_flapDown, m_component, m_kind, m_mode});
+    ApplyToChannels(true);
     Simulator::Schedule(m_flapDown, &ComponentFailureProcess::FlapUp, Ptr<ComponentFailureProcess>(this), remaining - 1);
 }
 
