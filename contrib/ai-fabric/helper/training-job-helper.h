@@ -39,8 +39,9 @@ class TrainingJobHelper
     /**
      * Place, wire and start a job with the attributes set so far on \p network, its queue
      * pairs made by \p rdma.  Streams \p stream (scattered placement) and \p stream + 1 (the
-     * job's Slowdown) are used: kStreamsPerJob in all.  Throws std::invalid_argument for a bad description, too few
-     * free GPUs, a map that does not fit, or a collective an algorithm refuses.
+     * job's Slowdown) are used: kStreamsPerJob in all.  Throws std::invalid_argument for a
+     * bad description, too few free GPUs, a map that does not fit, or a collective an
+     * algorithm refuses.
      */
     Ptr<TrainingJob> Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma, int64_t stream);
 

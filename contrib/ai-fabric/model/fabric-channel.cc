@@ -41,8 +41,8 @@ FabricChannel::GetTypeId()
                           MakeTimeChecker(Time(0)))
             .AddAttribute("BitErrorRate",
                           "Probability that a bit is received in error, both directions, in "
-                          "[0, 0.5] (0.5: every bit random).  0 for a healthy link: IEEE 802.3bs specifies a BER below "
-                          "1e-13 after FEC for 400G links.",
+                          "[0, 0.5] (0.5: every bit random).  0 for a healthy link: IEEE "
+                          "802.3bs specifies a BER below 1e-13 after FEC for 400G links.",
                           DoubleValue(0.0),
                           MakeDoubleAccessor(&FabricChannel::SetBitErrorRate,
                                              &FabricChannel::GetBitErrorRate),
