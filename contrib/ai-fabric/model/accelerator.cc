@@ -1,4 +1,5 @@
 #include "accelerator.h"
+
 #include "range-checkers.h"
 
 #include "ns3/double.h"

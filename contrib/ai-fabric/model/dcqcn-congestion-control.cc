@@ -1,4 +1,5 @@
 #include "dcqcn-congestion-control.h"
+
 #include "range-checkers.h"
 
 #include "ns3/boolean.h"

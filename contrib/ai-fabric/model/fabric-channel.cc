@@ -1,8 +1,8 @@
 #include "fabric-channel.h"
-#include "range-checkers.h"
 
 #include "fabric-net-device.h"
 #include "frame-arrival.h"
+#include "range-checkers.h"
 
 #include "ns3/double.h"
 #include "ns3/log.h"

@@ -1,8 +1,8 @@
 #include "message-source.h"
-#include "range-checkers.h"
 
 #include "fabric-channel.h"
 #include "fabric-endpoint.h"
+#include "range-checkers.h"
 
 #include "ns3/log.h"
 #include "ns3/node.h"

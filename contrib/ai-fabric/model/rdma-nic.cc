@@ -1,8 +1,8 @@
 #include "rdma-nic.h"
-#include "range-checkers.h"
 
 #include "fabric-endpoint.h"
 #include "no-congestion-control.h"
+#include "range-checkers.h"
 
 #include "ns3/log.h"
 

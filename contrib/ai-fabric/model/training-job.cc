@@ -1,4 +1,5 @@
 #include "training-job.h"
+
 #include "range-checkers.h"
 
 #include "ns3/boolean.h"
