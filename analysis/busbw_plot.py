@@ -34,6 +34,10 @@ def load(folder: Path, label: str) -> pd.DataFrame:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: not found (is {folder} a collective results folder?)")
     runs = pd.read_csv(path)
+    failed = runs[runs["status"] != "complete"]
+    if len(failed):  # a failed run's time is until it failed: not a bandwidth
+        print(f"busbw_plot: {path}: {len(failed)} failed run(s) left out", file=sys.stderr)
+    runs = runs[runs["status"] == "complete"].copy()
     runs["series"] = runs["op"] + " " + runs["algorithm"]
     if label:  # name the folder unless its name is the algorithm's
         runs["series"] = [s if label in s else f"{s} ({label})" for s in runs["series"]]

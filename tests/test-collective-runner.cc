@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -278,6 +279,43 @@ TEST(Runner, LossyCollectiveCompletesAndEveryPayloadByteIsAccountedFor)
     const uint64_t expected = 16ull * 15 * (4ull << 20) / 16;
     EXPECT_EQ(rdma["payload_accepted_bytes"].get<uint64_t>(), expected);
     EXPECT_EQ(rdma["payload_sent_bytes"].get<uint64_t>(), expected + retransmitted);
+    fs::remove_all(dir);
+}
+
+TEST(Runner, LossyAllToAllBacksOffInsteadOfFailingAndAFailedRunHasNoBandwidth)
+{
+    // The shipped lossy all-to-all at 16 MiB: with IBA's fixed 100 us timeout some queue pairs
+    // exhaust their 7 retries; with the backed-off timeout (the default) every byte arrives.
+    const fs::path dir = Scratch("lossy-backoff");
+    json scenario = json::parse(ReadFile(fs::path(AI_FABRIC_SCENARIO_DIR) / "lossy-alltoall.json"));
+    scenario["collective"]["bytes"] = 16 << 20;
+    std::ofstream(dir / "s.json") << scenario.dump();
+    const std::string base = "--scenario=" + (dir / "s.json").string() + " --out=";
+    const Outcome backedOff = RunProgram(AI_FABRIC_RUN_BINARY, base + (dir / "b").string(), dir);
+    ASSERT_EQ(backedOff.exitCode, 0) << backedOff.stderrText;
+    const json b = json::parse(ReadFile(dir / "b" / "summary.json"));
+    EXPECT_EQ(b["rdma"]["queue_pairs_failed"], 0);
+    EXPECT_EQ(b["rdma"]["payload_accepted_bytes"].get<uint64_t>(), 16ull * 15 * (1ull << 20));
+    EXPECT_EQ(b["collective"]["runs_complete"], 1);
+    EXPECT_EQ(b["collective"]["runs_failed"], 0);
+
+    const Outcome fixed = RunProgram(
+        AI_FABRIC_RUN_BINARY,
+        base + (dir / "f").string() + " --ns3::RdmaQueuePair::RetransmissionTimeoutMax=100us", dir);
+    ASSERT_EQ(fixed.exitCode, 0) << fixed.stderrText;
+    const json f = json::parse(ReadFile(dir / "f" / "summary.json"));
+    EXPECT_GT(f["rdma"]["queue_pairs_failed"].get<uint64_t>(), 0u);
+    EXPECT_LT(f["rdma"]["payload_accepted_bytes"].get<uint64_t>(), 16ull * 15 * (1ull << 20));
+    EXPECT_EQ(f["collective"]["runs_complete"], 0);
+    EXPECT_EQ(f["collective"]["runs_failed"], 1);
+    EXPECT_EQ(f["collective"]["results"][0]["failed"], true);
+    EXPECT_FALSE(f["collective"]["results"][0].contains("busbw_GBps"));
+    const auto rows = ReadCsv(dir / "f" / "collectives.csv");
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].at("status"), "failed");
+    EXPECT_EQ(rows[0].at("busbw_GBps"), ""); // no bandwidth for a run that did not finish
+    EXPECT_NE(fixed.stdoutText.find("failed"), std::string::npos) << fixed.stdoutText;
+    EXPECT_NE(fixed.stderrText.find("failed"), std::string::npos) << fixed.stderrText;
     fs::remove_all(dir);
 }
 

@@ -321,6 +321,48 @@ TEST(RetryLimit, QueuePairFailsItsMessagesAfterRetryCountTimeouts)
     Simulator::Destroy();
 }
 
+/** When the QP of RetryLimit's dead path fails, with the given timeout cap. */
+Time
+FailureTimeWithTimeoutCap(Time rto, Time cap)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(rto));
+    rdma.SetQueuePairAttribute("RetransmissionTimeoutMax", TimeValue(cap));
+    rdma.SetQueuePairAttribute("RetryCount", UintegerValue(3));
+    rdma.Install(net);
+    auto [a, b] = rdma.Connect(net, 0, 1);
+    Time failedAt;
+    struct Clock
+    {
+        Time* at;
+        void Failed() { *at = Simulator::Now(); }
+    } clock{&failedAt};
+    a->SetErrorCallback(MakeCallback(&Clock::Failed, &clock));
+    a->PostSend(1 << 20, {});
+    FailOnce(HostChannel(net, 0), "hard", MicroSeconds(5), Seconds(1));
+    Simulator::Run();
+    EXPECT_EQ(a->GetCounters().timeouts, 4u);
+    Simulator::Destroy();
+    return failedAt;
+}
+
+TEST(RetryLimit, EachTimeoutInARowDoublesUpToTheCap)
+{
+    // The timer last moved at the same ACK in all three runs; then 4 timeouts (RetryCount 3).
+    const Time rto = MicroSeconds(10);
+    const Time fixed = FailureTimeWithTimeoutCap(rto, rto);                  // 10 x 4
+    const Time doubling = FailureTimeWithTimeoutCap(rto, Seconds(1));        // 10+20+40+80
+    const Time capped = FailureTimeWithTimeoutCap(rto, MicroSeconds(30));    // 10+20+30+30
+    const Time below = FailureTimeWithTimeoutCap(rto, MicroSeconds(1));      // a cap below: fixed
+    EXPECT_EQ(doubling - fixed, MicroSeconds(150 - 40));
+    EXPECT_EQ(capped - fixed, MicroSeconds(90 - 40));
+    EXPECT_EQ(below, fixed);
+    // The last ACK that moved the timer came before the link died at 5 us.
+    EXPECT_GT(fixed, MicroSeconds(40));
+    EXPECT_LT(fixed, MicroSeconds(5 + 40));
+}
+
 TEST(RetryLimit, CollectiveReportsFailureWhenARanksLinkDies)
 {
     const CollectiveRun run =
@@ -329,9 +371,10 @@ TEST(RetryLimit, CollectiveReportsFailureWhenARanksLinkDies)
                           FailOnce(HostChannel(net, 2), "hard", MicroSeconds(20), Seconds(10));
                       });
     EXPECT_TRUE(run.result.failed);
-    // The first queue pair gives up 8 timeouts (RetryCount 7) of 1.05 ms after its last ACK.
-    EXPECT_GT(run.result.end, MicroSeconds(20) + MicroSeconds(1048.576) * 7);
-    EXPECT_LT(run.result.end, MicroSeconds(20) + MicroSeconds(1048.576) * 9);
+    // The first queue pair gives up 8 timeouts (RetryCount 7) after its last ACK, backed off
+    // from 1.05 ms: 1 + 2 + ... + 128 = 255 of them.
+    EXPECT_GT(run.result.end, MicroSeconds(20) + MicroSeconds(1048.576) * 254);
+    EXPECT_LT(run.result.end, MicroSeconds(20) + MicroSeconds(1048.576) * 256);
 }
 
 TEST(RetryLimit, TrainingJobStopsTheIterationWhenACommunicatorFails)

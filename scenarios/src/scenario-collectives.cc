@@ -122,6 +122,14 @@ void
 ScenarioRun::CollectiveDone(const CollectiveResult& result)
 {
     m_collectives.push_back(result);
+    if (result.failed)
+    {
+        // Its ranks stopped on a failed queue pair: no later size can run.
+        spdlog::warn("collective run {} ({} B) failed at {:.3f} us: a queue pair exceeded its "
+                     "retry count; the sweep stops",
+                     m_collectives.size() - 1, result.bytes, result.end.GetSeconds() * 1e6);
+        return;
+    }
     spdlog::debug("{} {} B: {:.3f} us", result.algorithm, result.bytes,
                   result.Duration().GetSeconds() * 1e6);
     Simulator::ScheduleNow(&ScenarioRun::RunNextCollective, this);
@@ -173,9 +181,11 @@ ScenarioRun::WriteCollectiveTable(std::ostream& os) const
          ++i)
     {
         double seconds = 0;
+        bool failed = false;
         for (uint32_t k = 0; k < c.iterations; ++k)
         {
             seconds += m_collectives[i * c.iterations + k].Duration().GetSeconds();
+            failed = failed || m_collectives[i * c.iterations + k].failed;
         }
         seconds /= c.iterations;
         const CollectiveResult& r = m_collectives[i * c.iterations];
@@ -185,10 +195,25 @@ ScenarioRun::WriteCollectiveTable(std::ostream& os) const
                                    : r.bytes / 4;
         os << std::setw(13) << r.bytes << std::setw(13) << count << std::setw(7) << "float"
            << std::setw(7) << (reducing ? "sum" : "none") << std::setw(6)
-           << (rooted ? int(c.root) : -1) << std::fixed << std::setw(11) << std::setprecision(2)
-           << seconds * 1e6 << std::setw(9) << std::setprecision(2) << algbw << std::setw(9)
-           << algbw * BusBandwidthFactor(c.op, c.ranks) << "  " << r.algorithm << "\n";
+           << (rooted ? int(c.root) : -1) << std::fixed << std::setprecision(2);
+        if (failed)
+        {
+            os << std::setw(11) << "failed" << std::setw(9) << "-" << std::setw(9) << "-";
+        }
+        else
+        {
+            os << std::setw(11) << seconds * 1e6 << std::setw(9) << algbw << std::setw(9)
+               << algbw * BusBandwidthFactor(c.op, c.ranks);
+        }
+        os << "  " << r.algorithm << "\n";
         os.unsetf(std::ios::fixed);
+    }
+    // A failed run ends the sweep; its size's other iterations, if any, never ran.
+    if (!m_collectives.empty() && m_collectives.back().failed &&
+        m_collectives.size() % c.iterations != 0)
+    {
+        const CollectiveResult& r = m_collectives.back();
+        os << std::setw(13) << r.bytes << "  failed  " << r.algorithm << "\n";
     }
 }
 
@@ -196,8 +221,8 @@ void
 ScenarioRun::WriteCollectives(std::ostream& os) const
 {
     const CollectiveSpec& c = m_scenario.collective;
-    os << "run,op,algorithm,bytes,ranks,root,iteration,start_us,end_us,time_us,algbw_GBps,"
-          "busbw_GBps\n";
+    os << "run,op,algorithm,bytes,ranks,root,iteration,status,start_us,end_us,time_us,"
+          "algbw_GBps,busbw_GBps\n";
     os << std::setprecision(12); // picosecond times of runs up to seconds long
     for (std::size_t i = 0; i < m_collectives.size(); ++i)
     {
@@ -205,9 +230,17 @@ ScenarioRun::WriteCollectives(std::ostream& os) const
         const double algbw = AlgorithmBandwidth(r);
         os << i << ',' << CollectiveOperationName(r.op) << ',' << r.algorithm << ',' << r.bytes
            << ',' << r.ranks << ',' << c.root << ',' << i % c.iterations << ','
-           << r.start.GetSeconds() * 1e6 << ',' << r.end.GetSeconds() * 1e6 << ','
-           << r.Duration().GetSeconds() * 1e6 << ',' << algbw << ','
-           << algbw * BusBandwidthFactor(r.op, r.ranks) << '\n';
+           << (r.failed ? "failed" : "complete") << ',' << r.start.GetSeconds() * 1e6 << ','
+           << r.end.GetSeconds() * 1e6 << ',' << r.Duration().GetSeconds() * 1e6 << ',';
+        if (!r.failed) // a failed run's time is until it failed: no bandwidth
+        {
+            os << algbw << ',' << algbw * BusBandwidthFactor(r.op, r.ranks);
+        }
+        else
+        {
+            os << ',';
+        }
+        os << '\n';
     }
 }
 
@@ -302,8 +335,18 @@ ScenarioRun::CollectiveSummary() const
 {
     const CollectiveSpec& c = m_scenario.collective;
     json runs = json::array();
+    std::size_t failed = 0;
     for (const auto& r : m_collectives)
     {
+        if (r.failed)
+        {
+            ++failed;
+            runs.push_back({{"bytes", r.bytes},
+                            {"algorithm", r.algorithm},
+                            {"failed", true},
+                            {"failed_after_us", r.Duration().GetSeconds() * 1e6}});
+            continue;
+        }
         const double algbw = AlgorithmBandwidth(r);
         runs.push_back({{"bytes", r.bytes},
                         {"algorithm", r.algorithm},
@@ -315,7 +358,8 @@ ScenarioRun::CollectiveSummary() const
     return {{"op", CollectiveOperationName(c.op)},
             {"algorithm", c.algorithm},
             {"ranks", c.ranks},
-            {"runs_complete", m_collectives.size()},
+            {"runs_complete", m_collectives.size() - failed},
+            {"runs_failed", failed},
             {"runs", c.sizes.size() * c.iterations},
             {"steps", m_steps},
             {"queue_pairs", m_group ? m_group->GetNQueuePairs() : 0},

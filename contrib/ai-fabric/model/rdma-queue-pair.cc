@@ -57,16 +57,28 @@ RdmaQueuePair::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("RetransmissionTimeout",
                           "Time without acknowledgement progress after which the requester "
-                          "goes back to its first unacknowledged frame.  Default 4.096 us x "
-                          "2^8 = 1.05 ms: the IBA local ACK timeout encoding (vol. 1, "
+                          "goes back to its first unacknowledged frame, the first time.  Each "
+                          "further timeout in a row waits twice as long, up to "
+                          "RetransmissionTimeoutMax; progress restarts from this value.  Default "
+                          "4.096 us x 2^8 = 1.05 ms: the IBA local ACK timeout encoding (vol. 1, "
                           "9.7.6.1.3) at timeout value 8.",
                           TimeValue(MicroSeconds(1048.576)),
                           MakeTimeAccessor(&RdmaQueuePair::m_rto),
                           MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("RetransmissionTimeoutMax",
+                          "The longest a backed-off retransmission timeout grows.  NVIDIA's "
+                          "adaptive retransmission doubles a QP's timeout on consecutive "
+                          "timeouts and caps it at the QP's ack_timeout; default 4.096 us x 2^20 "
+                          "= 4.29 s, NCCL's NCCL_IB_TIMEOUT default of 20.  At or below "
+                          "RetransmissionTimeout the timeout is fixed, as IBA specifies it.",
+                          TimeValue(MicroSeconds(4.096 * (1 << 20))),
+                          MakeTimeAccessor(&RdmaQueuePair::m_rtoMax),
+                          MakeTimeChecker(NanoSeconds(1)))
             .AddAttribute("RetryCount",
                           "Timeouts in a row without progress after which the QP fails its "
                           "messages.  Default 7, the largest IBA retry_cnt (3 bits; vol. 1, "
-                          "9.7.6.1.3).",
+                          "9.7.6.1.3): with the backed-off timeouts a dead path is given up "
+                          "after 255 x RetransmissionTimeout (268 ms at the defaults).",
                           UintegerValue(7),
                           MakeUintegerAccessor(&RdmaQueuePair::m_retryCount),
                           MakeUintegerChecker<uint32_t>(0, 7))
@@ -126,6 +138,7 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
     m_remoteHost = remoteHost;
     m_remoteQpn = remoteQpn;
     m_cc = cc;
+    m_currentRto = m_rto;
     m_endSeq = m_sndNxt = m_sndUna = m_highestSent = m_startingPsn;
     if (m_udpSrcPort == 0)
     {
@@ -288,6 +301,7 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     if (progress)
     {
         m_retries = 0;
+        m_currentRto = m_rto;
     }
     m_sndUna = una;
     // After a go-back, frames sent before it may still be acknowledged: never resend those.
@@ -321,10 +335,10 @@ RdmaQueuePair::ArmTimer()
     // An acknowledgement only moves the deadline; the pending event, if it comes early, waits
     // again until it.  A cancelled ns-3 event stays queued until its time, so re-scheduling on
     // every ACK would keep about one event per frame of the last RTO (1 ms) in the queue.
-    m_timeoutAt = Simulator::Now() + m_rto;
+    m_timeoutAt = Simulator::Now() + m_currentRto;
     if (!m_timer.IsRunning())
     {
-        m_timer = Simulator::Schedule(m_rto, &RdmaQueuePair::Timeout, this);
+        m_timer = Simulator::Schedule(m_currentRto, &RdmaQueuePair::Timeout, this);
     }
 }
 
@@ -358,7 +372,10 @@ RdmaQueuePair::Timeout()
         }
         return;
     }
-    NS_LOG_INFO("QP " << m_localQpn << " timeout: back to " << m_sndUna);
+    // Back off: each timeout in a row doubles the next one, up to the cap.
+    m_currentRto = std::min(2 * m_currentRto, std::max(m_rtoMax, m_rto));
+    NS_LOG_INFO("QP " << m_localQpn << " timeout: back to " << m_sndUna << ", next timeout "
+                      << m_currentRto.As(Time::US));
     m_sndNxt = m_sndUna;
     ArmTimer();
     if (!m_waitingForPort && !m_paceEvent.IsRunning())

@@ -150,7 +150,9 @@ class RdmaQueuePair : public Object
     uint8_t m_priority{};
     uint8_t m_ackPriority{};
     uint32_t m_ackInterval{};
-    Time m_rto;
+    Time m_rto;        //!< the first timeout after progress
+    Time m_rtoMax;     //!< the cap of the backed-off timeout
+    Time m_currentRto; //!< the timeout now armed: m_rto doubled per timeout in a row
     uint32_t m_retryCount{};
     uint32_t m_retries{0}; //!< timeouts since the last progress
     bool m_failed{false};
