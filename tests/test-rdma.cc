@@ -279,3 +279,33 @@ TEST(Rdma, QueuePairsBetweenOnePairSpreadOverEcmpPaths)
     EXPECT_GE(coresUsed, 3u) << "16 flows over 4 cores";
     Simulator::Destroy();
 }
+
+TEST(Rdma, DataQueuePairsAreNumberedAboveTheReservedQp0AndQp1)
+{
+    // IBA reserves QP0 (SMI) and QP1 (GSI); Wireshark decodes frames to QP1 as management
+    // datagrams.  Every data frame and ACK must name a QP from 2 up.
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.Install(net);
+    std::set<uint32_t> destQps;
+    struct Seen
+    {
+        std::set<uint32_t>* qps;
+        void Deliver(Ptr<const Packet>, const FrameInfo& info) { qps->insert(info.destQp); }
+    } seen{&destQps};
+    for (uint32_t h = 0; h < 2; ++h)
+    {
+        net->GetEndpoint(h)->TraceConnectWithoutContext("Deliver",
+                                                        MakeCallback(&Seen::Deliver, &seen));
+    }
+    for (uint32_t q = 0; q < 3; ++q)
+    {
+        auto [a, b] = rdma.Connect(net, 0, 1);
+        EXPECT_EQ(a->GetLocalQpn(), roce::kFirstDataQpn + q);
+        EXPECT_EQ(b->GetLocalQpn(), roce::kFirstDataQpn + q);
+        a->PostSend(64 << 10, Callback<void, uint64_t, uint64_t>());
+    }
+    Simulator::Run();
+    EXPECT_EQ(destQps, (std::set<uint32_t>{2, 3, 4}));
+    Simulator::Destroy();
+}

@@ -4,6 +4,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
+#include "ns3/roce-frame.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/uinteger.h"
 
@@ -250,7 +251,7 @@ FabricNetworkHelper::Install(const FabricTopology& topology) const
     net->m_rankOfNode = m_rankOfNode;
     const uint32_t seedBase = EcmpSeedBase();
     net->m_localRank = m_localRank;
-    net->m_remoteQps.assign(topo.GetNHosts(), 1); // QP 0 is reserved (IBA's QP0, SMI)
+    net->m_remoteQps.assign(topo.GetNHosts(), roce::kFirstDataQpn); // above IBA's QP0 and QP1
     net->m_switchLatency = ForwardingLatencyOf(m_switchFactory);
     net->m_nvSwitchLatency = ForwardingLatencyOf(m_nvSwitchFactory);
     net->m_payloadMtu = PayloadMtuOf(m_deviceFactory);

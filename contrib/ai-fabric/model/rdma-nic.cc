@@ -31,7 +31,7 @@ RdmaNic::GetTypeId()
 
 RdmaNic::RdmaNic()
     : m_ccType(NoCongestionControl::GetTypeId()),
-      m_qps(1)
+      m_qps(roce::kFirstDataQpn)
 {
 }
 
@@ -72,7 +72,7 @@ RdmaQpCounters
 RdmaNic::GetTotals() const
 {
     RdmaQpCounters t;
-    for (std::size_t q = 1; q < m_qps.size(); ++q)
+    for (std::size_t q = roce::kFirstDataQpn; q < m_qps.size(); ++q)
     {
         t += m_qps[q]->GetCounters();
     }
@@ -84,7 +84,7 @@ RdmaNic::Deliver(Ptr<const Packet>, const FrameInfo& info)
 {
     // A frame for no QP of ours (or from another host than the QP's peer: a MessageSource's
     // flow id in the DestQP field) is not the transport's.
-    if (info.destQp == 0 || info.destQp >= m_qps.size() ||
+    if (info.destQp < roce::kFirstDataQpn || info.destQp >= m_qps.size() ||
         m_qps[info.destQp]->GetRemoteHost() != info.srcHost)
     {
         NS_LOG_LOGIC("host " << m_endpoint->GetHostId() << ": no QP " << info.destQp << " for host "

@@ -50,7 +50,8 @@ class RdmaNic : public Object
 
     Ptr<FabricEndpoint> m_endpoint;
     TypeId m_ccType;
-    std::vector<Ptr<RdmaQueuePair>> m_qps; //!< by QP number; [0] unused (QP 0 is special in IB)
+    /** By QP number; the reserved ones below roce::kFirstDataQpn are null. */
+    std::vector<Ptr<RdmaQueuePair>> m_qps;
 };
 
 } // namespace ns3

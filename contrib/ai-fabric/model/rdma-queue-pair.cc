@@ -96,7 +96,8 @@ RdmaQueuePair::GetTypeId()
                           MakeUintegerChecker<uint32_t>(0, (1u << 24) - 1))
             .AddAttribute("UdpSourcePort",
                           "UDP source port of this QP's frames, its ECMP entropy; 0 derives "
-                          "one from the QP number in 49152-65535 (RFC 6335).",
+                          "one in 49152-65535 (RFC 6335) from the host and the QP's ordinal "
+                          "among its NIC's data QPs.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&RdmaQueuePair::m_udpSrcPort),
                           MakeUintegerChecker<uint16_t>())
@@ -142,7 +143,9 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
     m_endSeq = m_sndNxt = m_sndUna = m_highestSent = m_startingPsn;
     if (m_udpSrcPort == 0)
     {
-        m_udpSrcPort = roce::EntropyPort(endpoint->GetHostId() * 40503u + localQpn);
+        // Hashed from the host and the QP's ordinal among its NIC's data QPs (1 for the first).
+        m_udpSrcPort =
+            roce::EntropyPort(endpoint->GetHostId() * 40503u + localQpn - roce::kFirstDataQpn + 1);
     }
     m_port = endpoint->PortToward(remoteHost, m_udpSrcPort);
     NS_ABORT_MSG_IF(!m_port,

@@ -62,6 +62,10 @@ SendOpcode(bool first, bool last)
            : last        ? BthHeader::RC_SEND_LAST
                          : BthHeader::RC_SEND_MIDDLE;
 }
+/** The first QP number a NIC gives a data queue pair: IBA reserves QP0 (subnet management,
+ * SMI) and QP1 (general services, GSI), and packet decoders such as Wireshark's read frames to
+ * QP1 as management datagrams. */
+constexpr uint32_t kFirstDataQpn = 2;
 /** A UDP source port for flow entropy, hashed from \p key into the dynamic range 49152-65535
  * (RFC 6335) with Knuth's multiplicative hash. */
 inline uint16_t
