@@ -131,6 +131,38 @@ TEST(FailureRunner, AnIdleLinksFlapIsAssumedARestartButCostsNothingInTheRun)
     fs::remove_all(dir);
 }
 
+TEST(FailureRunner, DefaultsOfFailureModesAreTheProcessAttributes)
+{
+    // Keys a failure mode leaves out take ComponentFailureProcess's attribute defaults, so a
+    // default set on the command line reaches them (the runner once wrote its own 4 h repair
+    // time over it).  A flap without flap_* keys has the attribute's 5 downs.
+    const fs::path dir = Scratch("mode-defaults");
+    std::ofstream(dir / "s.json") << JobScenario(
+        R"("failures":{"components":[{"kind":"link","mtbf":"100h"}],
+                       "inject":[{"component":"link 0","mode":"flap","at":"100us"}]},
+           "availability":{"horizon":"30d","iteration_times":{"healthy":"10ms"}})");
+    const Outcome o = RunProgram(
+        AI_FABRIC_RUN_BINARY,
+        "--scenario=" + (dir / "s.json").string() + " --out=" + (dir / "out").string() +
+            " --ns3::ComponentFailureProcess::TimeToRepair=ns3::ConstantRandomVariable[Constant=60]",
+        dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    uint32_t hard = 0;
+    uint32_t flaps = 0;
+    for (const auto& row : ReadCsv(dir / "out" / "failures.csv"))
+    {
+        if (row.at("mode") == "hard")
+        {
+            ++hard;
+            EXPECT_EQ(row.at("duration_s"), "60") << row.at("component");
+        }
+        flaps += row.at("mode") == "flap" ? 1 : 0;
+    }
+    EXPECT_GT(hard, 10u); // 14 links x 720 h / 100 h: about 100
+    EXPECT_EQ(flaps, 5u);
+    fs::remove_all(dir);
+}
+
 TEST(FailureRunner, AvailabilityGoodputMatchesDalysClosedFormAndRepeats)
 {
     // GPUs that fail with an MTBI of 2.5 h for the job, over 2 x 100 days: ~1,900 restarts.
@@ -226,7 +258,7 @@ INSTANTIATE_TEST_SUITE_P(
                    "{" + kStar +
                        R"("failures":{"components":[{"kind":"link","mode":"bit_errors","mtbf":"5h","ber":1}]},)" +
                        kAvailability + "}",
-                   "[0, 1)"},
+                   "ber = 1: allowed: a number in [0, 0.5]"},
         BadFailure{"ber_negative",
                    "{" + kStar +
                        R"("failures":{"components":[{"kind":"link","mode":"bit_errors","mtbf":"5h","ber":-0.1}]},)" +

@@ -162,7 +162,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "'--ns3::TrainingJob::Slowdown=ns3::StragglerRandomVariable[Fraction=0.01,"
                  "Factor=1.1]'",
                  "TrainingJob::Slowdown"},
-        BadInput{"override_ber_one", "", "--ns3::FabricChannel::BitErrorRate=1", "0:0.5"},
+        BadInput{"override_ber_one", "", "--ns3::FabricChannel::BitErrorRate=1", "in [0, 0.5]"},
         BadInput{"override_zero_link_rate", "", "--ns3::FabricChannel::DataRate=0bps",
                  ">= 1bps"},
         BadInput{"override_zero_reduction_rate", "", "--ns3::Accelerator::ReductionRate=0bps",

@@ -173,7 +173,16 @@ AllowedText(const AttributeChecker& checker)
     std::string allowed = kinds.count(type) ? kinds.at(type) : type;
     if (checker.HasUnderlyingTypeInformation())
     {
-        allowed += " " + checker.GetUnderlyingTypeInformation();
+        // ns-3 writes a number's range as "<C++ type> <min>:<max>".
+        const std::string info = checker.GetUnderlyingTypeInformation();
+        const auto space = info.find(' ');
+        const auto colon = info.find(':', space == std::string::npos ? 0 : space);
+        const bool number =
+            type == "UintegerValue" || type == "IntegerValue" || type == "DoubleValue";
+        allowed += number && space != std::string::npos && colon != std::string::npos
+                       ? " in [" + info.substr(space + 1, colon - space - 1) + ", " +
+                             info.substr(colon + 1) + "]"
+                       : " " + info;
     }
     return allowed;
 }

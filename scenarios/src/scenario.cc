@@ -13,6 +13,7 @@
 #include <iomanip>
 #include <functional>
 #include <map>
+#include <optional>
 #include <numeric>
 #include <regex>
 #include <set>
@@ -310,9 +311,10 @@ BuildTopology(const json& t)
     {
         helper->SetFabricRate(GetRate(t, w, "fabric_rate"));
     }
-    helper->SetCableLengths(GetNumber(t, w, "host_to_leaf_m", 3, false),
-                            GetNumber(t, w, "leaf_to_spine_m", 30, false),
-                            GetNumber(t, w, "spine_to_core_m", 100, false));
+    const TopologyHelper::CableLengths cables = helper->GetCableLengths();
+    helper->SetCableLengths(GetNumber(t, w, "host_to_leaf_m", cables.hostToLeaf, false),
+                            GetNumber(t, w, "leaf_to_spine_m", cables.leafToSpine, false),
+                            GetNumber(t, w, "spine_to_core_m", cables.spineToCore, false));
     try
     {
         return helper->Build();
@@ -1011,46 +1013,26 @@ GetComponentKind(const json& obj, const std::string& where, const std::string& d
     return kind;
 }
 
-/** The process attributes of a failure mode's keys (ber, rate_fraction, flap_*). */
+/**
+ * The process attributes of a failure mode's keys (ber, rate_fraction, flap_*), checked and
+ * defaulted by ComponentFailureProcess's own attributes.
+ */
 std::vector<std::pair<std::string, std::string>>
 FailureModeAttributes(const json& obj, const std::string& where)
 {
+    const TypeId tid = ComponentFailureProcess::GetTypeId();
     std::vector<std::pair<std::string, std::string>> a;
-    if (obj.contains("ber"))
-    {
-        const double ber = GetNumber(obj, where, "ber", 0, true);
-        if (ber >= 1)
-        {
-            Fail(Path(where, "ber"), obj.at("ber"), "a bit-error rate must be in [0, 1)");
-        }
-        std::ostringstream text;
-        text << std::setprecision(17) << ber;
-        a.emplace_back("BitErrorRate", text.str());
-    }
-    if (obj.contains("rate_fraction"))
-    {
-        const double f = GetNumber(obj, where, "rate_fraction", 1, false);
-        if (f > 1)
-        {
-            Fail(Path(where, "rate_fraction"), obj.at("rate_fraction"), "must be in (0, 1]");
-        }
-        std::ostringstream text;
-        text << std::setprecision(17) << f;
-        a.emplace_back("RateFraction", text.str());
-    }
-    if (obj.contains("flap_count"))
-    {
-        a.emplace_back("FlapCount",
-                       std::to_string(GetUnsigned(obj, where, "flap_count", 5, 1, 1000000)));
-    }
-    for (const auto& [key, attribute] : {std::pair<const char*, const char*>{"flap_down", "FlapDownTime"},
-                                         {"flap_up", "FlapUpTime"}})
-    {
-        if (obj.contains(key))
-        {
-            a.emplace_back(attribute, std::to_string(GetPositiveTime(obj, where, key, Time(1)).GetPicoSeconds()) + "ps");
-        }
-    }
+    ApplyAttributes(obj, where, tid,
+                    {{"ber", "BitErrorRate"},
+                     {"rate_fraction", "RateFraction"},
+                     {"flap_count", "FlapCount"},
+                     {"flap_down", "FlapDownTime"},
+                     {"flap_up", "FlapUpTime"}},
+                    [&a, tid](const std::string& name, const AttributeValue& value) {
+                        TypeId::AttributeInformation info;
+                        tid.LookupAttributeByName(name, &info);
+                        a.emplace_back(name, value.SerializeToString(info.checker));
+                    });
     return a;
 }
 
@@ -1083,7 +1065,10 @@ BuildFailures(const json& doc, Scenario& s)
         const std::string kind = GetComponentKind(c, w, "");
         const auto mode = GetFailureMode(c, w);
         const double mtbf = GetSeconds(c, w, "mtbf", 0, false);
-        const double mttr = GetSeconds(c, w, "mttr", 4 * 3600.0, true);
+        // Without mttr, ComponentFailureProcess's TimeToRepair default holds.
+        const std::optional<double> mttr =
+            c.contains("mttr") ? std::optional<double>(GetSeconds(c, w, "mttr", 0, true))
+                               : std::nullopt;
         const double shape = GetNumber(c, w, "weibull_shape", 0, false);
         try
         {

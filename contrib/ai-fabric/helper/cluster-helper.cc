@@ -90,9 +90,9 @@ TopologyHelper::SetCableLengths(double hostToLeaf, double leafToSpine, double sp
     RequirePositive(hostToLeaf, "host_to_leaf_m");
     RequirePositive(leafToSpine, "leaf_to_spine_m");
     RequirePositive(spineToCore, "spine_to_core_m");
-    m_hostToLeaf = hostToLeaf;
-    m_leafToSpine = leafToSpine;
-    m_spineToCore = spineToCore;
+    m_cables.hostToLeaf = hostToLeaf;
+    m_cables.leafToSpine = leafToSpine;
+    m_cables.spineToCore = spineToCore;
 }
 
 void
@@ -106,8 +106,8 @@ TopologyHelper::AttachHostsInOrder(FabricTopology& topo,
     {
         for (uint32_t g : server)
         {
-            topo.AddLink(g, leaves[port / hostsPerLeaf], m_cluster.GetNicRate(), m_hostToLeaf,
-                         FabricTopology::CableFor(m_hostToLeaf));
+            topo.AddLink(g, leaves[port / hostsPerLeaf], m_cluster.GetNicRate(), m_cables.hostToLeaf,
+                         FabricTopology::CableFor(m_cables.hostToLeaf));
             ++port;
         }
     }

@@ -60,11 +60,16 @@ class TopologyHelper
     const ClusterHelper& GetCluster() const { return m_cluster; }
     /** Rate of switch-to-switch links; default: the NIC rate. */
     void SetFabricRate(DataRate rate);
-    /**
-     * Cable lengths in metres.  Defaults: 3 m host to leaf (copper DAC inside a rack), 30 m
-     * leaf to spine and 100 m spine to core (optics across rows and halls).
-     */
+    /** Cable lengths in metres, per tier. */
+    struct CableLengths
+    {
+        double hostToLeaf{3};    //!< copper DAC inside a rack
+        double leafToSpine{30};  //!< optics across rows
+        double spineToCore{100}; //!< optics across halls
+    };
+    /** Set the cable lengths (defaults: CableLengths's). */
     void SetCableLengths(double hostToLeaf, double leafToSpine, double spineToCore);
+    CableLengths GetCableLengths() const { return m_cables; }
     /** Build the graph; throws std::invalid_argument naming the parameter for bad input. */
     virtual FabricTopology Build() const = 0;
 
@@ -82,9 +87,7 @@ class TopologyHelper
                             uint32_t hostsPerLeaf) const;
     ClusterHelper m_cluster;
     DataRate m_fabricRate{0};
-    double m_hostToLeaf{3};
-    double m_leafToSpine{30};
-    double m_spineToCore{100};
+    CableLengths m_cables;
 };
 
 } // namespace ns3

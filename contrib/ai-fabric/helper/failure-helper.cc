@@ -170,7 +170,8 @@ FailureHelper::Components(const FabricTopology& t, const std::string& kind)
 
 void
 FailureHelper::AddFailureMode(const std::string& kind, ComponentFailureProcess::Mode mode,
-                              double mtbfSeconds, double mttrSeconds, double weibullShape,
+                              double mtbfSeconds, std::optional<double> mttrSeconds,
+                              double weibullShape,
                               const std::vector<std::pair<std::string, std::string>>& attributes)
 {
     if (std::find(Kinds().begin(), Kinds().end(), kind) == Kinds().end())
@@ -195,7 +196,7 @@ FailureHelper::AddFailureMode(const std::string& kind, ComponentFailureProcess::
     {
         throw std::invalid_argument("the MTBF of " + kind + " must be > 0");
     }
-    if (!(mttrSeconds >= 0) || !std::isfinite(mttrSeconds))
+    if (mttrSeconds && (!(*mttrSeconds >= 0) || !std::isfinite(*mttrSeconds)))
     {
         throw std::invalid_argument("the MTTR of " + kind + " must be >= 0");
     }
@@ -213,13 +214,14 @@ FailureHelper::AddFailureMode(const std::string& kind, ComponentFailureProcess::
                   Exact(mtbf / std::tgamma(1 + 1 / weibullShape)) +
                   "|Shape=" + Exact(weibullShape) + "]"
             : "ns3::ExponentialRandomVariable[Mean=" + Exact(mtbf) + "]";
-    const std::string ttr =
-        mttrSeconds == 0
-            ? "ns3::ConstantRandomVariable[Constant=0]"
-            : "ns3::ExponentialRandomVariable[Mean=" +
-                  Exact(mttrSeconds) + "]";
     m.process.Set("TimeToFailure", StringValue(ttf));
-    m.process.Set("TimeToRepair", StringValue(ttr));
+    if (mttrSeconds)
+    {
+        m.process.Set("TimeToRepair",
+                      StringValue(*mttrSeconds == 0 ? "ns3::ConstantRandomVariable[Constant=0]"
+                                                    : "ns3::ExponentialRandomVariable[Mean=" +
+                                                          Exact(*mttrSeconds) + "]"));
+    }
     m_modes.push_back(m);
 }
 

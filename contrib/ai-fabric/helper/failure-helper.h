@@ -7,6 +7,7 @@
 #include "ns3/job-availability-model.h"
 #include "ns3/object-factory.h"
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,13 +67,14 @@ class FailureHelper
      * Every component of \p kind fails in mode \p mode after times to failure of mean
      * \p mtbfSeconds: exponential, or Weibull of shape \p weibullShape when it is > 0 (its
      * scale set so the mean is the MTBF); repairs take exponential times of mean
-     * \p mttrSeconds (none if zero).  Seconds as doubles: MTBFs of 1e5 h and more are beyond
+     * \p mttrSeconds (none if zero; without it, ComponentFailureProcess's TimeToRepair default).  Seconds as doubles: MTBFs of 1e5 h and more are beyond
      * ns-3's picosecond clock (106 days); a draw beyond it never happens in the run.  Further process attributes (FlapCount, BitErrorRate,
      * RateFraction, ...) go in \p attributes.  Throws std::invalid_argument for an unknown kind,
      * a mode the kind cannot have (switches, servers and GPUs only fail hard), or times <= 0.
      */
     void AddFailureMode(const std::string& kind, ComponentFailureProcess::Mode mode,
-                        double mtbfSeconds, double mttrSeconds, double weibullShape = 0,
+                        double mtbfSeconds, std::optional<double> mttrSeconds,
+                        double weibullShape = 0,
                         const std::vector<std::pair<std::string, std::string>>& attributes = {});
     /**
      * Component \p name of \p kind fails once, in \p mode, at \p at, for \p duration (a flap

@@ -56,8 +56,8 @@ FatTreeTopologyHelper::Build() const
         {
             for (uint32_t a = 0; a < half; ++a)
             {
-                topo.AddLink(edge[p * half + e], agg[p * half + a], rate, m_leafToSpine,
-                             FabricTopology::CableFor(m_leafToSpine));
+                topo.AddLink(edge[p * half + e], agg[p * half + a], rate, m_cables.leafToSpine,
+                             FabricTopology::CableFor(m_cables.leafToSpine));
             }
         }
         // Aggregation switch a of every pod connects to core switches a*k/2 .. a*k/2 + k/2-1.
@@ -65,8 +65,8 @@ FatTreeTopologyHelper::Build() const
         {
             for (uint32_t c = 0; c < half; ++c)
             {
-                topo.AddLink(agg[p * half + a], core[a * half + c], rate, m_spineToCore,
-                             FabricTopology::CableFor(m_spineToCore));
+                topo.AddLink(agg[p * half + a], core[a * half + c], rate, m_cables.spineToCore,
+                             FabricTopology::CableFor(m_cables.spineToCore));
             }
         }
     }

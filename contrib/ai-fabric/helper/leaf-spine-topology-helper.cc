@@ -55,8 +55,8 @@ LeafSpineTopologyHelper::Build() const
             topo.AddLink(l,
                          s,
                          FabricRate(),
-                         m_leafToSpine,
-                         FabricTopology::CableFor(m_leafToSpine));
+                         m_cables.leafToSpine,
+                         FabricTopology::CableFor(m_cables.leafToSpine));
         }
     }
     return topo;

@@ -55,7 +55,7 @@ RailOptimizedTopologyHelper::Build() const
         for (uint32_t r = 0; r < rails; ++r)
         {
             topo.AddLink(gpus[s][r], leaf[(s / perGroup) * rails + r], m_cluster.GetNicRate(),
-                         m_hostToLeaf, FabricTopology::CableFor(m_hostToLeaf));
+                         m_cables.hostToLeaf, FabricTopology::CableFor(m_cables.hostToLeaf));
         }
     }
     if (m_railOnly)
@@ -75,8 +75,8 @@ RailOptimizedTopologyHelper::Build() const
             topo.AddLink(l,
                          s,
                          FabricRate(),
-                         m_leafToSpine,
-                         FabricTopology::CableFor(m_leafToSpine));
+                         m_cables.leafToSpine,
+                         FabricTopology::CableFor(m_cables.leafToSpine));
         }
     }
     return topo;

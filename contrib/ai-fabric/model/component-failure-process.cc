@@ -58,9 +58,10 @@ ComponentFailureProcess::GetTypeId()
                           MakePointerChecker<RandomVariableStream>())
             .AddAttribute("TimeToRepair",
                           "Time from a failure to its repair, in seconds (HARD, BIT_ERRORS, "
-                          "LANE_LOSS).  Default 4 h: a field replacement within a working "
-                          "shift; set it from the operator's own repair records.",
-                          StringValue("ns3::ConstantRandomVariable[Constant=14400]"),
+                          "LANE_LOSS).  Default: exponential with a mean of 4 h, a field "
+                          "replacement within a working shift; set it from the operator's own "
+                          "repair records.",
+                          StringValue("ns3::ExponentialRandomVariable[Mean=14400]"),
                           MakePointerAccessor(&ComponentFailureProcess::m_timeToRepair),
                           MakePointerChecker<RandomVariableStream>())
             .AddAttribute("MaxFailures",
@@ -73,7 +74,7 @@ ComponentFailureProcess::GetTypeId()
                           "that flaps more than 5 times in 10 s (Cisco link-flap errdisable).",
                           UintegerValue(5),
                           MakeUintegerAccessor(&ComponentFailureProcess::m_flapCount),
-                          MakeUintegerChecker<uint32_t>(1))
+                          MakeUintegerChecker<uint32_t>(1, 1000000))
             .AddAttribute("FlapDownTime",
                           "How long each down of a flap lasts.  Default 1 s: 5 downs and ups "
                           "of 1 s fill the 10 s flap-detection window.",
