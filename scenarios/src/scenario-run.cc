@@ -1,5 +1,7 @@
 #include "scenario-run.h"
 
+#include "progress-reporter.h"
+
 #include "ns3/simulator.h"
 
 #include <spdlog/spdlog.h>
@@ -24,53 +26,6 @@ PeakRssKb()
     return static_cast<uint64_t>(usage.ru_maxrss);
 }
 
-/**
- * Prints simulated time and event rate on stderr every few wall seconds.  It checks every
- * 10 us of simulated time and stops checking after an interval in which nothing else ran, so
- * it never keeps a finished simulation alive; it does not change the order of model events.
- */
-class ProgressReporter
-{
-  public:
-    /**
-     * \p exact: Simulator::IsFinished() tells whether events other than this check are
-     * pending (one process).  A distributed engine learns it only at window ends, so there a
-     * check that finds an idle interval stops the reporter (it would keep the run alive).
-     */
-    ProgressReporter(std::chrono::steady_clock::time_point start, bool exact)
-        : m_lastReport(start),
-          m_exact(exact)
-    {
-    }
-    void Start() { Simulator::Schedule(MicroSeconds(10), &ProgressReporter::Check, this); }
-
-  private:
-    void Check()
-    {
-        // Only this check is left: the run is over (a compute phase without events is not).
-        const uint64_t events = Simulator::GetEventCount();
-        if (m_exact ? Simulator::IsFinished() : events - m_lastEvents <= 1)
-        {
-            return;
-        }
-        m_lastEvents = events;
-        const auto now = std::chrono::steady_clock::now();
-        const double since = std::chrono::duration<double>(now - m_lastReport).count();
-        if (since >= 3.0)
-        {
-            spdlog::info("simulated {:.3f} ms, {:.2f} M events/s",
-                         Simulator::Now().GetSeconds() * 1e3,
-                         double(events - m_reportedEvents) / since / 1e6);
-            m_lastReport = now;
-            m_reportedEvents = events;
-        }
-        Simulator::Schedule(MicroSeconds(10), &ProgressReporter::Check, this);
-    }
-    std::chrono::steady_clock::time_point m_lastReport;
-    bool m_exact;
-    uint64_t m_lastEvents{0};
-    uint64_t m_reportedEvents{0};
-};
 } // namespace
 
 ScenarioRun::ScenarioRun(Scenario& scenario)
@@ -213,7 +168,12 @@ ScenarioRun::InterruptJobs(std::vector<uint32_t> hosts, const ComponentFailurePr
 RunFigures
 ScenarioRun::Run(bool progress)
 {
-    ProgressReporter reporter(m_wallStart, !m_distribution.IsDistributed());
+    ProgressReporter reporter(std::chrono::seconds(3), !m_distribution.IsDistributed(),
+                              [](Time simulated, double eventsPerSecond) {
+                                  spdlog::info("simulated {:.3f} ms, {:.2f} M events/s",
+                                               simulated.GetSeconds() * 1e3,
+                                               eventsPerSecond / 1e6);
+                              });
     if (progress)
     {
         reporter.Start();
