@@ -189,7 +189,7 @@ main(int argc, char** argv)
     }
     catch (const ScenarioError& e)
     {
-        std::cerr << "ai-fabric-collbench: error: " << e.what() << '\n';
+        PrintError("ai-fabric-collbench", e.what());
         return kBadInput;
     }
     return RunScenarioDocument([&options]() { return options.document; }, options.out,

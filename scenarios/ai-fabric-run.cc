@@ -99,7 +99,7 @@ main(int argc, char** argv)
     }
     catch (const ScenarioError& e)
     {
-        std::cerr << "ai-fabric-run: error: " << e.what() << '\n';
+        PrintError("ai-fabric-run", e.what());
         return kBadInput;
     }
     Distribution distribution;

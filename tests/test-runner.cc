@@ -123,6 +123,11 @@ INSTANTIATE_TEST_SUITE_P(
                  Scenario(kTopo, ",\"link_events\":[{\"link\":999,\"at\":\"1us\"}]"), "",
                  "link_events[0].link"},
         BadInput{"not_json", "{ nope", "", "not valid JSON"},
+        // A name the model's own message quotes: its line break is escaped, one line stays one.
+        BadInput{"algorithm_with_line_break",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"collective\":{\"op\":"
+                 "\"allreduce\",\"algorithm\":\"line\\nbreak\",\"bytes\":1024}}",
+                 "", "algorithm 'line\\nbreak' is unknown"},
         BadInput{"unreadable_file", "", "--scenario=/nonexistent/s.json", "/nonexistent/s.json"},
         BadInput{"bad_override_value", "", "--ns3::FabricSwitch::ForwardingLatency=fast",
                  "ns3::FabricSwitch::ForwardingLatency"},

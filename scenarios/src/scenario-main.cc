@@ -23,8 +23,28 @@ namespace aifabric
 void
 PrintError(const std::string& program, const std::string& what)
 {
-    // One write, so the lines of MPI ranks sharing a terminal do not interleave.
-    const std::string line = program + ": error: " + what + "\n";
+    // One line, whatever the message quotes (a name from the scenario may hold control
+    // characters), written at once so the lines of MPI ranks sharing a terminal do not
+    // interleave.
+    std::string line = program + ": error: ";
+    for (const char c : what)
+    {
+        if (c == '\n')
+        {
+            line += "\\n";
+        }
+        else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        {
+            char hex[8];
+            std::snprintf(hex, sizeof(hex), "\\x%02x", static_cast<unsigned char>(c));
+            line += hex;
+        }
+        else
+        {
+            line += c;
+        }
+    }
+    line += "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
     std::fflush(stderr);
 }
