@@ -84,6 +84,7 @@ ParseArguments(int argc, char** argv)
 {
     std::string scenario;
     std::string topology;
+    std::string congestionControl;
     json collective = json::object();
     static const std::map<std::string, std::string> sizeFlags = {
         {"--minbytes", "min_bytes"}, {"--maxbytes", "max_bytes"}};
@@ -91,7 +92,7 @@ ParseArguments(int argc, char** argv)
         {"--factor", "factor"}, {"--ranks", "ranks"},       {"--root", "root"},
         {"--iters", "iterations"}, {"--channels", "channels"}, {"--chunks", "chunks"}};
     static const std::map<std::string, std::string> textFlags = {
-        {"--op", "op"}, {"--algo", "algorithm"}, {"--cc", "congestion_control"}};
+        {"--op", "op"}, {"--algo", "algorithm"}};
     Options o;
     for (int i = 1; i < argc; ++i)
     {
@@ -128,6 +129,10 @@ ParseArguments(int argc, char** argv)
         {
             collective[countFlags.at(key)] = CountValue(key, value);
         }
+        else if (key == "--cc")
+        {
+            congestionControl = value;
+        }
         else if (textFlags.count(key))
         {
             collective[textFlags.at(key)] = value;
@@ -150,6 +155,15 @@ ParseArguments(int argc, char** argv)
     {
         o.document["topology"] =
             ParseTopologyText(topology.empty() ? kDefaultTopology : topology, "--topology");
+    }
+    if (!congestionControl.empty())
+    {
+        json& rdma = o.document["rdma"];
+        if (!rdma.is_object())
+        {
+            rdma = json::object();
+        }
+        rdma["congestion_control"] = congestionControl;
     }
     json& c = o.document["collective"];
     if (!c.is_object())

@@ -1,6 +1,7 @@
 // ai-fabric-run: run a fabric scenario (JSON) and write its results folder.
 //
 //   ai-fabric-run [--scenario=FILE] [--out=DIR] [--pcap] [--ns3::Type::Attribute=VALUE ...]
+//   ai-fabric-run --print-keys[=SECTION]
 //   mpirun -np N ai-fabric-run --scenario=FILE --ranks-by=pod|rail|map:FILE   (built with MPI)
 //
 // Without --scenario it runs the built-in default (scenarios/default.json).  Bad input of any
@@ -38,7 +39,10 @@ Usage()
                  "              group (rail) or as a JSON map file of node name: rank (map:FILE)\n"
                  "              (needs ai-fabric-run built against ns-3 with its mpi module)\n"
                  "  --ns3::...  set an attribute default, as ns-3's CommandLine does, e.g.\n"
-                 "              --ns3::FabricSwitch::ForwardingLatency=300ns\n";
+                 "              --ns3::FabricSwitch::ForwardingLatency=300ns\n"
+                 "  --print-keys[=SECTION]  print the scenario keys that come from the model's\n"
+                 "              attributes (switch, port, routing, rdma, accelerator): type,\n"
+                 "              range, default (with any --ns3:: given before it) and help\n";
 }
 
 Options
@@ -68,6 +72,11 @@ ParseArguments(int argc, char** argv)
         {
             o.ranksBy = value;
         }
+        else if (key == "--print-keys")
+        {
+            PrintScenarioKeys(std::cout, value);
+            std::exit(0);
+        }
         else if (key == "--pcap" && eq == std::string::npos)
         {
             o.pcap = true;
@@ -80,7 +89,7 @@ ParseArguments(int argc, char** argv)
         {
             throw ScenarioError("argument \"" + arg + "\": unknown; allowed: --scenario=FILE, "
                                 "--out=DIR, --pcap, --ranks-by=pod|rail|map:FILE, "
-                                "--ns3::Type::Attribute=VALUE, --help");
+                                "--ns3::Type::Attribute=VALUE, --print-keys[=SECTION], --help");
         }
     }
     return o;

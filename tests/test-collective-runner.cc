@@ -133,7 +133,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadSweep{"invalid_utf8", "\"$(printf -- '--op=\\377\\376')\"", "not valid UTF-8"},
         BadSweep{"sweep_backwards", "--minbytes=64 --maxbytes=8", "collective.max_bytes"},
         BadSweep{"factor_one", "--factor=1", "collective.factor"},
-        BadSweep{"unknown_cc", "--cc=tcp", "collective.congestion_control"},
+        BadSweep{"unknown_cc", "--cc=tcp", "rdma.congestion_control"},
         BadSweep{"unknown_flag", "--size=8", "--size"}),
     [](const testing::TestParamInfo<BadSweep>& info) { return std::string(info.param.name); });
 

@@ -109,8 +109,14 @@ INSTANTIATE_TEST_SUITE_P(
                  "", "traffic.transport"},
         BadInput{"cc_without_rdma",
                  "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
-                 "\"shift\",\"congestion_control\":\"dcqcn\"}}",
-                 "", "traffic.congestion_control"},
+                 "\"shift\"},\"rdma\":{\"congestion_control\":\"dcqcn\"}}",
+                 "", "this scenario has no queue pairs"},
+        BadInput{"moved_key",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"shift\",\"transport\":\"rdma\",\"ack_interval\":2}}",
+                 "", "traffic.ack_interval = 2: moved to rdma.ack_interval"},
+        BadInput{"moved_pfc", Scenario(kTopo, ",\"switch\":{\"pfc\":false}"), "",
+                 "switch.pfc = false: moved to switch.pfc_enabled"},
         BadInput{"bad_enum", Scenario(kTopo, ",\"switch\":{\"load_balancing\":\"Random\"}"), "",
                  "switch.load_balancing"},
         BadInput{"bad_time", Scenario(kTopo, ",\"routing\":{\"convergence_delay\":\"soon\"}"),

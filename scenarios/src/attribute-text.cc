@@ -177,12 +177,27 @@ AllowedText(const AttributeChecker& checker)
         const std::string info = checker.GetUnderlyingTypeInformation();
         const auto space = info.find(' ');
         const auto colon = info.find(':', space == std::string::npos ? 0 : space);
-        const bool number =
-            type == "UintegerValue" || type == "IntegerValue" || type == "DoubleValue";
-        allowed += number && space != std::string::npos && colon != std::string::npos
-                       ? " in [" + info.substr(space + 1, colon - space - 1) + ", " +
-                             info.substr(colon + 1) + "]"
-                       : " " + info;
+        const bool ranged = space != std::string::npos && colon != std::string::npos;
+        const std::string min = ranged ? info.substr(space + 1, colon - space - 1) : "";
+        if (ranged && (type == "UintegerValue" || type == "IntegerValue" || type == "DoubleValue"))
+        {
+            allowed += " in [" + min + ", " + info.substr(colon + 1) + "]";
+        }
+        else if (ranged && type == "TimeValue")
+        {
+            // Its maximum is the clock's end; only a positive minimum says anything.
+            const Time least(min);
+            if (least.IsStrictlyPositive())
+            {
+                std::ostringstream os;
+                os << least.As(Time::AUTO);
+                allowed += ", >= " + os.str().substr(os.str().front() == '+' ? 1 : 0);
+            }
+        }
+        else if (type != "QueueSizeValue" && type != "BooleanValue" && type != "TimeValue")
+        {
+            allowed += " " + info; // a rate's minimum, an enum's names
+        }
     }
     return allowed;
 }

@@ -1,5 +1,7 @@
 #include "scenario.h"
 
+#include "section-schema.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/pointer.h"
@@ -203,23 +205,6 @@ GetRate(const json& obj, const std::string& where, const std::string& key)
 }
 
 /** The JSON value as the text an ns-3 attribute parses. */
-std::string
-AttributeText(const json& v)
-{
-    if (v.is_string())
-    {
-        return v.get<std::string>();
-    }
-    if (v.is_boolean())
-    {
-        return v.get<bool>() ? "true" : "false";
-    }
-    if (v.is_number())
-    {
-        return v.dump();
-    }
-    return "\x01"; // never parses: objects and arrays are not attribute values
-}
 
 /**
  * Keys of a section that map one to one onto attributes of \p tid, applied through \p set
@@ -241,7 +226,7 @@ ApplyAttributes(const json& section, const std::string& where, TypeId tid,
                             "no attribute " << attribute);
         Ptr<AttributeValue> value = info.checker->Create();
         const json& raw = section.at(key);
-        if (!ParseAttributeText(AttributeText(raw), *info.checker, *value))
+        if (!ParseAttributeText(JsonAttributeText(raw), *info.checker, *value))
         {
             Fail(Path(where, key), raw,
                  "allowed: " + AllowedText(*info.checker) + " (" + info.help + ")");
@@ -335,7 +320,7 @@ CheckEcnRamp(const json& port)
         QueueSizeValue v;
         if (port.contains(key))
         {
-            ParseAttributeText(AttributeText(port.at(key)), *info.checker, v); // checked already
+            ParseAttributeText(JsonAttributeText(port.at(key)), *info.checker, v); // checked already
         }
         else
         {
@@ -351,30 +336,67 @@ CheckEcnRamp(const json& port)
     }
 }
 
+/**
+ * The sections whose keys are the model's attributes, bound to \p s's helpers, with the few
+ * keys the runner reads itself.
+ */
+std::vector<SectionSchema>
+AttributeSections(Scenario& s)
+{
+    auto& net = s.network;
+    auto& rdma = s.rdmaHelper;
+    auto& collective = s.collectiveHelper;
+    std::vector<SectionSchema> sections;
+    sections.emplace_back("switch");
+    sections.back()
+        .Bind(FabricSwitch::GetTypeId(),
+              [&net](const std::string& n, const AttributeValue& v) { net.SetSwitchAttribute(n, v); },
+              {"EcmpSeed"}) // per switch, from the ECMP keys below
+        .Bind(SharedBufferMmu::GetTypeId(),
+              [&net](const std::string& n, const AttributeValue& v) { net.SetMmuAttribute(n, v); })
+        .Key("common_ecmp_seed", "true or false", "false",
+             "Every switch hashes flows alike (to study ECMP polarization).")
+        .Key("ecmp_seed_base", "an integer in [0, 4294967295]", "from the seed",
+             "Pins switch n's ECMP hash seed to base + n; without it the base is "
+             "0x9e3779b9 x seed + 0x85ebca6b x (run - 1), so every seed hashes flows anew.")
+        .Moved("pfc", "switch.pfc_enabled");
+    sections.emplace_back("port");
+    sections.back()
+        .Bind(FabricNetDevice::GetTypeId(),
+              [&net](const std::string& n, const AttributeValue& v) { net.SetDeviceAttribute(n, v); })
+        .BindAs("nvlink_payload_mtu", FabricNetDevice::GetTypeId(), "PayloadMtu",
+                [&net](const std::string& n, const AttributeValue& v) {
+                    net.SetNvLinkDeviceAttribute(n, v);
+                })
+        .Moved("ecn", "port.ecn_enabled");
+    sections.emplace_back("routing");
+    sections.back().Bind(FabricRouting::GetTypeId(),
+                         [&net](const std::string& n, const AttributeValue& v) {
+                             net.SetRoutingAttribute(n, v);
+                         });
+    sections.emplace_back("accelerator");
+    sections.back().Bind(
+        Accelerator::GetTypeId(),
+        [&collective](const std::string& n, const AttributeValue& v) {
+            collective.SetAcceleratorAttribute(n, v);
+        },
+        {"NicAffinity"}); // from the topology
+    sections.emplace_back("rdma");
+    sections.back()
+        .Bind(RdmaQueuePair::GetTypeId(),
+              [&rdma](const std::string& n, const AttributeValue& v) { rdma.SetQueuePairAttribute(n, v); },
+              {"UdpSourcePort"}) // each queue pair's own entropy
+        .Key("congestion_control", "\"none\", \"dcqcn\"", "none",
+             "The NICs' congestion control (ns3::RdmaNic::CongestionControl).");
+    return sections;
+}
+
 void
 ConfigureNetwork(const json& doc, Scenario& s)
 {
     const json empty = json::object();
     const json& sw = doc.contains("switch") ? doc.at("switch") : empty;
-    CheckKeys(sw, "switch", {"forwarding_latency", "load_balancing", "buffer_size", "alpha",
-                             "reserve_per_queue", "xon_offset", "pfc", "common_ecmp_seed",
-                             "ecmp_seed_base"});
     auto& net = s.network;
-    ApplyAttributes(sw, "switch", FabricSwitch::GetTypeId(),
-                    {{"forwarding_latency", "ForwardingLatency"},
-                     {"load_balancing", "LoadBalancing"}},
-                    [&net](const std::string& n, const AttributeValue& v) {
-                        net.SetSwitchAttribute(n, v);
-                    });
-    ApplyAttributes(sw, "switch", SharedBufferMmu::GetTypeId(),
-                    {{"buffer_size", "BufferSize"},
-                     {"alpha", "Alpha"},
-                     {"reserve_per_queue", "ReservePerQueue"},
-                     {"xon_offset", "XonOffset"},
-                     {"pfc", "PfcEnabled"}},
-                    [&net](const std::string& n, const AttributeValue& v) {
-                        net.SetMmuAttribute(n, v);
-                    });
     net.SetCommonEcmpSeed(GetBool(sw, "switch", "common_ecmp_seed", false));
     if (sw.contains("ecmp_seed_base"))
     {
@@ -382,35 +404,7 @@ ConfigureNetwork(const json& doc, Scenario& s)
     }
 
     const json& port = doc.contains("port") ? doc.at("port") : empty;
-    CheckKeys(port, "port", {"payload_mtu", "scheduler", "dwrr_quantum", "ecn", "ecn_kmin_per_25g",
-                             "ecn_kmax_per_25g", "ecn_pmax", "pfc_pause_quanta",
-                             "nvlink_payload_mtu"});
-    ApplyAttributes(port, "port", FabricNetDevice::GetTypeId(),
-                    {{"payload_mtu", "PayloadMtu"},
-                     {"scheduler", "Scheduler"},
-                     {"dwrr_quantum", "DwrrQuantum"},
-                     {"ecn", "EcnEnabled"},
-                     {"ecn_kmin_per_25g", "EcnKminPer25G"},
-                     {"ecn_kmax_per_25g", "EcnKmaxPer25G"},
-                     {"ecn_pmax", "EcnPmax"},
-                     {"pfc_pause_quanta", "PfcPauseQuanta"}},
-                    [&net](const std::string& n, const AttributeValue& v) {
-                        net.SetDeviceAttribute(n, v);
-                    });
     CheckEcnRamp(port);
-    ApplyAttributes(port, "port", FabricNetDevice::GetTypeId(),
-                    {{"nvlink_payload_mtu", "PayloadMtu"}},
-                    [&net](const std::string& n, const AttributeValue& v) {
-                        net.SetNvLinkDeviceAttribute(n, v);
-                    });
-
-    const json& routing = doc.contains("routing") ? doc.at("routing") : empty;
-    CheckKeys(routing, "routing", {"convergence_delay"});
-    ApplyAttributes(routing, "routing", FabricRouting::GetTypeId(),
-                    {{"convergence_delay", "ConvergenceDelay"}},
-                    [&net](const std::string& n, const AttributeValue& v) {
-                        net.SetRoutingAttribute(n, v);
-                    });
 }
 
 uint32_t
@@ -423,30 +417,38 @@ GetHost(const json& obj, const std::string& where, const std::string& key, uint3
     return uint32_t(GetUnsigned(obj, where, key, 0, 0, hosts - 1));
 }
 
-/** Congestion control and queue-pair keys of section \p w (traffic or collective). */
+/** Refuse the queue-pair keys that moved from section \p w to the "rdma" section. */
 void
-ApplyRdmaKeys(const json& t, const std::string& w, Scenario& s)
+RefuseMovedRdmaKeys(const json& section, const std::string& w)
 {
-    const std::string cc = GetString(t, w, "congestion_control", "none");
+    for (const char* key : {"congestion_control", "ack_interval", "retransmission_timeout"})
+    {
+        if (section.is_object() && section.contains(key))
+        {
+            Fail(Path(w, key), section.at(key),
+                 std::string("moved to rdma.") + key + " (one home for every queue pair)");
+        }
+    }
+}
+
+/** The "rdma" section's congestion control: the NICs' CongestionControl by name. */
+void
+ApplyCongestionControl(const json& doc, Scenario& s)
+{
+    if (!doc.contains("rdma") || !doc.at("rdma").contains("congestion_control"))
+    {
+        return;
+    }
+    const json& r = doc.at("rdma");
+    const std::string cc = GetString(r, "rdma", "congestion_control", "none");
     if (cc != "none" && cc != "dcqcn")
     {
-        Fail(Path(w, "congestion_control"), t.at("congestion_control"),
+        Fail("rdma.congestion_control", r.at("congestion_control"),
              "allowed: \"none\", \"dcqcn\"");
     }
-    if (t.contains("congestion_control"))
-    {
-        s.rdmaHelper.SetNicAttribute("CongestionControl",
-                                     TypeIdValue(cc == "dcqcn" ? DcqcnCongestionControl::GetTypeId()
-                                                               : NoCongestionControl::GetTypeId()));
-    }
-    auto& rdma = s.rdmaHelper;
-    ApplyAttributes(t, w, RdmaQueuePair::GetTypeId(),
-                    {{"ack_interval", "AckInterval"},
-                     {"retransmission_timeout", "RetransmissionTimeout"},
-                     {"priority", "Priority"}},
-                    [&rdma](const std::string& n, const AttributeValue& v) {
-                        rdma.SetQueuePairAttribute(n, v);
-                    });
+    s.rdmaHelper.SetNicAttribute("CongestionControl",
+                                 TypeIdValue(cc == "dcqcn" ? DcqcnCongestionControl::GetTypeId()
+                                                           : NoCongestionControl::GetTypeId()));
 }
 
 /** traffic.transport and what goes with it. */
@@ -460,21 +462,16 @@ BuildTransport(const json& t, Scenario& s)
         Fail("traffic.transport", t.at("transport"), "allowed: \"messages\", \"rdma\"");
     }
     s.rdma = transport == "rdma";
-    for (const char* key : {"congestion_control", "ack_interval", "retransmission_timeout"})
+    RefuseMovedRdmaKeys(t, w);
+    if (s.rdma && t.contains("priority"))
     {
-        if (!s.rdma && t.contains(key))
-        {
-            Fail(Path(w, key), t.at(key), "only with \"transport\": \"rdma\"");
-        }
+        Fail("traffic.priority", t.at("priority"),
+             "with \"transport\": \"rdma\" the queue pairs' class is rdma.priority");
     }
     if (s.rdma && (t.contains("rate")))
     {
         Fail("traffic.rate", t.at("rate"), "not with \"transport\": \"rdma\" (its congestion "
                                             "control sets the rate)");
-    }
-    if (s.rdma)
-    {
-        ApplyRdmaKeys(t, w, s);
     }
 }
 
@@ -494,10 +491,9 @@ BuildTraffic(const json& doc, Scenario& s)
         return;
     }
     const json& t = doc.at("traffic");
-    CheckKeys(t, w, {"pattern", "bytes", "start", "rate", "priority", "shift", "senders",
-                     "receiver", "flows", "transport", "congestion_control", "ack_interval",
-                     "retransmission_timeout"});
     BuildTransport(t, s);
+    CheckKeys(t, w, {"pattern", "bytes", "start", "rate", "priority", "shift", "senders",
+                     "receiver", "flows", "transport"});
     const uint32_t hosts = s.topology.GetNHosts();
     const uint64_t bytes = GetUnsigned(t, w, "bytes", 1 << 20, 1, uint64_t(1) << 40);
     const Time start = GetTime(t, w, "start", Time(0));
@@ -650,25 +646,18 @@ void
 BuildCollective(const json& doc, Scenario& s)
 {
     const std::string w = "collective";
-    const json empty = json::object();
-    const json& a = doc.contains("accelerator") ? doc.at("accelerator") : empty;
-    CheckKeys(a, "accelerator", {"reduction_rate", "copy_rate", "sustained_flops"});
-    auto& helper = s.collectiveHelper;
-    ApplyAttributes(a, "accelerator", Accelerator::GetTypeId(),
-                    {{"reduction_rate", "ReductionRate"},
-                     {"copy_rate", "CopyRate"},
-                     {"sustained_flops", "SustainedFlops"}},
-                    [&helper](const std::string& n, const AttributeValue& v) {
-                        helper.SetAcceleratorAttribute(n, v);
-                    });
     if (!doc.contains(w))
     {
         return;
     }
     const json& c = doc.at(w);
+    RefuseMovedRdmaKeys(c, w);
+    if (c.is_object() && c.contains("priority"))
+    {
+        Fail(Path(w, "priority"), c.at("priority"), "moved to rdma.priority");
+    }
     CheckKeys(c, w, {"op", "algorithm", "bytes", "min_bytes", "max_bytes", "factor", "ranks",
-                     "root", "iterations", "launch", "channels", "chunks", "timeline_max_steps",
-                     "congestion_control", "ack_interval", "retransmission_timeout", "priority"});
+                     "root", "iterations", "launch", "channels", "chunks", "timeline_max_steps"});
     // Plain messages (MessageSource) address queue-pair numbers the sweep's queue pairs use,
     // and would land on them; RDMA messages have queue pairs of their own.
     if (doc.contains("traffic") && doc.at("traffic").is_object() &&
@@ -744,17 +733,9 @@ BuildCollective(const json& doc, Scenario& s)
         Fail(Path(w, "ranks"), json(spec.ranks),
              "algorithm \"" + spec.algorithm + "\" needs a power-of-two number of ranks");
     }
-    for (const char* key : {"congestion_control", "ack_interval", "retransmission_timeout", "priority"})
-    {
-        if (c.contains(key) && s.rdma && doc.at("traffic").contains(key))
-        {
-            Fail(Path(w, key), c.at(key), "set in \"traffic\" too: give the transport once");
-        }
-    }
-    ApplyRdmaKeys(c, w, s);
 }
 
-/** The "training" section: its transport keys and each job of "jobs". */
+/** The "training" section: each job of "jobs". */
 void
 BuildTraining(const json& doc, Scenario& s)
 {
@@ -764,21 +745,13 @@ BuildTraining(const json& doc, Scenario& s)
         return;
     }
     const json& t = doc.at(w);
-    CheckKeys(t, w, {"jobs", "timeline_max_spans", "congestion_control", "ack_interval",
-                     "retransmission_timeout"});
+    RefuseMovedRdmaKeys(t, w);
+    CheckKeys(t, w, {"jobs", "timeline_max_spans"});
     if (doc.contains("collective"))
     {
         Fail(w, t, "not with a \"collective\" sweep in the same scenario (use \"traffic\" for "
                    "background load)");
     }
-    for (const char* key : {"congestion_control", "ack_interval", "retransmission_timeout"})
-    {
-        if (t.contains(key) && s.rdma && doc.at("traffic").contains(key))
-        {
-            Fail(Path(w, key), t.at(key), "set in \"traffic\" too: give the transport once");
-        }
-    }
-    ApplyRdmaKeys(t, w, s);
     s.training.timelineMaxSpans = GetUnsigned(t, w, "timeline_max_spans", s.training.timelineMaxSpans);
     if (!t.contains("jobs") || !t.at("jobs").is_array() || t.at("jobs").empty())
     {
@@ -1348,12 +1321,39 @@ ParseTopologyText(const std::string& text, const std::string& origin)
     return t;
 }
 
+void
+PrintScenarioKeys(std::ostream& os, const std::string& section)
+{
+    Scenario s;
+    const std::vector<SectionSchema> sections = AttributeSections(s);
+    std::string names;
+    bool found = false;
+    for (const SectionSchema& schema : sections)
+    {
+        names += (names.empty() ? "" : ", ") + schema.GetName();
+        found = found || schema.GetName() == section;
+    }
+    if (!section.empty() && !found)
+    {
+        throw ScenarioError("--print-keys=" + section + ": no generated keys; sections: " +
+                            names + " (the others are described in the README)");
+    }
+    os << "| key | allowed | default | help |\n|---|---|---|---|\n";
+    for (const SectionSchema& schema : sections)
+    {
+        if (section.empty() || schema.GetName() == section)
+        {
+            schema.PrintKeys(os);
+        }
+    }
+}
+
 Scenario
 BuildScenario(const json& doc)
 {
     CheckKeys(doc, "scenario", {"name", "description", "seed", "topology", "switch", "port",
-                                "routing", "traffic", "collective", "training", "accelerator",
-                                "link_events", "failures", "availability",
+                                "routing", "rdma", "traffic", "collective", "training",
+                                "accelerator", "link_events", "failures", "availability",
                                 "stop_time", "prices"});
     Scenario s;
     s.document = doc;
@@ -1365,10 +1365,24 @@ BuildScenario(const json& doc)
         Fail("topology", json(nullptr), "required: an object with a \"kind\"");
     }
     s.topology = BuildTopology(doc.at("topology"));
+    for (const SectionSchema& section : AttributeSections(s))
+    {
+        if (doc.contains(section.GetName()))
+        {
+            section.Apply(doc.at(section.GetName()));
+        }
+    }
     ConfigureNetwork(doc, s);
+    ApplyCongestionControl(doc, s);
     BuildTraffic(doc, s);
     BuildCollective(doc, s);
     BuildTraining(doc, s);
+    if (doc.contains("rdma") && !s.rdma && !s.hasCollective && !s.hasTraining)
+    {
+        Fail("rdma", doc.at("rdma"),
+             "this scenario has no queue pairs: they come with traffic.transport \"rdma\", a "
+             "\"collective\" or a \"training\" section");
+    }
     BuildLinkEvents(doc, s);
     BuildFailures(doc, s);
     s.stopTime = GetTime(doc, "scenario", "stop_time", Time(0));

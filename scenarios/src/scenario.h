@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -130,6 +131,13 @@ struct Scenario
 void SetAttributeDefault(const std::string& name, const std::string& text);
 
 /** Parse JSON text; \p origin names it in errors. */
+/**
+ * Print the keys of \p section ("" for every section whose keys come from the model's
+ * attributes) as a Markdown table: key, allowed values, default, help.  Throws ScenarioError
+ * for a section without generated keys.
+ */
+void PrintScenarioKeys(std::ostream& os, const std::string& section);
+
 nlohmann::json ParseScenarioText(const std::string& text, const std::string& origin);
 /** Read and parse a scenario file. */
 nlohmann::json ReadScenarioFile(const std::string& path);

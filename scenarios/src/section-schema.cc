@@ -1,0 +1,214 @@
+#include "section-schema.h"
+
+#include "attribute-text.h"
+#include "scenario.h"
+
+#include "ns3/abort.h"
+#include "ns3/nstime.h"
+
+#include <cctype>
+#include <iomanip>
+#include <sstream>
+
+using namespace ns3;
+using nlohmann::json;
+
+namespace aifabric
+{
+
+std::string
+JsonAttributeText(const json& v)
+{
+    if (v.is_string())
+    {
+        return v.get<std::string>();
+    }
+    if (v.is_boolean())
+    {
+        return v.get<bool>() ? "true" : "false";
+    }
+    if (v.is_number())
+    {
+        return v.dump();
+    }
+    return "\x01"; // never parses: objects and arrays are not attribute values
+}
+
+namespace
+{
+/** An attribute's default as a scenario would write it. */
+std::string
+DefaultText(const TypeId::AttributeInformation& info)
+{
+    if (const auto* time = dynamic_cast<const TimeValue*>(PeekPointer(info.initialValue)))
+    {
+        std::ostringstream os;
+        os << std::setprecision(12) << time->Get().As(Time::AUTO);
+        std::string text = os.str();
+        return text.front() == '+' ? text.substr(1) : text;
+    }
+    return info.initialValue->SerializeToString(info.checker);
+}
+} // namespace
+
+SectionSchema::SectionSchema(std::string name)
+    : m_name(std::move(name))
+{
+}
+
+std::string
+SectionSchema::SnakeCase(const std::string& attribute)
+{
+    std::string key;
+    for (std::size_t i = 0; i < attribute.size(); ++i)
+    {
+        const auto c = static_cast<unsigned char>(attribute[i]);
+        const auto prev = i ? static_cast<unsigned char>(attribute[i - 1]) : 0;
+        const bool wordStart = (std::isupper(c) && std::islower(prev)) ||
+                               (std::isdigit(c) && std::isalpha(prev));
+        if (wordStart)
+        {
+            key += '_';
+        }
+        key += static_cast<char>(std::tolower(c));
+    }
+    return key;
+}
+
+void
+SectionSchema::Add(Entry entry)
+{
+    NS_ABORT_MSG_IF(Find(entry.key), "section " << m_name << ": key " << entry.key << " twice");
+    m_entries.push_back(std::move(entry));
+}
+
+SectionSchema&
+SectionSchema::Bind(TypeId tid, Setter set, const std::set<std::string>& excluded)
+{
+    for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
+    {
+        const TypeId::AttributeInformation info = tid.GetAttribute(i);
+        if (!(info.flags & TypeId::ATTR_SET) || excluded.count(info.name))
+        {
+            continue;
+        }
+        BindAs(SnakeCase(info.name), tid, info.name, set);
+    }
+    return *this;
+}
+
+SectionSchema&
+SectionSchema::BindAs(const std::string& key, TypeId tid, const std::string& attribute, Setter set)
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName(attribute, &info),
+                        tid.GetName() << " has no attribute " << attribute);
+    Entry e;
+    e.key = key;
+    e.bound = true;
+    e.tid = tid;
+    e.attribute = attribute;
+    e.set = std::move(set);
+    e.allowed = AllowedText(*info.checker);
+    e.defaultText = DefaultText(info);
+    e.help = info.help + " (" + tid.GetName() + "::" + attribute + ")";
+    Add(std::move(e));
+    return *this;
+}
+
+SectionSchema&
+SectionSchema::Key(const std::string& key,
+                   const std::string& allowed,
+                   const std::string& defaultText,
+                   const std::string& help)
+{
+    Entry e;
+    e.key = key;
+    e.allowed = allowed;
+    e.defaultText = defaultText;
+    e.help = help;
+    Add(std::move(e));
+    return *this;
+}
+
+SectionSchema&
+SectionSchema::Moved(const std::string& key, const std::string& to)
+{
+    Entry e;
+    e.key = key;
+    e.movedTo = to;
+    Add(std::move(e));
+    return *this;
+}
+
+const SectionSchema::Entry*
+SectionSchema::Find(const std::string& key) const
+{
+    for (const Entry& e : m_entries)
+    {
+        if (e.key == key)
+        {
+            return &e;
+        }
+    }
+    return nullptr;
+}
+
+void
+SectionSchema::Apply(const json& section, const std::string& where) const
+{
+    const std::string w = where.empty() ? m_name : where;
+    if (!section.is_object())
+    {
+        throw ScenarioError(w + " = " + section.dump() + ": must be an object");
+    }
+    for (const auto& [key, value] : section.items())
+    {
+        const Entry* e = Find(key);
+        if (!e)
+        {
+            std::string list;
+            for (const Entry& k : m_entries)
+            {
+                list += k.movedTo.empty() ? (list.empty() ? "" : ", ") + k.key : "";
+            }
+            throw ScenarioError(w + "." + key + " = " + value.dump() +
+                                ": unknown key; allowed in " + w + ": " + list +
+                                " (ai-fabric-run --print-keys " + m_name +
+                                " describes each)");
+        }
+        if (!e->movedTo.empty())
+        {
+            throw ScenarioError(w + "." + key + " = " + value.dump() + ": moved to " +
+                                e->movedTo);
+        }
+        if (!e->bound)
+        {
+            continue; // the runner reads it
+        }
+        TypeId::AttributeInformation info;
+        e->tid.LookupAttributeByName(e->attribute, &info);
+        Ptr<AttributeValue> parsed = info.checker->Create();
+        if (!ParseAttributeText(JsonAttributeText(value), *info.checker, *parsed))
+        {
+            throw ScenarioError(w + "." + key + " = " + value.dump() +
+                                ": allowed: " + e->allowed + " (" + info.help + ")");
+        }
+        e->set(e->attribute, *parsed);
+    }
+}
+
+void
+SectionSchema::PrintKeys(std::ostream& os) const
+{
+    for (const Entry& e : m_entries)
+    {
+        if (e.movedTo.empty())
+        {
+            os << "| `" << m_name << '.' << e.key << "` | " << e.allowed << " | `"
+               << e.defaultText << "` | " << e.help << " |\n";
+        }
+    }
+}
+
+} // namespace aifabric

@@ -1,0 +1,87 @@
+// The keys of a scenario section, generated from the model's attributes: one home for each
+// key's name, type, range, default and help.
+#ifndef AI_FABRIC_SECTION_SCHEMA_H
+#define AI_FABRIC_SECTION_SCHEMA_H
+
+#include "ns3/attribute.h"
+#include "ns3/type-id.h"
+
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace aifabric
+{
+
+/** A JSON value as attribute text: strings as they are, numbers and booleans as written. */
+std::string JsonAttributeText(const nlohmann::json& value);
+
+/**
+ * The keys of one scenario section.  A bound TypeId gives every settable attribute as a key
+ * named in snake_case ("BufferSize" is "buffer_size"), read with the attribute's checker and
+ * described by its default and help text; keys the runner reads itself are declared with what
+ * they allow.  Apply refuses a key the section does not have, naming those it has.
+ */
+class SectionSchema
+{
+  public:
+    /** Sets attribute \p name of the objects the section configures. */
+    using Setter = std::function<void(const std::string& name, const ns3::AttributeValue& value)>;
+
+    /** The schema of section \p name, e.g. "switch". */
+    explicit SectionSchema(std::string name);
+
+    /** Every settable attribute of \p tid, except \p excluded, as a key applied by \p set. */
+    SectionSchema& Bind(ns3::TypeId tid, Setter set, const std::set<std::string>& excluded = {});
+    /** Attribute \p attribute of \p tid under another key, \p key (applied by \p set). */
+    SectionSchema& BindAs(const std::string& key,
+                          ns3::TypeId tid,
+                          const std::string& attribute,
+                          Setter set);
+    /** A key the runner reads itself: what it allows, its default and help, for PrintKeys. */
+    SectionSchema& Key(const std::string& key,
+                       const std::string& allowed,
+                       const std::string& defaultText,
+                       const std::string& help);
+    /** A key that moved to \p to: a scenario that uses it is told where it went. */
+    SectionSchema& Moved(const std::string& key, const std::string& to);
+
+    /**
+     * Refuse \p section unless it is an object of this schema's keys, then parse and set every
+     * bound key it has (at \p where, default the section's name).  Throws ScenarioError naming
+     * the key, its value and what is allowed.
+     */
+    void Apply(const nlohmann::json& section, const std::string& where = "") const;
+    /** One Markdown table row per key: key, allowed values, default, help. */
+    void PrintKeys(std::ostream& os) const;
+
+    const std::string& GetName() const { return m_name; }
+    /** "EcnKminPer25G" is "ecn_kmin_per_25g". */
+    static std::string SnakeCase(const std::string& attribute);
+
+  private:
+    struct Entry
+    {
+        std::string key;
+        bool bound{false};
+        ns3::TypeId tid;
+        std::string attribute;
+        Setter set;
+        std::string allowed;
+        std::string defaultText;
+        std::string help;
+        std::string movedTo; //!< non-empty: the key moved there
+    };
+    const Entry* Find(const std::string& key) const;
+    void Add(Entry entry);
+
+    std::string m_name;
+    std::vector<Entry> m_entries;
+};
+
+} // namespace aifabric
+
+#endif

@@ -1,0 +1,77 @@
+// The scenario keys that come from the model's attributes: named in snake_case, complete,
+// described by --print-keys with the attribute's own default (a --ns3:: default included),
+// and applied with the attribute's checker.
+#include "runner-fixture.h"
+#include "src/scenario.h"
+#include "src/section-schema.h"
+
+#include "ns3/ai-fabric-module.h"
+#include "ns3/uinteger.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+namespace fs = std::filesystem;
+using namespace aifabric_test;
+using aifabric::SectionSchema;
+using namespace ns3;
+
+TEST(SectionSchema, KeysAreTheAttributesNamesInSnakeCase)
+{
+    EXPECT_EQ(SectionSchema::SnakeCase("BufferSize"), "buffer_size");
+    EXPECT_EQ(SectionSchema::SnakeCase("EcnKminPer25G"), "ecn_kmin_per_25g");
+    EXPECT_EQ(SectionSchema::SnakeCase("PfcEnabled"), "pfc_enabled");
+    EXPECT_EQ(SectionSchema::SnakeCase("RetransmissionTimeoutMax"), "retransmission_timeout_max");
+}
+
+TEST(SectionSchema, AppliesEveryBoundKeyWithItsCheckerAndRefusesOthers)
+{
+    std::map<std::string, std::string> set;
+    SectionSchema schema("rdma");
+    schema.Bind(RdmaQueuePair::GetTypeId(),
+                [&set](const std::string& n, const AttributeValue& v) {
+                    set[n] = v.SerializeToString(MakeUintegerChecker<uint32_t>());
+                },
+                {"UdpSourcePort"})
+        .Moved("old", "rdma.new");
+    schema.Apply(nlohmann::json{{"retry_count", 3}, {"ack_interval", 2}});
+    EXPECT_EQ(set.size(), 2u);
+    EXPECT_EQ(set.at("RetryCount"), "3");
+    EXPECT_THROW(schema.Apply(nlohmann::json{{"retry_count", 8}}), aifabric::ScenarioError);
+    EXPECT_THROW(schema.Apply(nlohmann::json{{"udp_source_port", 5}}), aifabric::ScenarioError);
+    EXPECT_THROW(schema.Apply(nlohmann::json{{"old", 1}}), aifabric::ScenarioError);
+}
+
+TEST(SectionSchema, PrintKeysListsEverySettableAttributeOfTheBoundTypes)
+{
+    const fs::path dir = Scratch("print-keys");
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--ns3::RdmaQueuePair::RetryCount=5 --print-keys", dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const std::pair<const char*, TypeId> bound[] = {{"switch", SharedBufferMmu::GetTypeId()},
+                                                    {"port", FabricNetDevice::GetTypeId()},
+                                                    {"routing", FabricRouting::GetTypeId()},
+                                                    {"rdma", RdmaQueuePair::GetTypeId()}};
+    const std::set<std::string> set{"UdpSourcePort"}; // per queue pair: not a section key
+    for (const auto& [section, tid] : bound)
+    {
+        for (std::size_t i = 0; i < tid.GetAttributeN(); ++i)
+        {
+            const std::string name = tid.GetAttribute(i).name;
+            const std::string key =
+                "`" + std::string(section) + "." + SectionSchema::SnakeCase(name) + "`";
+            EXPECT_EQ(o.stdoutText.find(key) != std::string::npos, !set.count(name)) << key;
+        }
+    }
+    // The default shown is the attribute's, after the command line's --ns3:: defaults.
+    EXPECT_NE(o.stdoutText.find("| `rdma.retry_count` | an integer in [0, 7] | `5` |"),
+              std::string::npos);
+    const Outcome bad = RunProgram(AI_FABRIC_RUN_BINARY, "--print-keys=topology", dir);
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.stderrText.find("sections: switch, port, routing, accelerator, rdma"),
+              std::string::npos)
+        << bad.stderrText;
+    fs::remove_all(dir);
+}
