@@ -70,7 +70,7 @@ TEST(SectionSchema, PrintKeysListsEverySettableAttributeOfTheBoundTypes)
               std::string::npos);
     const Outcome bad = RunProgram(AI_FABRIC_RUN_BINARY, "--print-keys=topology", dir);
     EXPECT_EQ(bad.exitCode, 2);
-    EXPECT_NE(bad.stderrText.find("sections: switch, port, routing, accelerator, rdma"),
+    EXPECT_NE(bad.stderrText.find("sections: switch, port, routing, accelerator, rdma, training.jobs"),
               std::string::npos)
         << bad.stderrText;
     fs::remove_all(dir);

@@ -81,14 +81,16 @@ IsFactoryText(const std::string& text, TypeId base)
 bool
 IsWellFormed(const std::string& text, const AttributeChecker& checker)
 {
+    // ns-3 3.37 copies every attribute value through its text and aborts on one it cannot
+    // read whole: even a string may hold no white space.
     const std::string type = ValueType(checker);
-    if (type == "StringValue")
-    {
-        return true;
-    }
     if (!IsOneWord(text))
     {
         return false;
+    }
+    if (type == "StringValue")
+    {
+        return true;
     }
     if (type == "UintegerValue")
     {
@@ -164,7 +166,7 @@ AllowedText(const AttributeChecker& checker)
         {"IntegerValue", "an integer"},
         {"DoubleValue", "a number"},
         {"BooleanValue", "true or false"},
-        {"StringValue", "a string"},
+        {"StringValue", "a word (no white space)"},
         {"TypeIdValue", "a type name"},
         {"PointerValue", "a type name with attributes, \"ns3::Type[Name=value|Name=value]\""},
         {"EnumValue", "one of"},
@@ -194,9 +196,9 @@ AllowedText(const AttributeChecker& checker)
                 allowed += ", >= " + os.str().substr(os.str().front() == '+' ? 1 : 0);
             }
         }
-        else if (type != "QueueSizeValue" && type != "BooleanValue" && type != "TimeValue")
+        else if (type == "DataRateValue" || type == "EnumValue" || type == "TypeIdValue")
         {
-            allowed += " " + info; // a rate's minimum, an enum's names
+            allowed += " " + info; // a rate's minimum, an enum's names, a type's base
         }
     }
     return allowed;

@@ -13,9 +13,9 @@ namespace aifabric
 
 /**
  * Parse \p text into \p value with \p checker's type and range; false (never an abort) when
- * it is not a whole valid value.  Besides ns-3's own parsing and range check: only a string
- * may hold white space or control characters; an integer is digits (no sign for an unsigned
- * one); a time and a rate need a unit, and a time must fit ns-3's clock; a factory text
+ * it is not a whole valid value.  Besides ns-3's own parsing and range check: no text may hold
+ * white space or control characters (ns-3 3.37 aborts on a string value that does); an
+ * integer is digits (no sign for an unsigned one); a time and a rate need a unit, and a time must fit ns-3's clock; a factory text
  * ("ns3::Type[Name=value|...]") names a type derived from the pointee with valid attributes.
  */
 bool ParseAttributeText(const std::string& text,

@@ -735,6 +735,25 @@ BuildCollective(const json& doc, Scenario& s)
     }
 }
 
+/** The keys of a training job object: TrainingJob's attributes and how it is placed. */
+SectionSchema
+JobSchema(const SectionSchema::Setter& set)
+{
+    SectionSchema schema("training.jobs");
+    schema.Bind(TrainingJob::GetTypeId(), set)
+        .Key("placement", "\"packed\", \"scattered\"", "packed",
+             "packed: free GPUs in order, so a tensor-parallel group shares a server; "
+             "scattered: a seeded random choice.")
+        .Key("placement_map", "a file of \"rank gpu\" lines (GPUs by name, e.g. s3g5, or host id)",
+             "none", "The job's placement, rank by rank; not with placement.")
+        .Key("server_slowdown", "an object of server index -> factor >= 1", "{}",
+             "Compute slowdown of every GPU of the given servers, e.g. {\"3\": 1.5}.")
+        .Key("algorithms", "an object of tensor, expert, data, pipeline -> algorithm name",
+             "auto", "The collective algorithm of each parallel axis.")
+        .Moved("overlap", "overlap_gradient_reduction");
+    return schema;
+}
+
 /** The "training" section: each job of "jobs". */
 void
 BuildTraining(const json& doc, Scenario& s)
@@ -758,38 +777,6 @@ BuildTraining(const json& doc, Scenario& s)
         Fail(Path(w, "jobs"), t.contains("jobs") ? t.at("jobs") : json(nullptr),
              "required: an array of at least one job object");
     }
-    const std::map<std::string, std::string> attributes{
-        {"name", "Name"},
-        {"ranks", "Ranks"},
-        {"tensor_parallel", "TensorParallel"},
-        {"expert_parallel", "ExpertParallel"},
-        {"pipeline_parallel", "PipelineParallel"},
-        {"data_parallel", "DataParallel"},
-        {"iterations", "Iterations"},
-        {"compute_time", "ComputeTime"},
-        {"flops", "Flops"},
-        {"backward_ratio", "BackwardRatio"},
-        {"optimizer_time", "OptimizerTime"},
-        {"parameters", "Parameters"},
-        {"gradient_element_bytes", "GradientElementBytes"},
-        {"layers", "Layers"},
-        {"micro_batches", "MicroBatches"},
-        {"activation_bytes", "ActivationBytes"},
-        {"moe_layers", "MoeLayers"},
-        {"expert_top_k", "ExpertTopK"},
-        {"bucket_bytes", "BucketBytes"},
-        {"overlap", "OverlapGradientReduction"},
-        {"slowdown", "Slowdown"},
-        {"samples_per_iteration", "SamplesPerIteration"},
-        {"tokens_per_sample", "TokensPerSample"},
-        {"traffic_class", "TrafficClass"},
-        {"start_time", "StartTime"},
-    };
-    std::set<std::string> keys{"placement", "placement_map", "server_slowdown", "algorithms"};
-    for (const auto& [key, attribute] : attributes)
-    {
-        keys.insert(key);
-    }
     s.hasTraining = true;
     std::set<std::string> names;
     const json& jobs = t.at("jobs");
@@ -797,9 +784,12 @@ BuildTraining(const json& doc, Scenario& s)
     {
         const json& j = jobs[i];
         const std::string wj = w + ".jobs[" + std::to_string(i) + "]";
-        CheckKeys(j, wj, keys);
         TrainingJobHelper helper;
         ObjectFactory job(TrainingJob::GetTypeId().GetName());
+        JobSchema([&](const std::string& n, const AttributeValue& v) {
+            helper.SetJobAttribute(n, v);
+            job.Set(n, v);
+        }).Apply(j, wj);
         const std::string name = GetString(j, wj, "name", "job" + std::to_string(i));
         // Names go into CSV rows and the timeline as they are: plain words only.
         if (!std::regex_match(name, std::regex("[A-Za-z0-9_.-]{1,64}")))
@@ -813,11 +803,6 @@ BuildTraining(const json& doc, Scenario& s)
         }
         helper.SetJobAttribute("Name", StringValue(name));
         job.Set("Name", StringValue(name));
-        ApplyAttributes(j, wj, TrainingJob::GetTypeId(), attributes,
-                        [&](const std::string& n, const AttributeValue& v) {
-                            helper.SetJobAttribute(n, v);
-                            job.Set(n, v);
-                        });
         if (!j.contains("ranks"))
         {
             Fail(Path(wj, "ranks"), json(nullptr), "required: the job's number of GPUs");
@@ -1325,7 +1310,8 @@ void
 PrintScenarioKeys(std::ostream& os, const std::string& section)
 {
     Scenario s;
-    const std::vector<SectionSchema> sections = AttributeSections(s);
+    std::vector<SectionSchema> sections = AttributeSections(s);
+    sections.push_back(JobSchema([](const std::string&, const AttributeValue&) {}));
     std::string names;
     bool found = false;
     for (const SectionSchema& schema : sections)

@@ -42,6 +42,10 @@ DefaultText(const TypeId::AttributeInformation& info)
 {
     if (const auto* time = dynamic_cast<const TimeValue*>(PeekPointer(info.initialValue)))
     {
+        if (time->Get().IsZero())
+        {
+            return "0s";
+        }
         std::ostringstream os;
         os << std::setprecision(12) << time->Get().As(Time::AUTO);
         std::string text = os.str();
@@ -201,12 +205,21 @@ SectionSchema::Apply(const json& section, const std::string& where) const
 void
 SectionSchema::PrintKeys(std::ostream& os) const
 {
+    // A table cell's text may not hold the column separator.
+    auto cell = [](const std::string& text) {
+        std::string escaped;
+        for (const char c : text)
+        {
+            escaped += c == '|' ? "\\|" : std::string(1, c);
+        }
+        return escaped;
+    };
     for (const Entry& e : m_entries)
     {
         if (e.movedTo.empty())
         {
-            os << "| `" << m_name << '.' << e.key << "` | " << e.allowed << " | `"
-               << e.defaultText << "` | " << e.help << " |\n";
+            os << "| `" << m_name << '.' << e.key << "` | " << cell(e.allowed) << " | `"
+               << cell(e.defaultText) << "` | " << cell(e.help) << " |\n";
         }
     }
 }
