@@ -38,7 +38,9 @@ Usage()
            "  --minbytes=N --maxbytes=N --factor=F   sizes N, N*F, ... (K/M/G suffixes = 2^10..)\n"
            "  --ranks=N                ranks on hosts 0..N-1 (default every host)\n"
            "  --root=R --iters=N --channels=C --chunks=K --cc=none|dcqcn\n"
-           "  --out=DIR                results folder (default collbench-results)\n";
+           "  --out=DIR                results folder (default collbench-results)\n"
+           "  --PrintTypeIds, --PrintAttributes=TYPE, --PrintGroups, --PrintGroup=GROUP,\n"
+           "  --PrintGlobals, --version: as every ns-3 program takes them\n";
 }
 
 /** "64K" -> 65536: nccl-tests' size suffixes. */
@@ -100,7 +102,8 @@ ParseArguments(int argc, char** argv)
         const auto eq = arg.find('=');
         const std::string key = arg.substr(0, eq);
         const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-        if (key == "--help" || key == "-h")
+        HandleNs3InfoFlag("ai-fabric-collbench", arg);
+        if (key == "--help" || key == "-h" || key == "--PrintHelp")
         {
             Usage();
             std::exit(0);

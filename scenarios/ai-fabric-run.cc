@@ -42,7 +42,9 @@ Usage()
                  "              --ns3::FabricSwitch::ForwardingLatency=300ns\n"
                  "  --print-keys[=SECTION]  print the scenario keys that come from the model's\n"
                  "              attributes (switch, port, routing, rdma, accelerator): type,\n"
-                 "              range, default (with any --ns3:: given before it) and help\n";
+                 "              range, default (with any --ns3:: given before it) and help\n"
+                 "  --PrintTypeIds, --PrintAttributes=TYPE, --PrintGroups, --PrintGroup=GROUP,\n"
+                 "  --PrintGlobals, --version: as every ns-3 program takes them\n";
 }
 
 Options
@@ -55,7 +57,8 @@ ParseArguments(int argc, char** argv)
         const auto eq = arg.find('=');
         const std::string key = arg.substr(0, eq);
         const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-        if (key == "--help" || key == "-h")
+        HandleNs3InfoFlag("ai-fabric-run", arg);
+        if (key == "--help" || key == "-h" || key == "--PrintHelp")
         {
             Usage();
             std::exit(0);

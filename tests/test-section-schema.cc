@@ -18,6 +18,29 @@ using namespace aifabric_test;
 using aifabric::SectionSchema;
 using namespace ns3;
 
+TEST(Ns3Flags, BothProgramsTakeNs3sInformationFlags)
+{
+    const fs::path dir = Scratch("ns3-flags");
+    for (const char* program : {AI_FABRIC_RUN_BINARY, AI_FABRIC_COLLBENCH_BINARY})
+    {
+        const Outcome version = RunProgram(program, "--version", dir);
+        EXPECT_EQ(version.exitCode, 0);
+        EXPECT_NE(version.stdoutText.find("0.1.0 (ai-fabric), ns-3 3.37"), std::string::npos)
+            << version.stdoutText;
+        const Outcome attributes = RunProgram(program, "--PrintAttributes=ns3::RdmaNic", dir);
+        EXPECT_EQ(attributes.exitCode, 0);
+        EXPECT_NE(attributes.stdoutText.find("--ns3::RdmaNic::CongestionControl="),
+                  std::string::npos);
+        const Outcome types = RunProgram(program, "--PrintTypeIds", dir);
+        EXPECT_NE(types.stdoutText.find("ns3::RdmaQueuePair"), std::string::npos);
+        EXPECT_EQ(RunProgram(program, "--PrintHelp", dir).exitCode, 0);
+        const Outcome bad = RunProgram(program, "--PrintAttributes=ns3::Nope", dir);
+        EXPECT_EQ(bad.exitCode, 2);
+        EXPECT_NE(bad.stderrText.find("no such type"), std::string::npos) << bad.stderrText;
+    }
+    fs::remove_all(dir);
+}
+
 TEST(SectionSchema, KeysAreTheAttributesNamesInSnakeCase)
 {
     EXPECT_EQ(SectionSchema::SnakeCase("BufferSize"), "buffer_size");

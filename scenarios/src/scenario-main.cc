@@ -4,6 +4,7 @@
 #include "results-folder.h"
 #include "scenario-run.h"
 
+#include "ns3/command-line.h"
 #include "ns3/fabric-partition.h"
 #include "ns3/global-value.h"
 #include "ns3/simulator.h"
@@ -47,6 +48,43 @@ PrintError(const std::string& program, const std::string& what)
     line += "\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
     std::fflush(stderr);
+}
+
+void
+HandleNs3InfoFlag(const std::string& program, const std::string& arg)
+{
+    const std::string key = arg.substr(0, arg.find('='));
+    if (key == "--version")
+    {
+        std::cout << program << " " << AI_FABRIC_VERSION << " (ai-fabric), ns-3 "
+                  << AI_FABRIC_NS3_VERSION << "\n";
+        std::exit(0);
+    }
+    if (key == "--PrintTypeIds" || key == "--PrintAttributes" || key == "--PrintGroups" ||
+        key == "--PrintGroup" || key == "--PrintGlobals")
+    {
+        if ((key == "--PrintAttributes" || key == "--PrintGroup") &&
+            arg.size() <= key.size() + 1)
+        {
+            throw ScenarioError("argument \"" + arg + "\": needs a value, e.g. " + key +
+                                (key == "--PrintGroup" ? "=AiFabric" : "=ns3::FabricSwitch"));
+        }
+        ns3::TypeId tid;
+        if (key == "--PrintAttributes" &&
+            !ns3::TypeId::LookupByNameFailSafe(arg.substr(key.size() + 1), &tid))
+        {
+            throw ScenarioError("argument \"" + arg + "\": no such type (--PrintTypeIds lists them)");
+        }
+        ns3::CommandLine cmd(program);
+        std::vector<std::string> words{program, arg};
+        std::vector<char*> argv;
+        for (auto& w : words)
+        {
+            argv.push_back(w.data());
+        }
+        cmd.Parse(static_cast<int>(argv.size()), argv.data()); // prints and exits
+        std::exit(0);
+    }
 }
 
 void

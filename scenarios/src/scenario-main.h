@@ -24,6 +24,14 @@ void PrintError(const std::string& program, const std::string& what);
 /** Throw ScenarioError unless every argument is valid UTF-8 without control characters. */
 void CheckArgumentText(int argc, char** argv);
 
+/**
+ * ns-3's own information flags, as every ns-3 program takes them: --PrintTypeIds,
+ * --PrintAttributes=TYPE, --PrintGroups, --PrintGroup=GROUP, --PrintGlobals (printed by ns-3's
+ * CommandLine) and --version (this program's and ns-3's).  Prints and exits 0 for one of them;
+ * returns otherwise.
+ */
+void HandleNs3InfoFlag(const std::string& program, const std::string& arg);
+
 /** Picosecond time and the binary-heap scheduler: call first in main. */
 void InitSimulator();
 
