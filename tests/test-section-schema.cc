@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
@@ -39,6 +41,42 @@ TEST(Ns3Flags, BothProgramsTakeNs3sInformationFlags)
         EXPECT_NE(bad.stderrText.find("no such type"), std::string::npos) << bad.stderrText;
     }
     fs::remove_all(dir);
+}
+
+TEST(SectionSchema, TopologyKindsAreTheHelpersFamily)
+{
+    // A topology kind is a TopologyHelper subclass with a TypeId: adding one is its file pair.
+    const auto kinds = aifabric::FamilyMembers(TopologyHelper::GetTypeId(), "TopologyHelper");
+    std::set<std::string> names;
+    for (const auto& [name, tid] : kinds)
+    {
+        names.insert(name);
+    }
+    EXPECT_EQ(names, (std::set<std::string>{"fat_tree", "leaf_spine", "rail_optimized"}));
+    EXPECT_EQ(kinds.at("fat_tree"), FatTreeTopologyHelper::GetTypeId());
+    // Through the runner: a kind's keys are its attributes; another kind's are refused.
+    const fs::path dir = Scratch("topology-kinds");
+    std::ofstream(dir / "s.json")
+        << R"({"topology":{"kind":"leaf_spine","k":4},"traffic":{"pattern":"shift"}})";
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" + (dir / "s.json").string() + " --out=" +
+                                     (dir / "out").string(),
+                                 dir);
+    EXPECT_EQ(o.exitCode, 2);
+    EXPECT_NE(o.stderrText.find("topology.k = 4: unknown key; allowed in topology: kind, "),
+              std::string::npos)
+        << o.stderrText;
+    fs::remove_all(dir);
+}
+
+TEST(SectionSchema, GpusPerServerAloneFillsTheFabricsHostPorts)
+{
+    LeafSpineTopologyHelper leafSpine; // 2 leaves x 8 host ports
+    leafSpine.SetAttribute("GpusPerServer", UintegerValue(4));
+    EXPECT_EQ(leafSpine.GetCluster().GetNServers(), 4u);
+    EXPECT_EQ(leafSpine.Build().GetNHosts(), 16u);
+    FatTreeTopologyHelper fatTree(4);
+    EXPECT_EQ(fatTree.GetCluster().GetNServers(), 16u);
 }
 
 TEST(SectionSchema, KeysAreTheAttributesNamesInSnakeCase)
@@ -73,7 +111,10 @@ TEST(SectionSchema, PrintKeysListsEverySettableAttributeOfTheBoundTypes)
     const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
                                  "--ns3::RdmaQueuePair::RetryCount=5 --print-keys", dir);
     ASSERT_EQ(o.exitCode, 0) << o.stderrText;
-    const std::pair<const char*, TypeId> bound[] = {{"switch", SharedBufferMmu::GetTypeId()},
+    const std::pair<const char*, TypeId> bound[] = {{"topology", TopologyHelper::GetTypeId()},
+                                                    {"topology", FatTreeTopologyHelper::GetTypeId()},
+                                                    {"topology", RailOptimizedTopologyHelper::GetTypeId()},
+                                                    {"switch", SharedBufferMmu::GetTypeId()},
                                                     {"port", FabricNetDevice::GetTypeId()},
                                                     {"routing", FabricRouting::GetTypeId()},
                                                     {"rdma", RdmaQueuePair::GetTypeId()}};
@@ -91,9 +132,10 @@ TEST(SectionSchema, PrintKeysListsEverySettableAttributeOfTheBoundTypes)
     // The default shown is the attribute's, after the command line's --ns3:: defaults.
     EXPECT_NE(o.stdoutText.find("| `rdma.retry_count` | an integer in [0, 7] | `5` |"),
               std::string::npos);
-    const Outcome bad = RunProgram(AI_FABRIC_RUN_BINARY, "--print-keys=topology", dir);
+    const Outcome bad = RunProgram(AI_FABRIC_RUN_BINARY, "--print-keys=traffic", dir);
     EXPECT_EQ(bad.exitCode, 2);
-    EXPECT_NE(bad.stderrText.find("sections: switch, port, routing, accelerator, rdma, training.jobs"),
+    EXPECT_NE(bad.stderrText.find(
+                  "sections: topology, switch, port, routing, accelerator, rdma, training.jobs"),
               std::string::npos)
         << bad.stderrText;
     fs::remove_all(dir);

@@ -190,22 +190,6 @@ GetTime(const json& obj, const std::string& where, const std::string& key, Time 
     return t;
 }
 
-DataRate
-GetRate(const json& obj, const std::string& where, const std::string& key)
-{
-    const std::string text = GetString(obj, where, key, "");
-    const DataRate r =
-        ParseValue<DataRateValue>(Path(where, key), obj.at(key), text, MakeDataRateChecker())
-            .Get();
-    if (r.GetBitRate() == 0)
-    {
-        Fail(Path(where, key), obj.at(key), "must be > 0");
-    }
-    return r;
-}
-
-/** The JSON value as the text an ns-3 attribute parses. */
-
 /**
  * Keys of a section that map one to one onto attributes of \p tid, applied through \p set
  * only when present, with the attribute's own checker (so ranges and units are ns-3's).
@@ -235,78 +219,67 @@ ApplyAttributes(const json& section, const std::string& where, TypeId tid,
     }
 }
 
+/** The topology kinds: TopologyHelper's family, by name (fat_tree, leaf_spine, ...). */
+std::map<std::string, TypeId>
+TopologyKinds()
+{
+    return FamilyMembers(TopologyHelper::GetTypeId(), "TopologyHelper");
+}
+
+/** The keys of a topology of kind \p tid: the helper's attributes and its kind's. */
+SectionSchema
+TopologySchema(TypeId tid, const SectionSchema::Setter& set)
+{
+    std::string kinds;
+    for (const auto& [name, kind] : TopologyKinds())
+    {
+        kinds += (kinds.empty() ? "\"" : ", \"") + name + "\"";
+    }
+    SectionSchema schema("topology");
+    schema.Key("kind", kinds, "required", "The topology helper (ns3::<Kind>TopologyHelper).")
+        .Bind(TopologyHelper::GetTypeId(), set)
+        .Bind(tid, set)
+        .Moved("host_to_leaf_m", "topology.host_to_leaf_metres")
+        .Moved("leaf_to_spine_m", "topology.leaf_to_spine_metres")
+        .Moved("spine_to_core_m", "topology.spine_to_core_metres");
+    return schema;
+}
+
 FabricTopology
 BuildTopology(const json& t)
 {
     const std::string w = "topology";
-    CheckKeys(t, w, {"kind", "k", "leaves", "hosts_per_leaf", "oversubscription", "servers",
-                     "gpus_per_server", "servers_per_group", "rail_only", "nic_rate",
-                     "fabric_rate", "nvlink_rate", "host_to_leaf_m", "leaf_to_spine_m",
-                     "spine_to_core_m"});
+    if (!t.is_object())
+    {
+        Fail(w, t, "must be an object with a \"kind\"");
+    }
+    const auto kinds = TopologyKinds();
     const std::string kind = GetString(t, w, "kind", "");
-    std::unique_ptr<TopologyHelper> helper;
-    if (kind == "fat_tree")
+    if (!kinds.count(kind))
     {
-        const auto k = GetUnsigned(t, w, "k", 4, 2, 64);
-        if (k % 2)
+        std::string names;
+        for (const auto& [name, tid] : kinds)
         {
-            Fail("topology.k", t.at("k"), "must be even (a k-ary fat-tree needs k/2 up and down)");
+            names += (names.empty() ? "\"" : ", \"") + name + "\"";
         }
-        helper = std::make_unique<FatTreeTopologyHelper>(uint32_t(k));
-    }
-    else if (kind == "leaf_spine")
-    {
-        helper = std::make_unique<LeafSpineTopologyHelper>(
-            uint32_t(GetUnsigned(t, w, "leaves", 2, 1, 4096)),
-            uint32_t(GetUnsigned(t, w, "hosts_per_leaf", 8, 1, 1024)),
-            uint32_t(GetUnsigned(t, w, "oversubscription", 1, 1, 1024)));
-    }
-    else if (kind == "rail_optimized")
-    {
-        auto rail = std::make_unique<RailOptimizedTopologyHelper>(
-            uint32_t(GetUnsigned(t, w, "servers", 8, 1, 100000)),
-            uint32_t(GetUnsigned(t, w, "gpus_per_server", 8, 1, 64)),
-            uint32_t(GetUnsigned(t, w, "servers_per_group", 0, 0, 100000)));
-        rail->SetOversubscription(uint32_t(GetUnsigned(t, w, "oversubscription", 1, 1, 1024)));
-        rail->SetRailOnly(GetBool(t, w, "rail_only", false));
-        helper = std::move(rail);
-    }
-    else
-    {
         Fail("topology.kind", t.contains("kind") ? t.at("kind") : json(nullptr),
-             "allowed: \"fat_tree\", \"leaf_spine\", \"rail_optimized\"");
+             "allowed: " + names);
     }
-    // Servers and GPUs: the helper's default cluster unless given (rail: always given).
-    ClusterHelper cluster = helper->GetCluster();
-    if (kind != "rail_optimized" && (t.contains("servers") || t.contains("gpus_per_server")))
-    {
-        cluster = ClusterHelper(uint32_t(GetUnsigned(t, w, "servers", 1, 1, 1000000)),
-                                uint32_t(GetUnsigned(t, w, "gpus_per_server", 1, 1, 64)));
-    }
-    if (t.contains("nic_rate"))
-    {
-        cluster.SetNicRate(GetRate(t, w, "nic_rate"));
-    }
-    if (t.contains("nvlink_rate"))
-    {
-        cluster.SetNvLinkRate(GetRate(t, w, "nvlink_rate"));
-    }
-    helper->SetCluster(cluster);
-    if (t.contains("fabric_rate"))
-    {
-        helper->SetFabricRate(GetRate(t, w, "fabric_rate"));
-    }
-    const TopologyHelper::CableLengths cables = helper->GetCableLengths();
-    helper->SetCableLengths(GetNumber(t, w, "host_to_leaf_m", cables.hostToLeaf, false),
-                            GetNumber(t, w, "leaf_to_spine_m", cables.leafToSpine, false),
-                            GetNumber(t, w, "spine_to_core_m", cables.spineToCore, false));
+    const TypeId tid = kinds.at(kind);
+    std::unique_ptr<TopologyHelper> helper(dynamic_cast<TopologyHelper*>(tid.GetConstructor()()));
+    TopologySchema(tid, [&helper](const std::string& n, const AttributeValue& v) {
+        helper->SetAttribute(n, v);
+    }).Apply(t);
     try
     {
         return helper->Build();
     }
     catch (const std::invalid_argument& e)
     {
-        throw ScenarioError(std::string("topology: ") + e.what());
+        // A helper's message starts with the key it is about ("k = 5: ..."), when it is one.
+        const std::string what = e.what();
+        const bool key = std::regex_search(what, std::regex("^[a-z_]+ = "));
+        throw ScenarioError((key ? "topology." : "topology: ") + what);
     }
 }
 
@@ -1310,13 +1283,28 @@ void
 PrintScenarioKeys(std::ostream& os, const std::string& section)
 {
     Scenario s;
-    std::vector<SectionSchema> sections = AttributeSections(s);
-    sections.push_back(JobSchema([](const std::string&, const AttributeValue&) {}));
+    const SectionSchema::Setter none = [](const std::string&, const AttributeValue&) {};
+    std::vector<SectionSchema> sections;
+    sections.push_back(SectionSchema("topology")
+                           .Key("kind", "a topology kind", "required", "See below.")
+                           .Bind(TopologyHelper::GetTypeId(), none));
+    for (const auto& [name, tid] : TopologyKinds())
+    {
+        sections.push_back(SectionSchema("topology").Bind(tid, none)); // per kind
+    }
+    for (SectionSchema& schema : AttributeSections(s))
+    {
+        sections.push_back(std::move(schema));
+    }
+    sections.push_back(JobSchema(none));
     std::string names;
     bool found = false;
     for (const SectionSchema& schema : sections)
     {
-        names += (names.empty() ? "" : ", ") + schema.GetName();
+        if (names.find(schema.GetName()) == std::string::npos)
+        {
+            names += (names.empty() ? "" : ", ") + schema.GetName();
+        }
         found = found || schema.GetName() == section;
     }
     if (!section.empty() && !found)

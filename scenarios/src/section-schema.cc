@@ -16,6 +16,26 @@ using nlohmann::json;
 namespace aifabric
 {
 
+std::map<std::string, TypeId>
+FamilyMembers(TypeId base, const std::string& suffix)
+{
+    std::map<std::string, TypeId> members;
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId tid = TypeId::GetRegistered(i);
+        std::string name = tid.GetName();
+        if (tid == base || !tid.IsChildOf(base) || !tid.HasConstructor() ||
+            name.rfind("ns3::", 0) != 0 || name.size() <= 5 + suffix.size() ||
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+        {
+            continue;
+        }
+        name = name.substr(5, name.size() - 5 - suffix.size());
+        members.emplace(SectionSchema::SnakeCase(name), tid);
+    }
+    return members;
+}
+
 std::string
 JsonAttributeText(const json& v)
 {

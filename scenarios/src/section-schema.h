@@ -7,6 +7,7 @@
 #include "ns3/type-id.h"
 
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
@@ -15,6 +16,13 @@
 
 namespace aifabric
 {
+
+/**
+ * The members of a family: every registered TypeId derived from \p base with a constructor,
+ * by its name in snake_case without "ns3::" and \p suffix ("ns3::FatTreeTopologyHelper" with
+ * suffix "TopologyHelper" is "fat_tree").  Adding a member is adding its file pair.
+ */
+std::map<std::string, ns3::TypeId> FamilyMembers(ns3::TypeId base, const std::string& suffix);
 
 /** A JSON value as attribute text: strings as they are, numbers and booleans as written. */
 std::string JsonAttributeText(const nlohmann::json& value);

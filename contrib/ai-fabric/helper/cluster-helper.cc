@@ -1,5 +1,9 @@
 #include "cluster-helper.h"
 
+#include "ns3/double.h"
+#include "ns3/range-checkers.h"
+#include "ns3/uinteger.h"
+
 #include <sstream>
 #include <stdexcept>
 
@@ -71,10 +75,94 @@ ClusterHelper::Build(FabricTopology& topo) const
     return gpus;
 }
 
+NS_OBJECT_ENSURE_REGISTERED(TopologyHelper);
+
+TypeId
+TopologyHelper::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::TopologyHelper")
+            .SetParent<ObjectBase>()
+            .SetGroupName("AiFabric")
+            .AddAttribute("Servers",
+                          "Servers of the cluster; 0: the topology's default (a fat-tree or "
+                          "leaf-spine fills its host ports, a rail-optimized fabric has 8).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&TopologyHelper::m_servers),
+                          MakeUintegerChecker<uint32_t>(0, 1000000))
+            .AddAttribute("GpusPerServer",
+                          "GPUs (each with its own NIC) per server; 0: the topology's default "
+                          "(1; 8 for a rail-optimized fabric, an HGX server).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&TopologyHelper::m_gpusPerServer),
+                          MakeUintegerChecker<uint32_t>(0, 64))
+            .AddAttribute("NicRate",
+                          "Scale-out NIC rate per GPU.  Default 400 Gb/s: a ConnectX-7 per "
+                          "H100, as in an HGX H100 server.",
+                          DataRateValue(DataRate("400Gbps")),
+                          MakeDataRateAccessor(&TopologyHelper::m_nicRate),
+                          MakeDataRateChecker(DataRate(1)))
+            .AddAttribute("NvlinkRate",
+                          "Intra-server bandwidth per GPU, one direction.  Default 3600 Gb/s = "
+                          "450 GB/s, NVLink 4 on H100 (A100 300 GB/s, B200 900).",
+                          DataRateValue(DataRate("3600Gbps")),
+                          MakeDataRateAccessor(&TopologyHelper::m_nvLinkRate),
+                          MakeDataRateChecker(DataRate(1)))
+            .AddAttribute("FabricRate",
+                          "Rate of switch-to-switch links; 0bps: the NIC rate.",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&TopologyHelper::m_fabricRate),
+                          MakeDataRateChecker())
+            .AddAttribute("HostToLeafMetres",
+                          "Cable length from a NIC to its leaf.  Default 3 m: copper (DAC) "
+                          "inside a rack.",
+                          DoubleValue(3),
+                          MakeDoubleAccessor(&TopologyHelper::m_hostToLeafMetres),
+                          MakeDoubleChecker<double>(0.01, 100000))
+            .AddAttribute("LeafToSpineMetres",
+                          "Cable length from a leaf to a spine.  Default 30 m: optics across "
+                          "rows.",
+                          DoubleValue(30),
+                          MakeDoubleAccessor(&TopologyHelper::m_leafToSpineMetres),
+                          MakeDoubleChecker<double>(0.01, 100000))
+            .AddAttribute("SpineToCoreMetres",
+                          "Cable length from a spine to a core switch.  Default 100 m: optics "
+                          "across halls.",
+                          DoubleValue(100),
+                          MakeDoubleAccessor(&TopologyHelper::m_spineToCoreMetres),
+                          MakeDoubleChecker<double>(0.01, 100000));
+    return tid;
+}
+
+TypeId
+TopologyHelper::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+ClusterHelper
+TopologyHelper::GetCluster() const
+{
+    const uint32_t gpus = m_gpusPerServer ? m_gpusPerServer : DefaultGpusPerServer();
+    const uint32_t servers = m_servers ? m_servers : DefaultServers(gpus);
+    if (servers == 0)
+    {
+        throw std::invalid_argument("gpus_per_server = " + std::to_string(gpus) +
+                                    ": more than the fabric's host ports");
+    }
+    ClusterHelper cluster(servers, gpus);
+    cluster.SetNicRate(m_nicRate);
+    cluster.SetNvLinkRate(m_nvLinkRate);
+    return cluster;
+}
+
 void
 TopologyHelper::SetCluster(const ClusterHelper& cluster)
 {
-    m_cluster = cluster;
+    m_servers = cluster.GetNServers();
+    m_gpusPerServer = cluster.GetGpusPerServer();
+    m_nicRate = cluster.GetNicRate();
+    m_nvLinkRate = cluster.GetNvLinkRate();
 }
 
 void
@@ -87,12 +175,12 @@ TopologyHelper::SetFabricRate(DataRate rate)
 void
 TopologyHelper::SetCableLengths(double hostToLeaf, double leafToSpine, double spineToCore)
 {
-    RequirePositive(hostToLeaf, "host_to_leaf_m");
-    RequirePositive(leafToSpine, "leaf_to_spine_m");
-    RequirePositive(spineToCore, "spine_to_core_m");
-    m_cables.hostToLeaf = hostToLeaf;
-    m_cables.leafToSpine = leafToSpine;
-    m_cables.spineToCore = spineToCore;
+    RequirePositive(hostToLeaf, "host_to_leaf_metres");
+    RequirePositive(leafToSpine, "leaf_to_spine_metres");
+    RequirePositive(spineToCore, "spine_to_core_metres");
+    m_hostToLeafMetres = hostToLeaf;
+    m_leafToSpineMetres = leafToSpine;
+    m_spineToCoreMetres = spineToCore;
 }
 
 void
@@ -106,19 +194,21 @@ TopologyHelper::AttachHostsInOrder(FabricTopology& topo,
     {
         for (uint32_t g : server)
         {
-            topo.AddLink(g, leaves[port / hostsPerLeaf], m_cluster.GetNicRate(), m_cables.hostToLeaf,
-                         FabricTopology::CableFor(m_cables.hostToLeaf));
+            topo.AddLink(g, leaves[port / hostsPerLeaf], m_nicRate, m_hostToLeafMetres,
+                         FabricTopology::CableFor(m_hostToLeafMetres));
             ++port;
         }
     }
 }
 
 void
-TopologyHelper::RequireHostPorts(uint32_t hostPorts, const std::string& fabric) const
+TopologyHelper::RequireHostPorts(const ClusterHelper& cluster,
+                                 uint32_t hostPorts,
+                                 const std::string& fabric)
 {
-    if (m_cluster.GetNGpus() > hostPorts)
+    if (cluster.GetNGpus() > hostPorts)
     {
-        throw std::invalid_argument("cluster of " + std::to_string(m_cluster.GetNGpus()) +
+        throw std::invalid_argument("cluster of " + std::to_string(cluster.GetNGpus()) +
                                     " GPUs does not fit " + fabric + " (" +
                                     std::to_string(hostPorts) + " host ports)");
     }
@@ -127,7 +217,7 @@ TopologyHelper::RequireHostPorts(uint32_t hostPorts, const std::string& fabric) 
 DataRate
 TopologyHelper::FabricRate() const
 {
-    return m_fabricRate.GetBitRate() ? m_fabricRate : m_cluster.GetNicRate();
+    return m_fabricRate.GetBitRate() ? m_fabricRate : m_nicRate;
 }
 
 } // namespace ns3

@@ -3,6 +3,7 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/fabric-topology.h"
+#include "ns3/object-base.h"
 
 #include <string>
 #include <vector>
@@ -49,45 +50,70 @@ class ClusterHelper
 
 /**
  * \ingroup ai-fabric
- * \brief What every scale-out topology helper shares: the cluster, the fabric's link rate and
- * the cable lengths per tier (link delay is 5 ns per metre).
+ * \brief What every scale-out topology helper shares: the cluster (servers x GPUs, NIC and
+ * NVLink rates), the fabric's link rate and the cable lengths per tier (link delay is 5 ns per
+ * metre), as attributes.
+ *
+ * A topology is a family member: a subclass with a TypeId named ns3::<Kind>TopologyHelper and
+ * a default constructor is a scenario's topology "kind" (its name in snake_case, e.g.
+ * fat_tree), its attributes the scenario's keys.  Helpers are attribute holders (ObjectBase):
+ * they live on the stack like other ns-3 helpers and take SetAttribute.
  */
-class TopologyHelper
+class TopologyHelper : public ObjectBase
 {
   public:
-    virtual ~TopologyHelper() = default;
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    ~TopologyHelper() override = default;
+
+    /** The cluster the topology builds: Servers x GpusPerServer, defaults filled in. */
+    ClusterHelper GetCluster() const;
+    /** Servers, GPUs per server, NIC and NVLink rates from \p cluster. */
     void SetCluster(const ClusterHelper& cluster);
-    const ClusterHelper& GetCluster() const { return m_cluster; }
     /** Rate of switch-to-switch links; default: the NIC rate. */
     void SetFabricRate(DataRate rate);
     /** Cable lengths in metres, per tier. */
     struct CableLengths
     {
-        double hostToLeaf{3};    //!< copper DAC inside a rack
-        double leafToSpine{30};  //!< optics across rows
-        double spineToCore{100}; //!< optics across halls
+        double hostToLeaf{0};
+        double leafToSpine{0};
+        double spineToCore{0};
     };
-    /** Set the cable lengths (defaults: CableLengths's). */
+    /** Set the cable lengths (defaults: the *Metres attributes'). */
     void SetCableLengths(double hostToLeaf, double leafToSpine, double spineToCore);
-    CableLengths GetCableLengths() const { return m_cables; }
+    CableLengths GetCableLengths() const
+    {
+        return {m_hostToLeafMetres, m_leafToSpineMetres, m_spineToCoreMetres};
+    }
     /** Build the graph; throws std::invalid_argument naming the parameter for bad input. */
     virtual FabricTopology Build() const = 0;
 
   protected:
+    /** Servers when the Servers attribute is 0, for \p gpusPerServer GPUs each. */
+    virtual uint32_t DefaultServers(uint32_t gpusPerServer) const = 0;
+    /** GPUs per server when the GpusPerServer attribute is 0. */
+    virtual uint32_t DefaultGpusPerServer() const { return 1; }
     DataRate FabricRate() const;
-    /** Throw unless the cluster's GPUs fit \p hostPorts host ports of \p fabric. */
-    void RequireHostPorts(uint32_t hostPorts, const std::string& fabric) const;
+    /** Throw unless \p cluster's GPUs fit \p hostPorts host ports of \p fabric. */
+    static void RequireHostPorts(const ClusterHelper& cluster,
+                                 uint32_t hostPorts,
+                                 const std::string& fabric);
     /**
      * Cable every GPU of \p gpus, server by server, to \p leaves in order, \p hostsPerLeaf to
-     * a leaf (copper, host-to-leaf length, NIC rate).
+     * a leaf (host-to-leaf length, NIC rate).
      */
     void AttachHostsInOrder(FabricTopology& topology,
                             const std::vector<std::vector<uint32_t>>& gpus,
                             const std::vector<uint32_t>& leaves,
                             uint32_t hostsPerLeaf) const;
-    ClusterHelper m_cluster;
-    DataRate m_fabricRate{0};
-    CableLengths m_cables;
+    uint32_t m_servers{};       //!< 0: DefaultServers
+    uint32_t m_gpusPerServer{}; //!< 0: DefaultGpusPerServer
+    DataRate m_nicRate;
+    DataRate m_nvLinkRate;
+    DataRate m_fabricRate;
+    double m_hostToLeafMetres{};
+    double m_leafToSpineMetres{};
+    double m_spineToCoreMetres{};
 };
 
 } // namespace ns3

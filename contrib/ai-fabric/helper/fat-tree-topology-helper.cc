@@ -1,18 +1,53 @@
 #include "fat-tree-topology-helper.h"
 
+#include "ns3/attribute-construction-list.h"
+
+#include "ns3/uinteger.h"
+
 #include <stdexcept>
 #include <string>
 
 namespace ns3
 {
 
-FatTreeTopologyHelper::FatTreeTopologyHelper(uint32_t k)
-    : m_k(k)
+NS_OBJECT_ENSURE_REGISTERED(FatTreeTopologyHelper);
+
+TypeId
+FatTreeTopologyHelper::GetTypeId()
 {
-    if (k >= 2 && k % 2 == 0)
-    {
-        SetCluster(ClusterHelper(k * k * k / 4, 1));
-    }
+    static TypeId tid = TypeId("ns3::FatTreeTopologyHelper")
+                            .SetParent<TopologyHelper>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<FatTreeTopologyHelper>()
+                            .AddAttribute("K",
+                                          "Ports per switch (even): k pods, k^3/4 host ports.",
+                                          UintegerValue(4),
+                                          MakeUintegerAccessor(&FatTreeTopologyHelper::m_k),
+                                          MakeUintegerChecker<uint32_t>(2, 64));
+    return tid;
+}
+
+TypeId
+FatTreeTopologyHelper::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+FatTreeTopologyHelper::FatTreeTopologyHelper()
+{
+    ConstructSelf(AttributeConstructionList());
+}
+
+FatTreeTopologyHelper::FatTreeTopologyHelper(uint32_t k)
+    : FatTreeTopologyHelper()
+{
+    m_k = k;
+}
+
+uint32_t
+FatTreeTopologyHelper::DefaultServers(uint32_t gpusPerServer) const
+{
+    return m_k * m_k * m_k / 4 / gpusPerServer;
 }
 
 FabricTopology
@@ -25,9 +60,10 @@ FatTreeTopologyHelper::Build() const
                                     ": a fat-tree needs an even k >= 2");
     }
     const uint32_t half = k / 2;
-    RequireHostPorts(k * k * k / 4, "a k=" + std::to_string(k) + " fat-tree");
+    const ClusterHelper cluster = GetCluster();
+    RequireHostPorts(cluster, k * k * k / 4, "a k=" + std::to_string(k) + " fat-tree");
     FabricTopology topo;
-    const auto gpus = m_cluster.Build(topo);
+    const auto gpus = cluster.Build(topo);
     std::vector<uint32_t> edge;
     std::vector<uint32_t> agg;
     std::vector<uint32_t> core;
@@ -56,8 +92,8 @@ FatTreeTopologyHelper::Build() const
         {
             for (uint32_t a = 0; a < half; ++a)
             {
-                topo.AddLink(edge[p * half + e], agg[p * half + a], rate, m_cables.leafToSpine,
-                             FabricTopology::CableFor(m_cables.leafToSpine));
+                topo.AddLink(edge[p * half + e], agg[p * half + a], rate, m_leafToSpineMetres,
+                             FabricTopology::CableFor(m_leafToSpineMetres));
             }
         }
         // Aggregation switch a of every pod connects to core switches a*k/2 .. a*k/2 + k/2-1.
@@ -65,8 +101,8 @@ FatTreeTopologyHelper::Build() const
         {
             for (uint32_t c = 0; c < half; ++c)
             {
-                topo.AddLink(agg[p * half + a], core[a * half + c], rate, m_cables.spineToCore,
-                             FabricTopology::CableFor(m_cables.spineToCore));
+                topo.AddLink(agg[p * half + a], core[a * half + c], rate, m_spineToCoreMetres,
+                             FabricTopology::CableFor(m_spineToCoreMetres));
             }
         }
     }

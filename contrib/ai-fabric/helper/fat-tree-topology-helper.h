@@ -17,12 +17,19 @@ namespace ns3
 class FatTreeTopologyHelper : public TopologyHelper
 {
   public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    /** A fat-tree with the K attribute's default. */
+    FatTreeTopologyHelper();
     /** \p k must be even and >= 2 (checked by Build). */
     explicit FatTreeTopologyHelper(uint32_t k);
     FabricTopology Build() const override;
 
+  protected:
+    uint32_t DefaultServers(uint32_t gpusPerServer) const override;
+
   private:
-    uint32_t m_k;
+    uint32_t m_k{};
 };
 
 } // namespace ns3

@@ -17,13 +17,20 @@ namespace ns3
 class LeafSpineTopologyHelper : public TopologyHelper
 {
   public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    /** A leaf-spine with the attributes' defaults. */
+    LeafSpineTopologyHelper();
     LeafSpineTopologyHelper(uint32_t leaves, uint32_t hostsPerLeaf, uint32_t oversubscription);
     FabricTopology Build() const override;
 
+  protected:
+    uint32_t DefaultServers(uint32_t gpusPerServer) const override;
+
   private:
-    uint32_t m_leaves;
-    uint32_t m_hostsPerLeaf;
-    uint32_t m_ratio;
+    uint32_t m_leaves{};
+    uint32_t m_hostsPerLeaf{};
+    uint32_t m_ratio{};
 };
 
 } // namespace ns3

@@ -1,24 +1,73 @@
 #include "rail-optimized-topology-helper.h"
 
+#include "ns3/attribute-construction-list.h"
+
+#include "ns3/boolean.h"
+#include "ns3/uinteger.h"
+
 #include <stdexcept>
 #include <string>
 
 namespace ns3
 {
 
+NS_OBJECT_ENSURE_REGISTERED(RailOptimizedTopologyHelper);
+
+TypeId
+RailOptimizedTopologyHelper::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::RailOptimizedTopologyHelper")
+            .SetParent<TopologyHelper>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<RailOptimizedTopologyHelper>()
+            .AddAttribute("ServersPerGroup",
+                          "Servers per group (each group has its own rail leaves); 0: one "
+                          "group of all servers.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&RailOptimizedTopologyHelper::m_serversPerGroup),
+                          MakeUintegerChecker<uint32_t>(0, 1000000))
+            .AddAttribute("Oversubscription",
+                          "Servers of a group per uplink of a rail leaf (1: non-blocking); "
+                          "divides ServersPerGroup.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&RailOptimizedTopologyHelper::m_ratio),
+                          MakeUintegerChecker<uint32_t>(1, 1024))
+            .AddAttribute("RailOnly",
+                          "No spines: one group, traffic between rails crosses NVLink first "
+                          "(Wang et al., \"Rail-only\", 2023).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RailOptimizedTopologyHelper::m_railOnly),
+                          MakeBooleanChecker());
+    return tid;
+}
+
+TypeId
+RailOptimizedTopologyHelper::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+RailOptimizedTopologyHelper::RailOptimizedTopologyHelper()
+{
+    ConstructSelf(AttributeConstructionList());
+}
+
 RailOptimizedTopologyHelper::RailOptimizedTopologyHelper(uint32_t servers,
                                                          uint32_t gpusPerServer,
                                                          uint32_t serversPerGroup)
-    : m_serversPerGroup(serversPerGroup)
+    : RailOptimizedTopologyHelper()
 {
     SetCluster(ClusterHelper(servers, gpusPerServer));
+    m_serversPerGroup = serversPerGroup;
 }
 
 FabricTopology
 RailOptimizedTopologyHelper::Build() const
 {
-    const uint32_t servers = m_cluster.GetNServers();
-    const uint32_t rails = m_cluster.GetGpusPerServer();
+    const ClusterHelper cluster = GetCluster();
+    const uint32_t servers = cluster.GetNServers();
+    const uint32_t rails = cluster.GetGpusPerServer();
     const uint32_t perGroup = m_serversPerGroup ? m_serversPerGroup : servers;
     if (servers % perGroup != 0)
     {
@@ -39,7 +88,7 @@ RailOptimizedTopologyHelper::Build() const
     }
     FabricTopology topo;
     topo.SetHostsAreTransit(m_railOnly);
-    const auto gpus = m_cluster.Build(topo);
+    const auto gpus = cluster.Build(topo);
     const uint32_t groups = servers / perGroup;
     std::vector<uint32_t> leaf; // [group * rails + rail]
     for (uint32_t g = 0; g < groups; ++g)
@@ -54,8 +103,8 @@ RailOptimizedTopologyHelper::Build() const
     {
         for (uint32_t r = 0; r < rails; ++r)
         {
-            topo.AddLink(gpus[s][r], leaf[(s / perGroup) * rails + r], m_cluster.GetNicRate(),
-                         m_cables.hostToLeaf, FabricTopology::CableFor(m_cables.hostToLeaf));
+            topo.AddLink(gpus[s][r], leaf[(s / perGroup) * rails + r], cluster.GetNicRate(),
+                         m_hostToLeafMetres, FabricTopology::CableFor(m_hostToLeafMetres));
         }
     }
     if (m_railOnly)
@@ -75,8 +124,8 @@ RailOptimizedTopologyHelper::Build() const
             topo.AddLink(l,
                          s,
                          FabricRate(),
-                         m_cables.leafToSpine,
-                         FabricTopology::CableFor(m_cables.leafToSpine));
+                         m_leafToSpineMetres,
+                         FabricTopology::CableFor(m_leafToSpineMetres));
         }
     }
     return topo;

@@ -19,6 +19,10 @@ namespace ns3
 class RailOptimizedTopologyHelper : public TopologyHelper
 {
   public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    /** A rail-optimized fabric with the attributes' defaults (8 servers x 8 GPUs). */
+    RailOptimizedTopologyHelper();
     /** \p servers x \p gpusPerServer, groups of \p serversPerGroup (0 = all servers). */
     RailOptimizedTopologyHelper(uint32_t servers, uint32_t gpusPerServer,
                                 uint32_t serversPerGroup = 0);
@@ -26,10 +30,14 @@ class RailOptimizedTopologyHelper : public TopologyHelper
     void SetRailOnly(bool railOnly) { m_railOnly = railOnly; }
     FabricTopology Build() const override;
 
+  protected:
+    uint32_t DefaultServers(uint32_t) const override { return 8; }
+    uint32_t DefaultGpusPerServer() const override { return 8; }
+
   private:
-    uint32_t m_serversPerGroup;
-    uint32_t m_ratio{1};
-    bool m_railOnly{false};
+    uint32_t m_serversPerGroup{};
+    uint32_t m_ratio{};
+    bool m_railOnly{};
 };
 
 } // namespace ns3
