@@ -118,7 +118,7 @@ TEST(FailureRunner, AnIdleLinksFlapIsAssumedARestartButCostsNothingInTheRun)
     const fs::path dir = Scratch("idle-flap");
     const Outcome o = RunScenario(
         dir, JobScenario(R"("failures":{"inject":[{"component":"link 0","mode":"flap",
-             "at":"100us","flap_count":1,"flap_down":"20us","flap_up":"10us"}]})"));
+             "at":"100us","flap_count":1,"flap_down_time":"20us","flap_up_time":"10us"}]})"));
     ASSERT_EQ(o.exitCode, 0) << o.stderrText;
     const auto failures = ReadCsv(dir / "out" / "failures.csv");
     ASSERT_EQ(failures.size(), 1u);
@@ -256,14 +256,19 @@ INSTANTIATE_TEST_SUITE_P(
                    "must be > 0"},
         BadFailure{"ber_one",
                    "{" + kStar +
-                       R"("failures":{"components":[{"kind":"link","mode":"bit_errors","mtbf":"5h","ber":1}]},)" +
+                       R"("failures":{"components":[{"kind":"link","mode":"bit_errors","mtbf":"5h","bit_error_rate":1}]},)" +
                        kAvailability + "}",
-                   "ber = 1: allowed: a number in [0, 0.5]"},
+                   "bit_error_rate = 1: allowed: a number in [0, 0.5]"},
         BadFailure{"ber_negative",
                    "{" + kStar +
-                       R"("failures":{"components":[{"kind":"link","mode":"bit_errors","mtbf":"5h","ber":-0.1}]},)" +
+                       R"("failures":{"components":[{"kind":"link","mode":"bit_errors","mtbf":"5h","bit_error_rate":-0.1}]},)" +
                        kAvailability + "}",
-                   "failures.components[0].ber"},
+                   "failures.components[0].bit_error_rate"},
+        BadFailure{"ber_moved",
+                   "{" + kStar +
+                       R"("failures":{"components":[{"kind":"link","mode":"bit_errors","mtbf":"5h","ber":1e-6}]},)" +
+                       kAvailability + "}",
+                   "failures.components[0].ber = 1e-06: moved to failures.components.bit_error_rate"},
         BadFailure{"unknown_kind",
                    "{" + kStar + R"("failures":{"components":[{"kind":"fan","mtbf":"5h"}]},)" +
                        kAvailability + "}",

@@ -944,27 +944,75 @@ GetComponentKind(const json& obj, const std::string& where, const std::string& d
     return kind;
 }
 
+/** The attributes a failure mode object sets, as ComponentFailureProcess's (name, text). */
+using ModeAttributes = std::vector<std::pair<std::string, std::string>>;
+
 /**
- * The process attributes of a failure mode's keys (ber, rate_fraction, flap_*), checked and
- * defaulted by ComponentFailureProcess's own attributes.
+ * The keys of a failure mode object named \p name: ComponentFailureProcess's attributes
+ * (collected into \p attributes) and the runner's own \p keys (key, allowed, default, help).
  */
-std::vector<std::pair<std::string, std::string>>
-FailureModeAttributes(const json& obj, const std::string& where)
+SectionSchema
+FailureModeSchema(const std::string& name,
+                  const std::vector<std::array<std::string, 4>>& keys,
+                  ModeAttributes* attributes)
 {
+    SectionSchema schema(name);
+    for (const auto& [key, allowed, def, help] : keys)
+    {
+        schema.Key(key, allowed, def, help);
+    }
     const TypeId tid = ComponentFailureProcess::GetTypeId();
-    std::vector<std::pair<std::string, std::string>> a;
-    ApplyAttributes(obj, where, tid,
-                    {{"ber", "BitErrorRate"},
-                     {"rate_fraction", "RateFraction"},
-                     {"flap_count", "FlapCount"},
-                     {"flap_down", "FlapDownTime"},
-                     {"flap_up", "FlapUpTime"}},
-                    [&a, tid](const std::string& name, const AttributeValue& value) {
-                        TypeId::AttributeInformation info;
-                        tid.LookupAttributeByName(name, &info);
-                        a.emplace_back(name, value.SerializeToString(info.checker));
-                    });
-    return a;
+    schema
+        .Bind(
+            tid,
+            [attributes, tid](const std::string& n, const AttributeValue& v) {
+                TypeId::AttributeInformation info;
+                tid.LookupAttributeByName(n, &info);
+                attributes->emplace_back(n, v.SerializeToString(info.checker));
+            },
+            {"Mode", "TimeToFailure", "TimeToRepair", "MaxFailures"}) // the keys above
+        .Moved("ber", name + ".bit_error_rate")
+        .Moved("flap_down", name + ".flap_down_time")
+        .Moved("flap_up", name + ".flap_up_time");
+    return schema;
+}
+
+const std::array<std::string, 4> kKindKey{
+    "kind", "link, transceiver, nic, switch, server, gpu", "link",
+    "The component kind; each component of it fails on its own."};
+const std::array<std::string, 4> kModeKey{"mode", "hard, flap, bit_errors, lane_loss", "hard",
+                                          "What a failure does to the component's links."};
+
+/** The keys of a random failure mode (failures.components[]). */
+SectionSchema
+ComponentsSchema(ModeAttributes* attributes)
+{
+    return FailureModeSchema(
+        "failures.components",
+        {kKindKey,
+         kModeKey,
+         {"mtbf", "a time with a unit, e.g. \"1e6h\" (beyond ns-3's clock allowed)", "required",
+          "Mean time between failures of each component."},
+         {"mttr", "a time with a unit, or \"0s\"", "ComponentFailureProcess::TimeToRepair",
+          "Mean time to repair: exponential repairs of this mean."},
+         {"weibull_shape", "a number > 0", "exponential",
+          "Weibull times to failure of this shape (the MTBF their mean)."}},
+        attributes);
+}
+
+/** The keys of an injected failure (failures.inject[]). */
+SectionSchema
+InjectSchema(ModeAttributes* attributes)
+{
+    return FailureModeSchema(
+        "failures.inject",
+        {{"component", "a component's name in failures.csv, e.g. \"link 17\", \"s3g0\"",
+          "required", "The component that fails once."},
+         kKindKey,
+         kModeKey,
+         {"at", "a time with a unit", "0s", "When it fails."},
+         {"duration", "a time with a unit", "for ever", "How long it stays failed."}},
+        attributes);
 }
 
 void
@@ -987,8 +1035,8 @@ BuildFailures(const json& doc, Scenario& s)
     {
         const json& c = components[i];
         const std::string w = "failures.components[" + std::to_string(i) + "]";
-        CheckKeys(c, w, {"kind", "mode", "mtbf", "mttr", "weibull_shape", "ber", "rate_fraction",
-                         "flap_count", "flap_down", "flap_up"});
+        ModeAttributes attributes;
+        ComponentsSchema(&attributes).Apply(c, w);
         if (!c.contains("kind") || !c.contains("mtbf"))
         {
             Fail(w, c, "needs \"kind\" and \"mtbf\" (e.g. {\"kind\": \"transceiver\", \"mtbf\": \"1e6h\"})");
@@ -1003,7 +1051,7 @@ BuildFailures(const json& doc, Scenario& s)
         const double shape = GetNumber(c, w, "weibull_shape", 0, false);
         try
         {
-            helper.AddFailureMode(kind, mode, mtbf, mttr, shape, FailureModeAttributes(c, w));
+            helper.AddFailureMode(kind, mode, mtbf, mttr, shape, attributes);
         }
         catch (const std::invalid_argument& e)
         {
@@ -1020,8 +1068,8 @@ BuildFailures(const json& doc, Scenario& s)
     {
         const json& c = inject[i];
         const std::string w = "failures.inject[" + std::to_string(i) + "]";
-        CheckKeys(c, w, {"component", "kind", "mode", "at", "duration", "ber", "rate_fraction",
-                         "flap_count", "flap_down", "flap_up"});
+        ModeAttributes attributes;
+        InjectSchema(&attributes).Apply(c, w);
         const std::string kind = GetComponentKind(c, w, "link");
         const std::string name = GetString(c, w, "component", "");
         const auto all = FailureHelper::Components(s.topology, kind);
@@ -1037,13 +1085,42 @@ BuildFailures(const json& doc, Scenario& s)
         try
         {
             helper.AddInjection(kind, name, GetFailureMode(c, w), GetTime(c, w, "at", Time(0)),
-                                duration, FailureModeAttributes(c, w));
+                                duration, attributes);
         }
         catch (const std::invalid_argument& e)
         {
             Fail(w, c, e.what());
         }
     }
+}
+
+/** The availability section's keys: JobAvailabilityModel's, the measured faults' and the run's. */
+SectionSchema
+AvailabilitySchema(AvailabilitySpec& v)
+{
+    SectionSchema schema("availability");
+    schema.Bind(JobAvailabilityModel::GetTypeId(),
+                [&v](const std::string& n, const AttributeValue& value) { v.model.Set(n, value); });
+    // The measured states' fault is the failure mode's: its attributes, ranges and defaults.
+    for (const char* attribute : {"BitErrorRate", "RateFraction"})
+    {
+        schema.BindAs(SectionSchema::SnakeCase(attribute), ComponentFailureProcess::GetTypeId(),
+                      attribute, [&v](const std::string& n, const AttributeValue& value) {
+                          v.failureMode.Set(n, value);
+                      });
+    }
+    schema.Moved("ber", "availability.bit_error_rate")
+        .Key("horizon", "a time with a unit, <= 100d", "30d", "Wall time each run covers.")
+        .Key("iteration_times",
+             "an object of healthy, link_down, reduced_rate, bit_errors -> time", "measured",
+             "The job's iteration time in each fabric state; measured at packet level on the "
+             "one training job when left out.")
+        .Key("links", "an object of link_down, reduced_rate, bit_errors -> link id", "chosen",
+             "The link each measured state fails.")
+        .Key("sweep_intervals", "a non-empty array of times", "none",
+             "Fixed checkpoint intervals to compare (availability.csv).")
+        .Key("runs", "an integer in [1, 10000]", "1", "Independent runs (seeds) averaged.");
+    return schema;
 }
 
 void
@@ -1055,36 +1132,15 @@ BuildAvailability(const json& doc, Scenario& s)
     }
     const json& a = doc.at("availability");
     const std::string w = "availability";
-    CheckKeys(a, w, {"horizon", "checkpoint_policy", "checkpoint_interval", "checkpoint_time",
-                     "restart_time", "iteration_times", "links", "ber", "rate_fraction",
-                     "sweep_intervals", "runs"});
     s.hasAvailability = true;
     AvailabilitySpec& v = s.availability;
+    v.model.SetTypeId("ns3::JobAvailabilityModel");
+    AvailabilitySchema(v).Apply(a);
     v.horizon = GetPositiveTime(a, w, "horizon", Days(30));
     if (v.horizon > Days(100)) // leave room for events past the horizon
     {
         Fail(Path(w, "horizon"), a.at("horizon"),
              "must be <= 100d (ns-3's picosecond clock ends at 106 days; use more runs instead)");
-    }
-    v.model.SetTypeId("ns3::JobAvailabilityModel");
-    const std::string policy = GetString(a, w, "checkpoint_policy", "daly");
-    if (policy != "fixed" && policy != "young" && policy != "daly")
-    {
-        Fail(Path(w, "checkpoint_policy"), a.at("checkpoint_policy"),
-             "allowed: \"fixed\", \"young\", \"daly\"");
-    }
-    v.model.Set("CheckpointPolicy", StringValue(policy));
-    for (const auto& [key, attribute] : {std::pair<const char*, const char*>{"checkpoint_interval", "CheckpointInterval"},
-                                         {"checkpoint_time", "CheckpointTime"}})
-    {
-        if (a.contains(key))
-        {
-            v.model.Set(attribute, TimeValue(GetPositiveTime(a, w, key, Time(1))));
-        }
-    }
-    if (a.contains("restart_time"))
-    {
-        v.model.Set("RestartTime", TimeValue(GetTime(a, w, "restart_time", Time(0))));
     }
     const char* states[] = {"healthy", "link_down", "reduced_rate", "bit_errors"};
     if (a.contains("iteration_times"))
@@ -1112,12 +1168,6 @@ BuildAvailability(const json& doc, Scenario& s)
             }
         }
     }
-    // The measured states' fault is the failure mode's: its attributes, ranges and defaults.
-    const TypeId mode = ComponentFailureProcess::GetTypeId();
-    ApplyAttributes(a, w, mode, {{"ber", "BitErrorRate"}, {"rate_fraction", "RateFraction"}},
-                    [&v](const std::string& name, const AttributeValue& value) {
-                        v.failureMode.Set(name, value);
-                    });
     if (a.contains("sweep_intervals"))
     {
         const json& sweep = a.at("sweep_intervals");
@@ -1297,6 +1347,11 @@ PrintScenarioKeys(std::ostream& os, const std::string& section)
         sections.push_back(std::move(schema));
     }
     sections.push_back(JobSchema(none));
+    ModeAttributes attributes;
+    sections.push_back(ComponentsSchema(&attributes));
+    sections.push_back(InjectSchema(&attributes));
+    AvailabilitySpec availability;
+    sections.push_back(AvailabilitySchema(availability));
     std::string names;
     bool found = false;
     for (const SectionSchema& schema : sections)

@@ -45,7 +45,7 @@ FAILURE_MODES = [
     {"kind": "link", "mtbf": "737000h", "mttr": "4h"},
     {"kind": "transceiver", "mode": "lane_loss", "mtbf": "2e6h", "mttr": "4h",
      "rate_fraction": 0.5},
-    {"kind": "link", "mode": "bit_errors", "mtbf": "1e6h", "mttr": "4h", "ber": 1e-8},
+    {"kind": "link", "mode": "bit_errors", "mtbf": "1e6h", "mttr": "4h", "bit_error_rate": 1e-8},
 ]
 HEALTHY_16K_S = 405e9 * 6 * 16e6 / (16384 * 400e12)
 INTERVALS = ["5min", "10min", "15min", "20min", "30min", "45min", "1h", "2h", "4h"]
@@ -69,7 +69,7 @@ def job64() -> dict:
             "name": "dp64", "ranks": 64, "iterations": 3, "compute_time": "400us",
             "parameters": 8388608}]},
         "failures": {"components": modes},
-        "availability": {"horizon": "54d", **CHECKPOINT, "ber": 1e-8, "rate_fraction": 0.5},
+        "availability": {"horizon": "54d", **CHECKPOINT, "bit_error_rate": 1e-8, "rate_fraction": 0.5},
     }
 
 
