@@ -119,7 +119,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "power-of-two number of ranks"},
         BadSweep{"root_outside", "--op=broadcast --root=16", "collective.root"},
         BadSweep{"attribute_the_algorithm_lacks", "--op=broadcast --algo=binomial --channels=2",
-                 "has no channels"},
+                 "collective.channels = 2: unknown key"},
         BadSweep{"bad_topology_key", "--topology=fat_tree:kk=4", "topology.kk"},
         BadSweep{"bad_topology_value", "--topology=fat_tree:k=5", "topology.k"},
         BadSweep{"topology_text", "--topology=fat_tree:k", "--topology"},

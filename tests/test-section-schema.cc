@@ -132,10 +132,11 @@ TEST(SectionSchema, PrintKeysListsEverySettableAttributeOfTheBoundTypes)
     // The default shown is the attribute's, after the command line's --ns3:: defaults.
     EXPECT_NE(o.stdoutText.find("| `rdma.retry_count` | an integer in [0, 7] | `5` |"),
               std::string::npos);
-    const Outcome bad = RunProgram(AI_FABRIC_RUN_BINARY, "--print-keys=traffic", dir);
+    const Outcome bad = RunProgram(AI_FABRIC_RUN_BINARY, "--print-keys=prices", dir);
     EXPECT_EQ(bad.exitCode, 2);
-    EXPECT_NE(bad.stderrText.find(
-                  "sections: topology, switch, port, routing, accelerator, rdma, training.jobs"),
+    EXPECT_NE(bad.stderrText.find("sections: topology, switch, port, routing, accelerator, rdma, "
+                                  "traffic, collective, training.jobs, failures.components, "
+                                  "failures.inject, availability"),
               std::string::npos)
         << bad.stderrText;
     fs::remove_all(dir);

@@ -190,35 +190,6 @@ GetTime(const json& obj, const std::string& where, const std::string& key, Time 
     return t;
 }
 
-/**
- * Keys of a section that map one to one onto attributes of \p tid, applied through \p set
- * only when present, with the attribute's own checker (so ranges and units are ns-3's).
- */
-void
-ApplyAttributes(const json& section, const std::string& where, TypeId tid,
-                const std::map<std::string, std::string>& keyToAttribute,
-                const std::function<void(const std::string&, const AttributeValue&)>& set)
-{
-    for (const auto& [key, attribute] : keyToAttribute)
-    {
-        if (!section.contains(key))
-        {
-            continue;
-        }
-        TypeId::AttributeInformation info;
-        NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName(attribute, &info),
-                            "no attribute " << attribute);
-        Ptr<AttributeValue> value = info.checker->Create();
-        const json& raw = section.at(key);
-        if (!ParseAttributeText(JsonAttributeText(raw), *info.checker, *value))
-        {
-            Fail(Path(where, key), raw,
-                 "allowed: " + AllowedText(*info.checker) + " (" + info.help + ")");
-        }
-        set(attribute, *value);
-    }
-}
-
 /** The topology kinds: TopologyHelper's family, by name (fat_tree, leaf_spine, ...). */
 std::map<std::string, TypeId>
 TopologyKinds()
@@ -390,18 +361,39 @@ GetHost(const json& obj, const std::string& where, const std::string& key, uint3
     return uint32_t(GetUnsigned(obj, where, key, 0, 0, hosts - 1));
 }
 
-/** Refuse the queue-pair keys that moved from section \p w to the "rdma" section. */
-void
-RefuseMovedRdmaKeys(const json& section, const std::string& w)
+/** Mark the queue-pair keys that moved from \p schema's section to the "rdma" section. */
+SectionSchema&
+MovedRdmaKeys(SectionSchema& schema)
 {
     for (const char* key : {"congestion_control", "ack_interval", "retransmission_timeout"})
     {
-        if (section.is_object() && section.contains(key))
-        {
-            Fail(Path(w, key), section.at(key),
-                 std::string("moved to rdma.") + key + " (one home for every queue pair)");
-        }
+        schema.Moved(key, std::string("rdma.") + key + " (one home for every queue pair)");
     }
+    return schema;
+}
+
+/** The traffic section's keys: MessageSource's attributes and the pattern's. */
+SectionSchema
+TrafficSchema(const SectionSchema::Setter& set)
+{
+    SectionSchema schema("traffic");
+    schema
+        .Key("pattern", "shift, permutation, incast, all_to_all, flows", "required",
+             "Who sends to whom: host i to i + shift; a random permutation (from the seed); "
+             "senders to one receiver; every host to every other; a list of flows.")
+        .Key("transport", "messages, rdma", "messages",
+             "messages: a MessageSource per flow (paced at data_rate, no transport); rdma: one "
+             "reliable queue pair per flow, configured by the rdma section.")
+        .Key("bytes", "an integer in [1, 2^40]", "1048576", "Bytes per flow.")
+        .Key("start", "a time with a unit", "0s", "When every flow starts.")
+        .Key("shift", "an integer in [1, hosts - 1]", "hosts / 2", "The shift pattern's offset.")
+        .Key("senders", "an integer in [1, hosts - 1]", "hosts - 1", "The incast's senders.")
+        .Key("receiver", "a host id", "0", "The incast's receiver.")
+        .Key("flows", "a list of {src, dst, bytes, start}", "none", "The flows pattern's flows.")
+        .Bind(MessageSource::GetTypeId(), set,
+              {"Destination", "MessageBytes", "FlowId", "UdpSourcePort"}) // per flow
+        .Moved("rate", "traffic.data_rate");
+    return MovedRdmaKeys(schema);
 }
 
 /** The "rdma" section's congestion control: the NICs' CongestionControl by name. */
@@ -435,16 +427,17 @@ BuildTransport(const json& t, Scenario& s)
         Fail("traffic.transport", t.at("transport"), "allowed: \"messages\", \"rdma\"");
     }
     s.rdma = transport == "rdma";
-    RefuseMovedRdmaKeys(t, w);
     if (s.rdma && t.contains("priority"))
     {
         Fail("traffic.priority", t.at("priority"),
              "with \"transport\": \"rdma\" the queue pairs' class is rdma.priority");
     }
-    if (s.rdma && (t.contains("rate")))
+    for (const char* key : {"data_rate", "payload_size"})
     {
-        Fail("traffic.rate", t.at("rate"), "not with \"transport\": \"rdma\" (its congestion "
-                                            "control sets the rate)");
+        if (s.rdma && t.contains(key))
+        {
+            Fail(Path(w, key), t.at(key), "a message source's; not with \"transport\": \"rdma\"");
+        }
     }
 }
 
@@ -464,17 +457,13 @@ BuildTraffic(const json& doc, Scenario& s)
         return;
     }
     const json& t = doc.at("traffic");
+    TrafficSchema([&s](const std::string& n, const AttributeValue& v) {
+        s.sources.SetAttribute(n, v);
+    }).Apply(t);
     BuildTransport(t, s);
-    CheckKeys(t, w, {"pattern", "bytes", "start", "rate", "priority", "shift", "senders",
-                     "receiver", "flows", "transport"});
     const uint32_t hosts = s.topology.GetNHosts();
     const uint64_t bytes = GetUnsigned(t, w, "bytes", 1 << 20, 1, uint64_t(1) << 40);
     const Time start = GetTime(t, w, "start", Time(0));
-    ApplyAttributes(t, w, MessageSource::GetTypeId(),
-                    {{"rate", "DataRate"}, {"priority", "Priority"}},
-                    [&s](const std::string& n, const AttributeValue& v) {
-                        s.sources.SetAttribute(n, v);
-                    });
     const std::string pattern = GetString(t, w, "pattern", "");
     if (pattern == "shift")
     {
@@ -614,6 +603,36 @@ CollectiveSizes(const json& c, const std::string& w, uint64_t quantum, std::stri
     return sizes;
 }
 
+/** The collective section's keys: the sweep's and the algorithm's attributes (\p algorithm). */
+SectionSchema
+CollectiveSchema(TypeId algorithm, const SectionSchema::Setter& set)
+{
+    std::string algorithms;
+    for (const auto& name : CollectiveAlgorithm::GetNames())
+    {
+        algorithms += (algorithms.empty() ? "" : ", ") + name;
+    }
+    SectionSchema schema("collective");
+    schema.Key("op", CollectiveOperationNames(), "allreduce", "The collective operation.")
+        .Key("algorithm", algorithms, "auto", "How the collective is scheduled.")
+        .Key("bytes", "an integer in [1, 2^40]", "none",
+             "One size (per rank's buffer, as nccl-tests counts it).")
+        .Key("min_bytes", "an integer in [1, 2^40]", "8", "The sweep's first size.")
+        .Key("max_bytes", "an integer in [1, 2^40]", "min_bytes", "The sweep's last size.")
+        .Key("factor", "an integer in [2, 1024]", "2", "Each size of the sweep over the last.")
+        .Key("ranks", "an integer in [2, hosts]", "every host", "Ranks on hosts 0..ranks-1.")
+        .Key("root", "an integer in [0, ranks - 1]", "0", "The root of broadcast and reduce.")
+        .Key("iterations", "an integer in [1, 1000]", "1", "Runs of each size.")
+        .Key("launch", "barrier, stream", "barrier",
+             "barrier: each run starts when every rank finished the last; stream: queued back "
+             "to back on every rank.")
+        .Key("timeline_max_steps", "an integer", std::to_string(CollectiveSpec().timelineMaxSteps),
+             "Larger runs skip timeline.json.")
+        .Bind(algorithm, set)
+        .Moved("priority", "rdma.priority");
+    return MovedRdmaKeys(schema);
+}
+
 /** The "collective" and "accelerator" sections. */
 void
 BuildCollective(const json& doc, Scenario& s)
@@ -624,13 +643,10 @@ BuildCollective(const json& doc, Scenario& s)
         return;
     }
     const json& c = doc.at(w);
-    RefuseMovedRdmaKeys(c, w);
-    if (c.is_object() && c.contains("priority"))
+    if (!c.is_object())
     {
-        Fail(Path(w, "priority"), c.at("priority"), "moved to rdma.priority");
+        Fail(w, c, "must be an object");
     }
-    CheckKeys(c, w, {"op", "algorithm", "bytes", "min_bytes", "max_bytes", "factor", "ranks",
-                     "root", "iterations", "launch", "channels", "chunks", "timeline_max_steps"});
     // Plain messages (MessageSource) address queue-pair numbers the sweep's queue pairs use,
     // and would land on them; RDMA messages have queue pairs of their own.
     if (doc.contains("traffic") && doc.at("traffic").is_object() &&
@@ -671,18 +687,10 @@ BuildCollective(const json& doc, Scenario& s)
     }
     const TypeId tid = algorithm->GetInstanceTypeId();
     spec.algorithmFactory.SetTypeId(tid);
-    for (const auto& [key, attribute] : std::map<std::string, std::string>{{"channels", "Channels"},
-                                                                           {"chunks", "Chunks"}})
-    {
-        TypeId::AttributeInformation info;
-        if (c.contains(key) && !tid.LookupAttributeByName(attribute, &info))
-        {
-            Fail(Path(w, key), c.at(key), "algorithm \"" + spec.algorithm + "\" has no " + key);
-        }
-    }
     auto& factory = spec.algorithmFactory;
-    ApplyAttributes(c, w, tid, {{"channels", "Channels"}, {"chunks", "Chunks"}},
-                    [&factory](const std::string& n, const AttributeValue& v) { factory.Set(n, v); });
+    CollectiveSchema(tid, [&factory](const std::string& n, const AttributeValue& v) {
+        factory.Set(n, v);
+    }).Apply(c);
     const uint32_t hosts = s.topology.GetNHosts();
     if (hosts < 2)
     {
@@ -737,8 +745,12 @@ BuildTraining(const json& doc, Scenario& s)
         return;
     }
     const json& t = doc.at(w);
-    RefuseMovedRdmaKeys(t, w);
-    CheckKeys(t, w, {"jobs", "timeline_max_spans"});
+    SectionSchema schema("training");
+    schema
+        .Key("jobs", "a list of job objects (training.jobs)", "required", "The jobs to run.")
+        .Key("timeline_max_spans", "an integer",
+             std::to_string(TrainingSpec().timelineMaxSpans), "Larger runs skip timeline.json.");
+    MovedRdmaKeys(schema).Apply(t);
     if (doc.contains("collective"))
     {
         Fail(w, t, "not with a \"collective\" sweep in the same scenario (use \"traffic\" for "
@@ -1345,6 +1357,16 @@ PrintScenarioKeys(std::ostream& os, const std::string& section)
     for (SectionSchema& schema : AttributeSections(s))
     {
         sections.push_back(std::move(schema));
+    }
+    sections.push_back(TrafficSchema(none));
+    sections.push_back(CollectiveSchema(AutoCollectiveAlgorithm::GetTypeId(), none));
+    for (const auto& name : CollectiveAlgorithm::GetNames())
+    {
+        const TypeId tid = CollectiveAlgorithm::Create(name)->GetInstanceTypeId();
+        if (tid != AutoCollectiveAlgorithm::GetTypeId())
+        {
+            sections.push_back(SectionSchema("collective").Bind(tid, none)); // per algorithm
+        }
     }
     sections.push_back(JobSchema(none));
     ModeAttributes attributes;

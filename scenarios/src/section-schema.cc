@@ -198,7 +198,7 @@ SectionSchema::Apply(const json& section, const std::string& where) const
             }
             throw ScenarioError(w + "." + key + " = " + value.dump() +
                                 ": unknown key; allowed in " + w + ": " + list +
-                                " (ai-fabric-run --print-keys " + m_name +
+                                " (ai-fabric-run --print-keys=" + m_name +
                                 " describes each)");
         }
         if (!e->movedTo.empty())
