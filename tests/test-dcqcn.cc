@@ -220,7 +220,7 @@ TEST(Dcqcn, Incast16To1IsLosslessFairAndKeepsTheBottleneckBusy)
 TEST(Dcqcn, CongestionControlChangesTheCongestedCase)
 {
     const uint64_t bytes = 4 << 20;
-    const IncastOutcome none = RunIncast(NoCongestionControl::GetTypeId(), 16, bytes);
+    const IncastOutcome none = RunIncast(NoneCongestionControl::GetTypeId(), 16, bytes);
     const IncastOutcome dcqcn = RunIncast(DcqcnCongestionControl::GetTypeId(), 16, bytes);
     EXPECT_EQ(none.drops, 0u);
     EXPECT_GT(none.pauses, 0u); // without CC, PFC alone holds the incast

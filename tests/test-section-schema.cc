@@ -54,6 +54,12 @@ TEST(SectionSchema, TopologyKindsAreTheHelpersFamily)
     }
     EXPECT_EQ(names, (std::set<std::string>{"fat_tree", "leaf_spine", "rail_optimized"}));
     EXPECT_EQ(kinds.at("fat_tree"), FatTreeTopologyHelper::GetTypeId());
+    // Congestion controls alike: rdma.congestion_control names ns3::<Name>CongestionControl.
+    const auto controls =
+        aifabric::FamilyMembers(RdmaCongestionControl::GetTypeId(), "CongestionControl");
+    ASSERT_EQ(controls.size(), 2u);
+    EXPECT_EQ(controls.at("dcqcn"), DcqcnCongestionControl::GetTypeId());
+    EXPECT_EQ(controls.at("none"), NoneCongestionControl::GetTypeId());
     // Through the runner: a kind's keys are its attributes; another kind's are refused.
     const fs::path dir = Scratch("topology-kinds");
     std::ofstream(dir / "s.json")

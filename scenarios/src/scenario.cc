@@ -330,8 +330,11 @@ AttributeSections(Scenario& s)
         .Bind(RdmaQueuePair::GetTypeId(),
               [&rdma](const std::string& n, const AttributeValue& v) { rdma.SetQueuePairAttribute(n, v); },
               {"UdpSourcePort"}) // each queue pair's own entropy
-        .Key("congestion_control", "\"none\", \"dcqcn\"", "none",
-             "The NICs' congestion control (ns3::RdmaNic::CongestionControl).");
+        .BindFamily("congestion_control", RdmaNic::GetTypeId(), "CongestionControl",
+                    RdmaCongestionControl::GetTypeId(), "CongestionControl",
+                    [&rdma](const std::string& n, const AttributeValue& v) {
+                        rdma.SetNicAttribute(n, v);
+                    });
     return sections;
 }
 
@@ -394,26 +397,6 @@ TrafficSchema(const SectionSchema::Setter& set)
               {"Destination", "MessageBytes", "FlowId", "UdpSourcePort"}) // per flow
         .Moved("rate", "traffic.data_rate");
     return MovedRdmaKeys(schema);
-}
-
-/** The "rdma" section's congestion control: the NICs' CongestionControl by name. */
-void
-ApplyCongestionControl(const json& doc, Scenario& s)
-{
-    if (!doc.contains("rdma") || !doc.at("rdma").contains("congestion_control"))
-    {
-        return;
-    }
-    const json& r = doc.at("rdma");
-    const std::string cc = GetString(r, "rdma", "congestion_control", "none");
-    if (cc != "none" && cc != "dcqcn")
-    {
-        Fail("rdma.congestion_control", r.at("congestion_control"),
-             "allowed: \"none\", \"dcqcn\"");
-    }
-    s.rdmaHelper.SetNicAttribute("CongestionControl",
-                                 TypeIdValue(cc == "dcqcn" ? DcqcnCongestionControl::GetTypeId()
-                                                           : NoCongestionControl::GetTypeId()));
 }
 
 /** traffic.transport and what goes with it. */
@@ -1424,7 +1407,6 @@ BuildScenario(const json& doc)
         }
     }
     ConfigureNetwork(doc, s);
-    ApplyCongestionControl(doc, s);
     BuildTraffic(doc, s);
     BuildCollective(doc, s);
     BuildTraining(doc, s);

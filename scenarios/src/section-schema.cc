@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/nstime.h"
+#include "ns3/type-id.h"
 
 #include <cctype>
 #include <iomanip>
@@ -141,6 +142,36 @@ SectionSchema::BindAs(const std::string& key, TypeId tid, const std::string& att
 }
 
 SectionSchema&
+SectionSchema::BindFamily(const std::string& key,
+                          TypeId tid,
+                          const std::string& attribute,
+                          TypeId base,
+                          const std::string& suffix,
+                          Setter set)
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName(attribute, &info),
+                        tid.GetName() << " has no attribute " << attribute);
+    Entry e;
+    e.key = key;
+    e.bound = true;
+    e.tid = tid;
+    e.attribute = attribute;
+    e.set = std::move(set);
+    e.family = FamilyMembers(base, suffix);
+    const std::string initial = info.initialValue->SerializeToString(info.checker);
+    for (const auto& [name, member] : e.family)
+    {
+        e.allowed += (e.allowed.empty() ? "" : ", ") + name;
+        e.defaultText = member.GetName() == initial ? name : e.defaultText;
+    }
+    e.help = info.help + " By name: a subclass ns3::<Name>" + suffix + " (" + tid.GetName() +
+             "::" + attribute + ")";
+    Add(std::move(e));
+    return *this;
+}
+
+SectionSchema&
 SectionSchema::Key(const std::string& key,
                    const std::string& allowed,
                    const std::string& defaultText,
@@ -209,6 +240,18 @@ SectionSchema::Apply(const json& section, const std::string& where) const
         if (!e->bound)
         {
             continue; // the runner reads it
+        }
+        if (!e->family.empty())
+        {
+            const auto member = value.is_string() ? e->family.find(value.get<std::string>())
+                                                  : e->family.end();
+            if (member == e->family.end())
+            {
+                throw ScenarioError(w + "." + key + " = " + value.dump() + ": allowed: " +
+                                    e->allowed);
+            }
+            e->set(e->attribute, TypeIdValue(member->second));
+            continue;
         }
         TypeId::AttributeInformation info;
         e->tid.LookupAttributeByName(e->attribute, &info);

@@ -49,6 +49,17 @@ class SectionSchema
                           ns3::TypeId tid,
                           const std::string& attribute,
                           Setter set);
+    /**
+     * A TypeId attribute \p attribute of \p tid chosen by family member name: key \p key
+     * takes the name of a registered subclass of \p base (FamilyMembers(base, suffix)) and
+     * \p set gets its TypeIdValue, so adding a member is adding its file pair.
+     */
+    SectionSchema& BindFamily(const std::string& key,
+                              ns3::TypeId tid,
+                              const std::string& attribute,
+                              ns3::TypeId base,
+                              const std::string& suffix,
+                              Setter set);
     /** A key the runner reads itself: what it allows, its default and help, for PrintKeys. */
     SectionSchema& Key(const std::string& key,
                        const std::string& allowed,
@@ -82,6 +93,7 @@ class SectionSchema
         std::string defaultText;
         std::string help;
         std::string movedTo; //!< non-empty: the key moved there
+        std::map<std::string, ns3::TypeId> family; //!< non-empty: a family key's members
     };
     const Entry* Find(const std::string& key) const;
     void Add(Entry entry);

@@ -1,7 +1,7 @@
 #include "rdma-nic.h"
 
 #include "fabric-endpoint.h"
-#include "no-congestion-control.h"
+#include "none-congestion-control.h"
 #include "range-checkers.h"
 
 #include "ns3/log.h"
@@ -23,14 +23,14 @@ RdmaNic::GetTypeId()
             .AddAttribute("CongestionControl",
                           "TypeId of each queue pair's congestion control (a subclass of "
                           "ns3::RdmaCongestionControl).",
-                          TypeIdValue(NoCongestionControl::GetTypeId()),
+                          TypeIdValue(NoneCongestionControl::GetTypeId()),
                           MakeTypeIdAccessor(&RdmaNic::m_ccType),
                           MakeTypeIdChecker(RdmaCongestionControl::GetTypeId()));
     return tid;
 }
 
 RdmaNic::RdmaNic()
-    : m_ccType(NoCongestionControl::GetTypeId()),
+    : m_ccType(NoneCongestionControl::GetTypeId()),
       m_qps(roce::kFirstDataQpn)
 {
 }

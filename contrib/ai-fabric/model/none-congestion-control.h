@@ -1,5 +1,5 @@
-#ifndef AI_FABRIC_NO_CONGESTION_CONTROL_H
-#define AI_FABRIC_NO_CONGESTION_CONTROL_H
+#ifndef AI_FABRIC_NONE_CONGESTION_CONTROL_H
+#define AI_FABRIC_NONE_CONGESTION_CONTROL_H
 
 #include "rdma-congestion-control.h"
 
@@ -10,7 +10,7 @@ namespace ns3
  * \ingroup ai-fabric
  * \brief No congestion control: always the line rate; PFC alone keeps the fabric lossless.
  */
-class NoCongestionControl : public RdmaCongestionControl
+class NoneCongestionControl : public RdmaCongestionControl
 {
   public:
     static TypeId GetTypeId();
