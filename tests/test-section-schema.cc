@@ -138,11 +138,11 @@ TEST(SectionSchema, PrintKeysListsEverySettableAttributeOfTheBoundTypes)
     // The default shown is the attribute's, after the command line's --ns3:: defaults.
     EXPECT_NE(o.stdoutText.find("| `rdma.retry_count` | an integer in [0, 7] | `5` |"),
               std::string::npos);
-    const Outcome bad = RunProgram(AI_FABRIC_RUN_BINARY, "--print-keys=prices", dir);
+    const Outcome bad = RunProgram(AI_FABRIC_RUN_BINARY, "--print-keys=link_events", dir);
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.stderrText.find("sections: topology, switch, port, routing, accelerator, rdma, "
                                   "traffic, collective, training.jobs, failures.components, "
-                                  "failures.inject, availability"),
+                                  "failures.inject, availability, prices"),
               std::string::npos)
         << bad.stderrText;
     fs::remove_all(dir);

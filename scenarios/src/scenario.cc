@@ -190,6 +190,17 @@ GetTime(const json& obj, const std::string& where, const std::string& key, Time 
     return t;
 }
 
+/** The prices section: BomPrices's attributes. */
+SectionSchema
+PricesSchema(BomPrices& prices)
+{
+    SectionSchema schema("prices");
+    schema.Bind(BomPrices::GetTypeId(), [&prices](const std::string& n, const AttributeValue& v) {
+        prices.SetAttribute(n, v);
+    });
+    return schema;
+}
+
 /** The topology kinds: TopologyHelper's family, by name (fat_tree, leaf_spine, ...). */
 std::map<std::string, TypeId>
 TopologyKinds()
@@ -1357,6 +1368,7 @@ PrintScenarioKeys(std::ostream& os, const std::string& section)
     sections.push_back(InjectSchema(&attributes));
     AvailabilitySpec availability;
     sections.push_back(AvailabilitySchema(availability));
+    sections.push_back(PricesSchema(s.prices));
     std::string names;
     bool found = false;
     for (const SectionSchema& schema : sections)
@@ -1428,13 +1440,7 @@ BuildScenario(const json& doc)
     }
     if (doc.contains("prices"))
     {
-        const json& p = doc.at("prices");
-        CheckKeys(p, "prices", {"switch_port_per_100g", "transceiver_per_100g",
-                                "dac_cable_per_100g", "fibre_per_metre"});
-        s.prices.switchPortPer100G = GetNumber(p, "prices", "switch_port_per_100g", s.prices.switchPortPer100G, true);
-        s.prices.transceiverPer100G = GetNumber(p, "prices", "transceiver_per_100g", s.prices.transceiverPer100G, true);
-        s.prices.dacCablePer100G = GetNumber(p, "prices", "dac_cable_per_100g", s.prices.dacCablePer100G, true);
-        s.prices.fibrePerMetre = GetNumber(p, "prices", "fibre_per_metre", s.prices.fibrePerMetre, true);
+        PricesSchema(s.prices).Apply(doc.at("prices"));
     }
     return s;
 }

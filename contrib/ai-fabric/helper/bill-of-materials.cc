@@ -1,10 +1,62 @@
 #include "bill-of-materials.h"
 
-#include <algorithm>
+#include "ns3/attribute-construction-list.h"
+#include "ns3/double.h"
 
+#include <algorithm>
 
 namespace ns3
 {
+
+NS_OBJECT_ENSURE_REGISTERED(BomPrices);
+
+TypeId
+BomPrices::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::BomPrices")
+            .SetParent<ObjectBase>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<BomPrices>()
+            .AddAttribute("SwitchPortPer100G",
+                          "USD per 100 Gb/s of switch port.  Default 1,500: a Mellanox SN2700 "
+                          "(32 x 100G) listed at 49,000 USD at launch (The Next Platform, "
+                          "2015-09-14).",
+                          DoubleValue(1500),
+                          MakeDoubleAccessor(&BomPrices::switchPortPer100G),
+                          MakeDoubleChecker<double>(0, 1e9))
+            .AddAttribute("TransceiverPer100G",
+                          "USD per 100 Gb/s of optical transceiver (two per optical link).  "
+                          "Default 500: 100G QSFP28 at volume (LuxOptx, \"From 100G to "
+                          "400G/800G\", 2024).",
+                          DoubleValue(500),
+                          MakeDoubleAccessor(&BomPrices::transceiverPer100G),
+                          MakeDoubleChecker<double>(0, 1e9))
+            .AddAttribute("DacCablePer100G",
+                          "USD per 100 Gb/s of direct-attach copper cable.  Default 100: our "
+                          "assumption, no public source found; override it.",
+                          DoubleValue(100),
+                          MakeDoubleAccessor(&BomPrices::dacCablePer100G),
+                          MakeDoubleChecker<double>(0, 1e9))
+            .AddAttribute("FibrePerMetre",
+                          "USD per metre of fibre.  Default 2: our assumption, no public source "
+                          "found; override it.",
+                          DoubleValue(2),
+                          MakeDoubleAccessor(&BomPrices::fibrePerMetre),
+                          MakeDoubleChecker<double>(0, 1e9));
+    return tid;
+}
+
+TypeId
+BomPrices::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+BomPrices::BomPrices()
+{
+    ConstructSelf(AttributeConstructionList());
+}
 
 void
 BillOfMaterials::Add(const std::string& category, const std::string& item, double rateGbps,

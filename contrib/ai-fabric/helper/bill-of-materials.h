@@ -2,6 +2,7 @@
 #define AI_FABRIC_BILL_OF_MATERIALS_H
 
 #include "ns3/fabric-topology.h"
+#include "ns3/object-base.h"
 
 #include <ostream>
 #include <string>
@@ -21,14 +22,21 @@ namespace ns3
  *   400G/800G", 2024);
  * - copper DAC cable: 100 USD per 100 Gb/s and fibre: 2 USD per metre are our assumptions,
  *   with no public source found; override them.
- * NVSwitches and NVLink come with the server and are counted at zero cost.
+ * NVSwitches and NVLink come with the server and are counted at zero cost.  An attribute
+ * holder (ObjectBase): each price is an attribute, its default and source in its help.
  */
-struct BomPrices
+class BomPrices : public ObjectBase
 {
-    double switchPortPer100G{1500};
-    double transceiverPer100G{500};
-    double dacCablePer100G{100};
-    double fibrePerMetre{2};
+  public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    /** The attributes' defaults. */
+    BomPrices();
+
+    double switchPortPer100G{};  //!< USD per 100 Gb/s of switch port
+    double transceiverPer100G{}; //!< USD per 100 Gb/s of optical transceiver
+    double dacCablePer100G{};    //!< USD per 100 Gb/s of copper cable
+    double fibrePerMetre{};      //!< USD per metre of fibre
 };
 
 /**
