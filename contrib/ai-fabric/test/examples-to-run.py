@@ -7,6 +7,9 @@ cpp_examples = [
     ("fat-tree-permutation --k=4 --bytes=262144 --spray=1", "True", "False"),
     ("rail-optimized-bom --servers=4", "True", "False"),
     ("rail-optimized-bom --servers=4 --railOnly=1", "True", "False"),
+    ("rdma-incast --cc=dcqcn", "True", "False"),
+    ("rdma-incast --cc=none", "True", "False"),
+    ("data-parallel-training", "True", "False"),
 ]
 
 python_examples = []
