@@ -10,6 +10,8 @@ cpp_examples = [
     ("rdma-incast --cc=dcqcn", "True", "False"),
     ("rdma-incast --cc=none", "True", "False"),
     ("data-parallel-training", "True", "False"),
+    ("allreduce-sweep", "True", "False"),
+    ("link-flap", "True", "False"),
 ]
 
 python_examples = []
