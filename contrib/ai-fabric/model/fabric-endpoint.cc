@@ -40,6 +40,7 @@ FabricEndpoint::DoDispose()
 {
     m_ports.clear();
     m_waiters.clear();
+    m_receive = ReceiveCallback();
     Object::DoDispose();
 }
 
@@ -118,11 +119,22 @@ FabricEndpoint::Dequeued(uint32_t port, uint16_t, uint8_t, uint32_t)
 }
 
 void
+FabricEndpoint::SetReceiveCallback(ReceiveCallback receive)
+{
+    NS_ABORT_MSG_IF(!m_receive.IsNull(), "host " << m_hostId << " already has a transport");
+    m_receive = receive;
+}
+
+void
 FabricEndpoint::Receive(Ptr<FabricNetDevice> port, Ptr<Packet> p, const FrameInfo& info)
 {
     if (info.dstHost == m_hostId)
     {
         ++m_delivered;
+        if (!m_receive.IsNull())
+        {
+            m_receive(p, info);
+        }
         m_deliverTrace(p, info);
         return;
     }

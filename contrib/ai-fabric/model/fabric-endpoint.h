@@ -19,7 +19,8 @@ namespace ns3
  *
  * Owns the host's ports (its NIC and, on a GPU, its NVLink-class port), sends data frames
  * built by applications out of the port that routing chooses toward the destination, and
- * delivers frames addressed to this host through the Deliver trace.  Hosts do not forward
+ * delivers frames addressed to this host to its transport (the receive callback) and then to
+ * the Deliver trace's observers.  Hosts do not forward
  * other hosts' traffic unless the topology makes them transit (rail-only fabrics, where
  * cross-rail traffic crosses NVLink first).
  */
@@ -51,6 +52,13 @@ class FabricEndpoint : public Object
      * sender fetches work only when the NIC can take it (waiters are served in turn).
      */
     void NotifyWhenPortDequeues(uint32_t port, Callback<void> ready);
+    /** Receives the frames delivered to this host: the host's transport. */
+    using ReceiveCallback = Callback<void, Ptr<const Packet>, const FrameInfo&>;
+    /**
+     * The host's transport (its RDMA NIC): called with every frame delivered here, before the
+     * Deliver trace's observers.  One per host.
+     */
+    void SetReceiveCallback(ReceiveCallback receive);
     /** Data frames delivered to this host. */
     uint64_t GetFramesDelivered() const { return m_delivered; }
 
@@ -69,6 +77,7 @@ class FabricEndpoint : public Object
     bool m_transit{false};
     uint32_t m_seed{};
     uint64_t m_delivered{0};
+    ReceiveCallback m_receive;
     TracedCallback<Ptr<const Packet>, const FrameInfo&> m_deliverTrace;
 };
 

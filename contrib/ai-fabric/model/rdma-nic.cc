@@ -47,7 +47,7 @@ void
 RdmaNic::Install(Ptr<FabricEndpoint> endpoint)
 {
     m_endpoint = endpoint;
-    endpoint->TraceConnectWithoutContext("Deliver", MakeCallback(&RdmaNic::Deliver, this));
+    endpoint->SetReceiveCallback(MakeCallback(&RdmaNic::Deliver, this));
 }
 
 Ptr<RdmaQueuePair>
