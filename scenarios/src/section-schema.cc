@@ -149,17 +149,13 @@ SectionSchema::BindFamily(const std::string& key,
                           const std::string& suffix,
                           Setter set)
 {
+    BindAs(key, tid, attribute, std::move(set));
+    Entry& e = m_entries.back();
     TypeId::AttributeInformation info;
-    NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName(attribute, &info),
-                        tid.GetName() << " has no attribute " << attribute);
-    Entry e;
-    e.key = key;
-    e.bound = true;
-    e.tid = tid;
-    e.attribute = attribute;
-    e.set = std::move(set);
+    tid.LookupAttributeByName(attribute, &info);
     e.family = FamilyMembers(base, suffix);
     const std::string initial = info.initialValue->SerializeToString(info.checker);
+    e.allowed.clear();
     for (const auto& [name, member] : e.family)
     {
         e.allowed += (e.allowed.empty() ? "" : ", ") + name;
@@ -167,7 +163,6 @@ SectionSchema::BindFamily(const std::string& key,
     }
     e.help = info.help + " By name: a subclass ns3::<Name>" + suffix + " (" + tid.GetName() +
              "::" + attribute + ")";
-    Add(std::move(e));
     return *this;
 }
 
