@@ -319,6 +319,34 @@ TEST(Runner, LossyAllToAllBacksOffInsteadOfFailingAndAFailedRunHasNoBandwidth)
     fs::remove_all(dir);
 }
 
+TEST(Runner, SizesTakeUnits)
+{
+    // "64KiB" is 65536 bytes: the same sweep either way; a size that is not whole bytes or
+    // holds a space is refused naming the key.
+    const fs::path dir = Scratch("size-units");
+    const std::string topology = R"("topology":{"kind":"leaf_spine","leaves":1,"hosts_per_leaf":8,
+        "oversubscription":8,"nic_rate":"400Gbps"})";
+    auto run = [&](const std::string& name, const std::string& sizes) {
+        std::ofstream(dir / (name + ".json"))
+            << "{" + topology + R"(,"collective":{"algorithm":"ring",)" + sizes + "}}";
+        return RunProgram(AI_FABRIC_RUN_BINARY,
+                          "--scenario=" + (dir / (name + ".json")).string() +
+                              " --out=" + (dir / name).string(),
+                          dir);
+    };
+    ASSERT_EQ(run("units", R"("min_bytes":"64KiB","max_bytes":"1MiB","factor":4)").exitCode, 0);
+    ASSERT_EQ(run("plain", R"("min_bytes":65536,"max_bytes":1048576,"factor":4)").exitCode, 0);
+    EXPECT_EQ(ReadFile(dir / "units" / "collectives.csv"),
+              ReadFile(dir / "plain" / "collectives.csv"));
+    for (const char* bad : {R"("bytes":"1.5B")", R"("bytes":"10 MiB")", R"("bytes":"2TiB")"})
+    {
+        const Outcome o = run("bad", bad);
+        EXPECT_EQ(o.exitCode, 2) << bad;
+        EXPECT_NE(o.stderrText.find("collective.bytes = "), std::string::npos) << o.stderrText;
+    }
+    fs::remove_all(dir);
+}
+
 TEST(Collbench, SweepSizeTheAlgorithmRefusesMidRunExitsTwoWithoutResults)
 {
     // 33 B rounds to 32 (a multiple of 8 GPUs x 4 B), but 132 B, two sizes on, is not.

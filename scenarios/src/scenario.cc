@@ -86,6 +86,41 @@ GetUnsigned(const json& obj, const std::string& where, const std::string& key, u
     return u;
 }
 
+/** What a byte count key takes, for --print-keys. */
+const char* const kBytesAllowed = "bytes in [1, 2^40]: an integer or with a unit, e.g. \"64KiB\"";
+
+/**
+ * A byte count: a non-negative integer, or a text with a unit ("64KiB", "1GiB", "4MB": B, KB,
+ * MB, GB, TB by 1000, KiB, MiB, GiB, TiB by 1024) that comes to whole bytes; within [min, max].
+ */
+uint64_t
+GetBytes(const json& obj, const std::string& where, const std::string& key, uint64_t def,
+         uint64_t min, uint64_t max)
+{
+    if (!obj.contains(key) || !obj.at(key).is_string())
+    {
+        return GetUnsigned(obj, where, key, def, min, max);
+    }
+    static const std::map<std::string, long double> unit{
+        {"B", 1},          {"KB", 1e3},         {"MB", 1e6},         {"GB", 1e9},
+        {"TB", 1e12},      {"KiB", 1024.0L},    {"MiB", 1048576.0L}, {"GiB", 1073741824.0L},
+        {"TiB", 1099511627776.0L}};
+    const json& v = obj.at(key);
+    std::smatch m;
+    const std::string text = v.get<std::string>();
+    const bool parsed = std::regex_match(
+        text, m, std::regex("([0-9]{1,15}(\\.[0-9]{1,15})?)(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)"));
+    const long double bytes = parsed ? std::stold(m[1].str()) * unit.at(m[3].str()) : -1;
+    if (!parsed || bytes != std::floor(bytes) || bytes < min || bytes > max)
+    {
+        Fail(Path(where, key), v,
+             "a whole number of bytes in [" + std::to_string(min) + ", " + std::to_string(max) +
+                 "], as an integer or with a unit: B, KB, MB, GB, TB (powers of 1000), KiB, "
+                 "MiB, GiB, TiB (of 1024), e.g. \"64KiB\"");
+    }
+    return static_cast<uint64_t>(bytes);
+}
+
 double
 GetNumber(const json& obj, const std::string& where, const std::string& key, double def,
           bool zeroAllowed)
@@ -398,7 +433,7 @@ TrafficSchema(const SectionSchema::Setter& set)
         .Key("transport", "messages, rdma", "messages",
              "messages: a MessageSource per flow (paced at data_rate, no transport); rdma: one "
              "reliable queue pair per flow, configured by the rdma section.")
-        .Key("bytes", "an integer in [1, 2^40]", "1048576", "Bytes per flow.")
+        .Key("bytes", kBytesAllowed, "1048576", "Bytes per flow.")
         .Key("start", "a time with a unit", "0s", "When every flow starts.")
         .Key("shift", "an integer in [1, hosts - 1]", "hosts / 2", "The shift pattern's offset.")
         .Key("senders", "an integer in [1, hosts - 1]", "hosts - 1", "The incast's senders.")
@@ -456,7 +491,7 @@ BuildTraffic(const json& doc, Scenario& s)
     }).Apply(t);
     BuildTransport(t, s);
     const uint32_t hosts = s.topology.GetNHosts();
-    const uint64_t bytes = GetUnsigned(t, w, "bytes", 1 << 20, 1, uint64_t(1) << 40);
+    const uint64_t bytes = GetBytes(t, w, "bytes", 1 << 20, 1, uint64_t(1) << 40);
     const Time start = GetTime(t, w, "start", Time(0));
     const std::string pattern = GetString(t, w, "pattern", "");
     if (pattern == "shift")
@@ -522,7 +557,7 @@ BuildTraffic(const json& doc, Scenario& s)
             const std::string fw = "traffic.flows[" + std::to_string(i) + "]";
             CheckKeys(f, fw, {"src", "dst", "bytes", "start"});
             FlowSpec spec{GetHost(f, fw, "src", hosts), GetHost(f, fw, "dst", hosts),
-                          GetUnsigned(f, fw, "bytes", bytes, 1, uint64_t(1) << 40),
+                          GetBytes(f, fw, "bytes", bytes, 1, uint64_t(1) << 40),
                           GetTime(f, fw, "start", start)};
             if (spec.src == spec.dst)
             {
@@ -542,7 +577,7 @@ BuildTraffic(const json& doc, Scenario& s)
 uint64_t
 SingleCollectiveSize(const json& c, const std::string& w, const char* key, uint64_t quantum)
 {
-    const uint64_t bytes = GetUnsigned(c, w, key, 0, 1, uint64_t(1) << 40);
+    const uint64_t bytes = GetBytes(c, w, key, 0, 1, uint64_t(1) << 40);
     if (bytes % quantum != 0)
     {
         Fail(Path(w, key), c.at(key),
@@ -568,8 +603,8 @@ CollectiveSizes(const json& c, const std::string& w, uint64_t quantum, std::stri
         }
         return {SingleCollectiveSize(c, w, "bytes", quantum)};
     }
-    const uint64_t lo = GetUnsigned(c, w, "min_bytes", 8, 1, limit);
-    const uint64_t hi = GetUnsigned(c, w, "max_bytes", lo, lo, limit);
+    const uint64_t lo = GetBytes(c, w, "min_bytes", 8, 1, limit);
+    const uint64_t hi = GetBytes(c, w, "max_bytes", lo, lo, limit);
     if (lo == hi)
     {
         return {SingleCollectiveSize(c, w, "min_bytes", quantum)}; // one size: no rounding
@@ -609,10 +644,10 @@ CollectiveSchema(TypeId algorithm, const SectionSchema::Setter& set)
     SectionSchema schema("collective");
     schema.Key("op", CollectiveOperationNames(), "allreduce", "The collective operation.")
         .Key("algorithm", algorithms, "auto", "How the collective is scheduled.")
-        .Key("bytes", "an integer in [1, 2^40]", "none",
+        .Key("bytes", kBytesAllowed, "none",
              "One size (per rank's buffer, as nccl-tests counts it).")
-        .Key("min_bytes", "an integer in [1, 2^40]", "8", "The sweep's first size.")
-        .Key("max_bytes", "an integer in [1, 2^40]", "min_bytes", "The sweep's last size.")
+        .Key("min_bytes", kBytesAllowed, "8", "The sweep's first size.")
+        .Key("max_bytes", kBytesAllowed, "min_bytes", "The sweep's last size.")
         .Key("factor", "an integer in [2, 1024]", "2", "Each size of the sweep over the last.")
         .Key("ranks", "an integer in [2, hosts]", "every host", "Ranks on hosts 0..ranks-1.")
         .Key("root", "an integer in [0, ranks - 1]", "0", "The root of broadcast and reduce.")
