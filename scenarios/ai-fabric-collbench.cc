@@ -39,6 +39,8 @@ Usage()
            "  --ranks=N                ranks on hosts 0..N-1 (default every host)\n"
            "  --root=R --iters=N --channels=C --chunks=K --cc=none|dcqcn\n"
            "  --out=DIR                results folder (default collbench-results)\n"
+           "  -b N -e N -f F -n N      nccl-tests' spelling of --minbytes, --maxbytes, --factor,\n"
+           "                           --iters\n"
            "  --PrintTypeIds, --PrintAttributes=TYPE, --PrintGroups, --PrintGroup=GROUP,\n"
            "  --PrintGlobals, --version: as every ns-3 program takes them\n";
 }
@@ -95,10 +97,21 @@ ParseArguments(int argc, char** argv)
         {"--iters", "iterations"}, {"--channels", "channels"}, {"--chunks", "chunks"}};
     static const std::map<std::string, std::string> textFlags = {
         {"--op", "op"}, {"--algo", "algorithm"}};
+    // nccl-tests' short options, each with its value as the next argument: "-b 8 -e 128M".
+    static const std::map<std::string, std::string> ncclTests = {
+        {"-b", "--minbytes"}, {"-e", "--maxbytes"}, {"-f", "--factor"}, {"-n", "--iters"}};
     Options o;
     for (int i = 1; i < argc; ++i)
     {
-        const std::string arg = argv[i];
+        std::string arg = argv[i];
+        if (ncclTests.count(arg))
+        {
+            if (i + 1 == argc)
+            {
+                throw ScenarioError("argument \"" + arg + "\": needs a value, e.g. " + arg + " 8");
+            }
+            arg = ncclTests.at(arg) + "=" + argv[++i];
+        }
         const auto eq = arg.find('=');
         const std::string key = arg.substr(0, eq);
         const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);

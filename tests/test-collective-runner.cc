@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -316,6 +317,42 @@ TEST(Runner, LossyAllToAllBacksOffInsteadOfFailingAndAFailedRunHasNoBandwidth)
     EXPECT_EQ(rows[0].at("busbw_GBps"), ""); // no bandwidth for a run that did not finish
     EXPECT_NE(fixed.stdoutText.find("failed"), std::string::npos) << fixed.stdoutText;
     EXPECT_NE(fixed.stderrText.find("failed"), std::string::npos) << fixed.stderrText;
+    fs::remove_all(dir);
+}
+
+TEST(Collbench, TakesNcclTestsFlagsAndPrintsTheirFooter)
+{
+    // -b -e -f -n are --minbytes --maxbytes --factor --iters; the footer is the mean busbw.
+    const fs::path dir = Scratch("nccl-flags");
+    const Outcome shortFlags = Collbench("-b 64K -e 1M -f 4 -n 2 --algo=ring --out=" +
+                                             (dir / "short").string(),
+                                         dir);
+    const Outcome longFlags = Collbench("--minbytes=64K --maxbytes=1M --factor=4 --iters=2 "
+                                        "--algo=ring --out=" +
+                                            (dir / "long").string(),
+                                        dir);
+    ASSERT_EQ(shortFlags.exitCode, 0) << shortFlags.stderrText;
+    ASSERT_EQ(longFlags.exitCode, 0) << longFlags.stderrText;
+    EXPECT_EQ(ReadFile(dir / "short" / "collectives.csv"),
+              ReadFile(dir / "long" / "collectives.csv"));
+    std::map<std::string, std::vector<double>> busbw; // per size, over the iterations
+    for (const auto& row : ReadCsv(dir / "short" / "collectives.csv"))
+    {
+        busbw[row.at("bytes")].push_back(std::stod(row.at("busbw_GBps")));
+    }
+    ASSERT_EQ(busbw.size(), 3u);
+    double mean = 0;
+    for (const auto& [bytes, runs] : busbw)
+    {
+        // The table's busbw is of the mean time: the harmonic mean of the runs' busbw.
+        mean += runs.size() / std::accumulate(runs.begin(), runs.end(), 0.0, [](double a, double b) {
+                    return a + 1 / b;
+                }) / busbw.size();
+    }
+    const auto at = shortFlags.stdoutText.find("# Avg bus bandwidth    : ");
+    ASSERT_NE(at, std::string::npos) << shortFlags.stdoutText;
+    EXPECT_NEAR(std::stod(shortFlags.stdoutText.substr(at + 25)), mean, 1e-3);
+    EXPECT_EQ(Collbench("-b", dir).exitCode, 2);
     fs::remove_all(dir);
 }
 

@@ -177,6 +177,8 @@ ScenarioRun::WriteCollectiveTable(std::ostream& os) const
        << std::setw(9) << "algbw" << std::setw(9) << "busbw" << "  algorithm\n"
        << "#" << std::setw(12) << "(B)" << std::setw(13) << "(elements)" << std::setw(24) << ""
        << std::setw(11) << "(us)" << std::setw(9) << "(GB/s)" << std::setw(9) << "(GB/s)" << "\n";
+    double busbwSum = 0; // for nccl-tests' footer: the mean over the sizes that completed
+    std::size_t complete = 0;
     for (std::size_t i = 0; i < c.sizes.size() && (i + 1) * c.iterations <= m_collectives.size();
          ++i)
     {
@@ -204,6 +206,8 @@ ScenarioRun::WriteCollectiveTable(std::ostream& os) const
         {
             os << std::setw(11) << seconds * 1e6 << std::setw(9) << algbw << std::setw(9)
                << algbw * BusBandwidthFactor(c.op, c.ranks);
+            busbwSum += algbw * BusBandwidthFactor(c.op, c.ranks);
+            ++complete;
         }
         os << "  " << r.algorithm << "\n";
         os.unsetf(std::ios::fixed);
@@ -214,6 +218,12 @@ ScenarioRun::WriteCollectiveTable(std::ostream& os) const
     {
         const CollectiveResult& r = m_collectives.back();
         os << std::setw(13) << r.bytes << "  failed  " << r.algorithm << "\n";
+    }
+    if (complete)
+    {
+        os << "# Avg bus bandwidth    : " << std::fixed << std::setprecision(4)
+           << busbwSum / complete << " \n";
+        os.unsetf(std::ios::fixed);
     }
 }
 
