@@ -12,6 +12,7 @@ cpp_examples = [
     ("data-parallel-training", "True", "False"),
     ("allreduce-sweep", "True", "False"),
     ("link-flap", "True", "False"),
+    ("checkpoint-availability --runs=1", "True", "False"),
 ]
 
 python_examples = []
