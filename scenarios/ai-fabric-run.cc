@@ -138,7 +138,8 @@ main(int argc, char** argv)
         {
             std::cerr << "ai-fabric-run: error: --ranks-by=" << options.ranksBy
                       << ": this ai-fabric-run was built against ns-3 without its mpi module; "
-                         "build it against ns-3 from source (scripts/ns3-in-tree, README)\n";
+                         "build it against ns-3 from source (scripts/ns3-in-tree; "
+                         "contrib/ai-fabric/doc/ai-fabric.rst, \"Distributed runs\")\n";
             return kBadInput;
         }
         distribution = EnableMpi(&argc, &argv, options.ranksBy);

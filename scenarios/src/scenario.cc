@@ -1417,7 +1417,9 @@ PrintScenarioKeys(std::ostream& os, const std::string& section)
     if (!section.empty() && !found)
     {
         throw ScenarioError("--print-keys=" + section + ": no generated keys; sections: " +
-                            names + " (the others are described in the README)");
+                            names +
+                            " (the others are described in contrib/ai-fabric/doc/ai-fabric.rst, "
+                            "\"Writing a scenario\")");
     }
     os << "| key | allowed | default | help |\n|---|---|---|---|\n";
     for (const SectionSchema& schema : sections)
