@@ -1376,9 +1376,20 @@ PrintScenarioKeys(std::ostream& os, const std::string& section)
     Scenario s;
     const SectionSchema::Setter none = [](const std::string&, const AttributeValue&) {};
     std::vector<SectionSchema> sections;
-    sections.push_back(SectionSchema("topology")
-                           .Key("kind", "a topology kind", "required", "See below.")
-                           .Bind(TopologyHelper::GetTypeId(), none));
+    std::string kinds;
+    for (const auto& [name, tid] : TopologyKinds())
+    {
+        kinds += (kinds.empty() ? "" : ", ") + name;
+    }
+    sections.push_back(
+        SectionSchema("topology")
+            .Key("kind",
+                 kinds,
+                 "required",
+                 "The TopologyHelper subclass that builds the fabric (fat_tree is "
+                 "ns3::FatTreeTopologyHelper); the keys of every kind follow, then each kind's "
+                 "own, marked with its helper's TypeId.")
+            .Bind(TopologyHelper::GetTypeId(), none));
     for (const auto& [name, tid] : TopologyKinds())
     {
         sections.push_back(SectionSchema("topology").Bind(tid, none)); // per kind

@@ -79,7 +79,13 @@ DcqcnCongestionControl::GetTypeId()
                           "MIN_RATE.",
                           DataRateValue(DataRate("1Gbps")),
                           MakeDataRateAccessor(&DcqcnCongestionControl::m_minRate),
-                          MakeDataRateChecker(DataRate(1)));
+                          MakeDataRateChecker(DataRate(1)))
+            .AddTraceSource("Rate",
+                            "The current rate Rc (bit/s).  The rate timer is evaluated when the "
+                            "queue pair next asks for its rate, so increases by the timer are "
+                            "reported then; each value holds from the time it is reported.",
+                            MakeTraceSourceAccessor(&DcqcnCongestionControl::m_rate),
+                            "ns3::TracedValueCallback::Double");
     return tid;
 }
 
@@ -104,7 +110,7 @@ DataRate
 DcqcnCongestionControl::DoGetRate()
 {
     AdvanceRateTimer();
-    return DataRate(static_cast<uint64_t>(m_rate));
+    return DataRate(static_cast<uint64_t>(m_rate.Get()));
 }
 
 void
@@ -128,7 +134,7 @@ DcqcnCongestionControl::DoNotifyCongestion()
     {
         m_target = m_rate;
     }
-    m_rate = std::max(m_rate * (1 - m_alpha / 2), double(m_minRate.GetBitRate()));
+    m_rate = std::max(m_rate.Get() * (1 - m_alpha / 2), double(m_minRate.GetBitRate()));
     m_alpha = (1 - m_g) * m_alpha + m_g;
     m_alphaUpdated = Simulator::Now(); // the decay period restarts at each CNP
     m_timerStage = 0;
@@ -136,7 +142,7 @@ DcqcnCongestionControl::DoNotifyCongestion()
     m_bytesSinceStage = 0;
     m_timerRunning = true;
     m_timerStart = Simulator::Now();
-    NS_LOG_LOGIC("CNP: rate " << m_rate / 1e9 << " Gb/s, alpha " << m_alpha);
+    NS_LOG_LOGIC("CNP: rate " << m_rate.Get() / 1e9 << " Gb/s, alpha " << m_alpha);
 }
 
 void
@@ -186,7 +192,7 @@ DcqcnCongestionControl::Increase()
         m_target += double(m_raiPer25G.GetBitRate()) * scale; // additive increase
     }
     m_target = std::min(m_target, line);
-    m_rate = std::min((m_rate + m_target) / 2, line); // fast recovery toward the target
+    m_rate = std::min((m_rate.Get() + m_target) / 2, line); // fast recovery toward the target
     if (line - m_rate < 1.0)
     {
         m_rate = line;

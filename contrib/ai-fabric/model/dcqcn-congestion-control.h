@@ -4,6 +4,7 @@
 #include "rdma-congestion-control.h"
 
 #include "ns3/nstime.h"
+#include "ns3/traced-value.h"
 
 namespace ns3
 {
@@ -58,7 +59,7 @@ class DcqcnCongestionControl : public RdmaCongestionControl
     DataRate m_rhaiPer25G;
     DataRate m_minRate;
 
-    double m_rate{0};   //!< Rc, bit/s
+    TracedValue<double> m_rate{0.0}; //!< Rc, bit/s
     double m_target{0}; //!< Rt, bit/s
     double m_alpha{1};
     Time m_alphaUpdated; //!< when alpha was last brought up to date

@@ -133,7 +133,18 @@ FabricNetDevice::GetTypeId()
             .AddTraceSource("PfcTx",
                             "A PFC frame was sent: priority, pause quanta (0 = resume).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_pfcTxTrace),
-                            "ns3::FabricNetDevice::PfcTracedCallback");
+                            "ns3::FabricNetDevice::PfcTracedCallback")
+            .AddTraceSource("QueueBytes",
+                            "The bytes (header to FCS) queued for one class's egress changed: "
+                            "class, old bytes, new bytes.  Per class, as TracedValue's callback "
+                            "is per value.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_queueBytesTrace),
+                            "ns3::FabricNetDevice::QueueBytesTracedCallback")
+            .AddTraceSource("Paused",
+                            "A class stopped (true) or resumed (false) sending because of the "
+                            "peer's PFC: when the pause takes effect, after the response time.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_pausedTrace),
+                            "ns3::FabricNetDevice::PausedTracedCallback");
     return tid;
 }
 
@@ -240,7 +251,9 @@ FabricNetDevice::Enqueue(Ptr<Packet> p, const FrameInfo& info, uint16_t ingressP
     const uint8_t c = info.priority;
     const bool markable = info.ecn == Ipv4Header::ECN_ECT0 || info.ecn == Ipv4Header::ECN_ECT1;
     m_queues[c].push_back({p, ingressPort, markable});
+    const uint64_t before = m_queueBytes[c];
     m_queueBytes[c] += p->GetSize();
+    m_queueBytesTrace(c, before, m_queueBytes[c]);
     ++m_queuedFrames;
     Kick();
     return true;
@@ -421,6 +434,7 @@ FabricNetDevice::TransmitNext()
     --m_queuedFrames;
     const uint32_t size = f.packet->GetSize();
     m_queueBytes[c] -= size;
+    m_queueBytesTrace(c, m_queueBytes[c] + size, m_queueBytes[c]);
     // Marking as the frame leaves, on the queue it leaves behind: the congestion signal is
     // not delayed by the queue itself (as the HPCC artifact's switches do).
     if (m_ecnEnabled && f.ecnCapable && ShouldMarkEcn(m_queueBytes[c]))
@@ -533,6 +547,7 @@ FabricNetDevice::StartPause(uint8_t c)
 {
     m_paused[c] = true;
     m_pauseStart[c] = Simulator::Now();
+    m_pausedTrace(c, true);
 }
 
 uint32_t
@@ -571,6 +586,7 @@ FabricNetDevice::Resume(uint8_t c)
     {
         m_paused[c] = false;
         m_pausedTotal += Simulator::Now() - m_pauseStart[c];
+        m_pausedTrace(c, false);
     }
     Kick();
 }
@@ -602,6 +618,7 @@ FabricNetDevice::Flush()
             --m_queuedFrames;
             const uint32_t size = f.packet->GetSize();
             m_queueBytes[c] -= size;
+            m_queueBytesTrace(c, m_queueBytes[c] + size, m_queueBytes[c]);
             if (!m_dequeueHandler.IsNull())
             {
                 m_dequeueHandler(f.ingressPort, c, size);

@@ -253,6 +253,8 @@ class FabricNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_ecnMarkTrace;          //!< frame marked CE
     TracedCallback<uint8_t, uint16_t> m_pfcRxTrace; //!< PFC received: priority, quanta
     TracedCallback<uint8_t, uint16_t> m_pfcTxTrace; //!< PFC sent: priority, quanta
+    TracedCallback<uint8_t, uint64_t, uint64_t> m_queueBytesTrace; //!< class, old and new bytes
+    TracedCallback<uint8_t, bool> m_pausedTrace; //!< class, paused by the peer or not
 };
 
 } // namespace ns3

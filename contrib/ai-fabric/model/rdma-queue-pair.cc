@@ -112,7 +112,13 @@ RdmaQueuePair::GetTypeId()
             .AddTraceSource("Failed",
                             "The requester exceeded its retry count and failed.",
                             MakeTraceSourceAccessor(&RdmaQueuePair::m_failedTrace),
-                            "ns3::TracedCallback::Void");
+                            "ns3::TracedCallback::Void")
+            .AddTraceSource("FramesInFlight",
+                            "Requester: data frames sent and not yet acknowledged, counted from "
+                            "the next frame to send (a go-back rewinds it: the frames to resend "
+                            "are not in flight).",
+                            MakeTraceSourceAccessor(&RdmaQueuePair::m_framesInFlight),
+                            "ns3::TracedValueCallback::Uint64");
     return tid;
 }
 
@@ -193,6 +199,7 @@ RdmaQueuePair::SendNext()
             return;
         }
         SendFrame(m_sndNxt++);
+        m_framesInFlight = m_sndNxt - m_sndUna;
         const DataRate rate = m_cc->GetRate();
         if (rate < m_cc->GetLineRate())
         {
@@ -318,6 +325,7 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
         ++m_counters.naksReceived;
         m_sndNxt = una; // go back N
     }
+    m_framesInFlight = m_sndNxt - m_sndUna;
     if (m_sndUna >= m_sndNxt && m_sndNxt >= m_endSeq)
     {
         m_timer.Cancel(); // nothing in flight
@@ -380,6 +388,7 @@ RdmaQueuePair::Timeout()
     NS_LOG_INFO("QP " << m_localQpn << " timeout: back to " << m_sndUna << ", next timeout "
                       << m_currentRto.As(Time::US));
     m_sndNxt = m_sndUna;
+    m_framesInFlight = 0;
     ArmTimer();
     if (!m_waitingForPort && !m_paceEvent.IsRunning())
     {

@@ -9,6 +9,7 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
+#include "ns3/traced-value.h"
 
 #include <deque>
 
@@ -187,6 +188,7 @@ class RdmaQueuePair : public Object
     TracedCallback<uint64_t, uint64_t> m_completedTrace; //!< requester: message id, bytes
     TracedCallback<uint32_t, uint64_t> m_receivedTrace;  //!< responder: MSN, bytes of a message
     TracedCallback<> m_failedTrace;                      //!< requester: retry count exceeded
+    TracedValue<uint64_t> m_framesInFlight{0}; //!< requester: m_sndNxt - m_sndUna
 };
 
 } // namespace ns3
