@@ -126,6 +126,10 @@ PartitionScenario(const Scenario& s, const Distribution& d)
     {
         refuse("link events");
     }
+    if (s.hasMonitor)
+    {
+        refuse("monitor");
+    }
     if (!s.flows.empty() && !s.rdma)
     {
         refuse("traffic with transport \"messages\" (use \"rdma\")");

@@ -110,6 +110,12 @@ ScenarioRun::Install()
     {
         Simulator::Schedule(e.at, &FabricChannel::SetUp, m_network->GetChannel(e.link), e.up);
     }
+    if (s.hasMonitor)
+    {
+        // Last: every NIC exists now, and the queue pairs made later are followed as they come.
+        m_monitor = s.monitor.Create<FabricMonitor>();
+        m_monitor->Install(m_network);
+    }
     if (!s.stopTime.IsZero())
     {
         Simulator::Stop(s.stopTime);
@@ -179,6 +185,10 @@ ScenarioRun::Run(bool progress)
         reporter.Start();
     }
     Simulator::Run();
+    if (m_monitor)
+    {
+        m_monitor->Finish(Simulator::Now());
+    }
     RunFigures& r = m_figures;
     r.simulatedSeconds = Simulator::Now().GetSeconds();
     r.events = Simulator::GetEventCount();
@@ -490,6 +500,14 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
     if (m_scenario.hasFailures)
     {
         summary["failures"] = m_failureLog.Summary();
+    }
+    if (m_monitor)
+    {
+        folder.Write("monitor-ports.csv", [&](std::ostream& f) { m_monitor->WritePorts(f); });
+        folder.Write("monitor-qps.csv", [&](std::ostream& f) { m_monitor->WriteQueuePairs(f); });
+        summary["monitor"] = {{"interval_us", m_monitor->GetInterval().GetSeconds() * 1e6},
+                              {"rows", m_monitor->GetRows()},
+                              {"truncated", m_monitor->IsTruncated()}};
     }
     if (m_scenario.hasCollective)
     {

@@ -118,6 +118,7 @@ class ScenarioRun
     Scenario& m_scenario;
     ns3::Ptr<ns3::FabricNetwork> m_network;
     ns3::FabricStatsHelper m_stats;
+    ns3::Ptr<ns3::FabricMonitor> m_monitor; //!< with a monitor section
     RunFigures m_figures;
     std::chrono::steady_clock::time_point m_wallStart;
     std::string m_failure;

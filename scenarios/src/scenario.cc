@@ -236,6 +236,16 @@ PricesSchema(BomPrices& prices)
     return schema;
 }
 
+/** The monitor section: FabricMonitor's attributes; the section's presence turns it on. */
+SectionSchema
+MonitorSchema(ObjectFactory& monitor)
+{
+    SectionSchema schema("monitor");
+    schema.Bind(FabricMonitor::GetTypeId(),
+                [&monitor](const std::string& n, const AttributeValue& v) { monitor.Set(n, v); });
+    return schema;
+}
+
 /** The topology kinds: TopologyHelper's family, by name (fat_tree, leaf_spine, ...). */
 std::map<std::string, TypeId>
 TopologyKinds()
@@ -1415,6 +1425,7 @@ PrintScenarioKeys(std::ostream& os, const std::string& section)
     AvailabilitySpec availability;
     sections.push_back(AvailabilitySchema(availability));
     sections.push_back(PricesSchema(s.prices));
+    sections.push_back(MonitorSchema(s.monitor));
     std::string names;
     bool found = false;
     for (const SectionSchema& schema : sections)
@@ -1448,7 +1459,7 @@ BuildScenario(const json& doc)
     CheckKeys(doc, "scenario", {"name", "description", "seed", "topology", "switch", "port",
                                 "routing", "rdma", "traffic", "collective", "training",
                                 "accelerator", "link_events", "failures", "availability",
-                                "stop_time", "prices"});
+                                "stop_time", "prices", "monitor"});
     Scenario s;
     s.document = doc;
     s.name = GetString(doc, "scenario", "name", "unnamed");
@@ -1489,6 +1500,11 @@ BuildScenario(const json& doc)
     if (doc.contains("prices"))
     {
         PricesSchema(s.prices).Apply(doc.at("prices"));
+    }
+    if (doc.contains("monitor"))
+    {
+        MonitorSchema(s.monitor).Apply(doc.at("monitor"));
+        s.hasMonitor = true;
     }
     return s;
 }

@@ -125,6 +125,8 @@ struct Scenario
     AvailabilitySpec availability;
     ns3::Time stopTime; //!< zero: run until every event is done
     ns3::BomPrices prices;
+    bool hasMonitor{false};
+    ns3::ObjectFactory monitor{"ns3::FabricMonitor"}; //!< the monitor section's attributes
 };
 
 /** Set the default of attribute "ns3::Type::Attribute" from \p text; throws ScenarioError. */

@@ -25,7 +25,12 @@ RdmaNic::GetTypeId()
                           "ns3::RdmaCongestionControl).",
                           TypeIdValue(NoneCongestionControl::GetTypeId()),
                           MakeTypeIdAccessor(&RdmaNic::m_ccType),
-                          MakeTypeIdChecker(RdmaCongestionControl::GetTypeId()));
+                          MakeTypeIdChecker(RdmaCongestionControl::GetTypeId()))
+            .AddTraceSource("QueuePairCreated",
+                            "A queue pair was set up on this NIC (with its congestion control), "
+                            "so observers can follow queue pairs made during the run.",
+                            MakeTraceSourceAccessor(&RdmaNic::m_createdTrace),
+                            "ns3::RdmaNic::QueuePairTracedCallback");
     return tid;
 }
 
@@ -59,6 +64,7 @@ RdmaNic::CreateQueuePair(const ObjectFactory& factory, uint32_t remoteHost, uint
     m_qps.push_back(qp);
     ObjectFactory cc(m_ccType.GetName());
     qp->Setup(m_endpoint, qpn, remoteHost, remoteQpn, cc.Create<RdmaCongestionControl>());
+    m_createdTrace(qp);
     return qp;
 }
 

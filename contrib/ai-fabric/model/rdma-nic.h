@@ -5,6 +5,7 @@
 
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
+#include "ns3/traced-callback.h"
 
 #include <vector>
 
@@ -52,6 +53,7 @@ class RdmaNic : public Object
     TypeId m_ccType;
     /** By QP number; the reserved ones below roce::kFirstDataQpn are null. */
     std::vector<Ptr<RdmaQueuePair>> m_qps;
+    TracedCallback<Ptr<RdmaQueuePair>> m_createdTrace; //!< a queue pair was set up
 };
 
 } // namespace ns3

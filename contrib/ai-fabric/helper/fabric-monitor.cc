@@ -1,0 +1,249 @@
+#include "fabric-monitor.h"
+
+#include "ns3/enum.h"
+#include "ns3/fabric-net-device.h"
+#include "ns3/log.h"
+#include "ns3/rdma-nic.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <iomanip>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FabricMonitor");
+NS_OBJECT_ENSURE_REGISTERED(FabricMonitor);
+
+TypeId
+FabricMonitor::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::FabricMonitor")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<FabricMonitor>()
+            .AddAttribute("Interval",
+                          "Time between samples.  Default 10 us: a 400G port drains 500 KB in "
+                          "it, so a PFC-sized queue shows its build-up and drain over several "
+                          "samples; make it longer for long runs (rows = ports x classes x "
+                          "samples).",
+                          TimeValue(MicroSeconds(10)),
+                          MakeTimeAccessor(&FabricMonitor::m_interval),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("Ports",
+                          "Which ports are sampled: switch (switch egress ports, where "
+                          "queues build), host (NIC and NVLink ports of hosts) or all.",
+                          EnumValue(SWITCH_PORTS),
+                          MakeEnumAccessor(&FabricMonitor::m_selection),
+                          MakeEnumChecker(SWITCH_PORTS, "switch", HOST_PORTS, "host", ALL_PORTS,
+                                          "all"))
+            .AddAttribute("MaxRows",
+                          "Rows kept in memory (about 40 bytes each).  When a sample would pass "
+                          "it, recording stops and the result says it was truncated.  Default "
+                          "10^7.",
+                          UintegerValue(10000000),
+                          MakeUintegerAccessor(&FabricMonitor::m_maxRows),
+                          MakeUintegerChecker<uint64_t>(1));
+    return tid;
+}
+
+void
+FabricMonitor::DoDispose()
+{
+    m_network = nullptr;
+    Object::DoDispose();
+}
+
+void
+FabricMonitor::Install(Ptr<FabricNetwork> network)
+{
+    NS_ABORT_MSG_IF(m_network, "FabricMonitor::Install: installed already");
+    m_network = network;
+    m_next = m_interval;
+    const FabricTopology& topo = network->GetTopology();
+    for (uint32_t id = 0; id < topo.Links().size(); ++id)
+    {
+        const auto& l = topo.GetLink(id);
+        for (uint32_t end = 0; end < 2; ++end)
+        {
+            const uint32_t node = end ? l.b : l.a;
+            const bool host = topo.GetNode(node).role == FabricTopology::Role::Host;
+            if ((host && m_selection == SWITCH_PORTS) || (!host && m_selection == HOST_PORTS))
+            {
+                continue;
+            }
+            Ptr<FabricNetDevice> dev = network->GetPort(node, id);
+            if (!dev)
+            {
+                continue; // another rank's port
+            }
+            const auto index = static_cast<uint32_t>(m_ports.size());
+            m_ports.push_back(Port{node, end ? l.a : l.b});
+            dev->TraceConnectWithoutContext(
+                "QueueBytes",
+                MakeBoundCallback(&FabricMonitor::QueueBytesChanged, this, index));
+            dev->TraceConnectWithoutContext(
+                "Paused",
+                MakeBoundCallback(&FabricMonitor::PausedChanged, this, index));
+        }
+    }
+    for (uint32_t h = 0; h < network->GetNHosts(); ++h)
+    {
+        Ptr<Node> node = network->GetHostNode(h);
+        Ptr<RdmaNic> nic = node ? node->GetObject<RdmaNic>() : nullptr;
+        if (nic)
+        {
+            for (uint32_t qpn = roce::kFirstDataQpn; qpn < nic->GetNextQpn(); ++qpn)
+            {
+                QueuePairCreated(this, node->GetId(), nic->GetQueuePair(qpn)); // made already
+            }
+            nic->TraceConnectWithoutContext(
+                "QueuePairCreated",
+                MakeBoundCallback(&FabricMonitor::QueuePairCreated, this, node->GetId()));
+        }
+    }
+}
+
+void
+FabricMonitor::QueueBytesChanged(FabricMonitor* m, uint32_t port, uint8_t cls, uint64_t before,
+                                 uint64_t after)
+{
+    m->Advance(Simulator::Now());
+    Port& p = m->m_ports[port];
+    p.bytes[cls] = after;
+    if (after < before)
+    {
+        p.sent[cls] += before - after;
+    }
+    p.active |= uint8_t(1u << cls);
+}
+
+void
+FabricMonitor::PausedChanged(FabricMonitor* m, uint32_t port, uint8_t cls, bool paused)
+{
+    m->Advance(Simulator::Now());
+    Port& p = m->m_ports[port];
+    p.paused[cls] = paused;
+    p.active |= uint8_t(1u << cls);
+}
+
+void
+FabricMonitor::QueuePairCreated(FabricMonitor* m, uint32_t node, Ptr<RdmaQueuePair> qp)
+{
+    const auto index = static_cast<uint32_t>(m->m_qps.size());
+    const FabricTopology& topo = m->m_network->GetTopology();
+    Ptr<RdmaCongestionControl> cc = qp->GetCongestionControl();
+    m->m_qps.push_back(QueuePair{node, qp->GetLocalQpn(), topo.HostNode(qp->GetRemoteHost()),
+                                 double(cc->GetLineRate().GetBitRate())});
+    cc->TraceConnectWithoutContext("Rate",
+                                   MakeBoundCallback(&FabricMonitor::RateChanged, m, index));
+    qp->TraceConnectWithoutContext("FramesInFlight",
+                                   MakeBoundCallback(&FabricMonitor::InFlightChanged, m, index));
+}
+
+void
+FabricMonitor::RateChanged(FabricMonitor* m, uint32_t qp, double, double after)
+{
+    m->Advance(Simulator::Now());
+    m->m_qps[qp].rate = after;
+}
+
+void
+FabricMonitor::InFlightChanged(FabricMonitor* m, uint32_t qp, uint64_t, uint64_t after)
+{
+    m->Advance(Simulator::Now());
+    m->m_qps[qp].inFlight = after;
+    m->m_qps[qp].active = true;
+}
+
+void
+FabricMonitor::Advance(Time now)
+{
+    while (m_next < now && !m_truncated)
+    {
+        Record(m_next);
+        m_next += m_interval;
+    }
+}
+
+void
+FabricMonitor::Finish(Time end)
+{
+    while (m_next <= end && !m_truncated)
+    {
+        Record(m_next);
+        m_next += m_interval;
+    }
+}
+
+void
+FabricMonitor::Record(Time at)
+{
+    std::size_t rows = 0;
+    for (const Port& p : m_ports)
+    {
+        rows += __builtin_popcount(p.active);
+    }
+    for (const QueuePair& q : m_qps)
+    {
+        rows += q.active;
+    }
+    if (GetRows() + rows > m_maxRows)
+    {
+        m_truncated = true; // record nothing more
+        return;
+    }
+    const int64_t ps = at.GetTimeStep();
+    for (uint32_t i = 0; i < m_ports.size(); ++i)
+    {
+        Port& p = m_ports[i];
+        for (uint8_t c = 0; c < kClasses; ++c)
+        {
+            if (p.active & (1u << c))
+            {
+                m_portRows.push_back({ps, i, c, p.paused[c], p.bytes[c], p.sent[c]});
+                p.sent[c] = 0;
+            }
+        }
+    }
+    for (uint32_t i = 0; i < m_qps.size(); ++i)
+    {
+        if (m_qps[i].active)
+        {
+            m_qpRows.push_back({ps, i, m_qps[i].rate, m_qps[i].inFlight});
+        }
+    }
+}
+
+void
+FabricMonitor::WritePorts(std::ostream& os) const
+{
+    const FabricTopology& topo = m_network->GetTopology();
+    os << "time_us,node,peer,class,queue_bytes,paused,sent_bytes\n";
+    os << std::fixed << std::setprecision(3);
+    for (const PortRow& r : m_portRows)
+    {
+        const Port& p = m_ports[r.port];
+        os << Time(r.timePs).GetSeconds() * 1e6 << ',' << topo.GetNode(p.node).name << ','
+           << topo.GetNode(p.peer).name << ',' << unsigned(r.cls) << ',' << r.bytes << ','
+           << (r.paused ? 1 : 0) << ',' << r.sent << '\n';
+    }
+}
+
+void
+FabricMonitor::WriteQueuePairs(std::ostream& os) const
+{
+    const FabricTopology& topo = m_network->GetTopology();
+    os << "time_us,node,qpn,remote,rate_gbps,frames_in_flight\n";
+    os << std::fixed << std::setprecision(3);
+    for (const QpRow& r : m_qpRows)
+    {
+        const QueuePair& q = m_qps[r.qp];
+        os << Time(r.timePs).GetSeconds() * 1e6 << ',' << topo.GetNode(q.node).name << ','
+           << q.qpn << ',' << topo.GetNode(q.remoteNode).name << ',' << r.rate / 1e9 << ','
+           << r.inFlight << '\n';
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,278 @@
+// FabricMonitor's time series against the trace sources it samples: every row holds the value
+// the trace last reported at or before the row's time (recorded here independently, change by
+// change), the bytes a port sent add up to its counters, and monitoring changes no result.
+#include "fabric-fixture.h"
+#include "runner-fixture.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <tuple>
+
+using namespace ns3;
+using namespace aifabric_test;
+
+namespace
+{
+/** A value's history: (time, value after the change), in time order. */
+template <typename T>
+using History = std::vector<std::pair<Time, T>>;
+
+/** The value \p h held after every change at or before \p t (\p initial before any). */
+template <typename T>
+T
+At(const History<T>& h, Time t, T initial)
+{
+    T v = initial;
+    for (const auto& [when, value] : h)
+    {
+        if (when > t)
+        {
+            break;
+        }
+        v = value;
+    }
+    return v;
+}
+
+std::vector<std::vector<std::string>>
+Rows(const std::string& csv)
+{
+    std::vector<std::vector<std::string>> rows;
+    std::istringstream in(csv);
+    std::string line;
+    std::getline(in, line); // header
+    while (std::getline(in, line))
+    {
+        std::vector<std::string> cells;
+        std::istringstream cellStream(line);
+        std::string cell;
+        while (std::getline(cellStream, cell, ','))
+        {
+            cells.push_back(cell);
+        }
+        rows.push_back(cells);
+    }
+    return rows;
+}
+
+using PortKey = std::tuple<std::string, std::string, unsigned>; // node, peer, class
+std::map<PortKey, History<uint64_t>> g_bytes;
+std::map<PortKey, History<bool>> g_paused;
+std::map<PortKey, uint64_t> g_left; // bytes that left the queue
+
+void
+OnBytes(std::pair<std::string, std::string>* port, uint8_t c, uint64_t before, uint64_t after)
+{
+    const PortKey key{port->first, port->second, c};
+    g_bytes[key].emplace_back(Simulator::Now(), after);
+    if (after < before)
+    {
+        g_left[key] += before - after;
+    }
+}
+
+void
+OnPaused(std::pair<std::string, std::string>* port, uint8_t c, bool paused)
+{
+    g_paused[PortKey{port->first, port->second, c}].emplace_back(Simulator::Now(), paused);
+}
+} // namespace
+
+TEST(Monitor, EachSampleIsTheQueueAndPauseStateAtItsTimeAndSentBytesAddUp)
+{
+    g_bytes.clear();
+    g_paused.clear();
+    g_left.clear();
+    const uint32_t senders = 8;
+    FabricNetworkHelper helper;
+    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("4MiB"))); // PFC pauses
+    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    MessageSourceHelper sources;
+    for (uint32_t s = 1; s <= senders; ++s)
+    {
+        sources.Install(net, s, 0, 1 << 20, MicroSeconds(1));
+    }
+    Ptr<FabricMonitor> monitor = CreateObject<FabricMonitor>();
+    monitor->SetAttribute("Interval", TimeValue(MicroSeconds(5)));
+    monitor->SetAttribute("Ports", EnumValue(FabricMonitor::ALL_PORTS));
+    monitor->Install(net);
+    const FabricTopology& topo = net->GetTopology();
+    std::vector<std::pair<std::string, std::string>> names;
+    names.reserve(2 * topo.Links().size());
+    for (uint32_t l = 0; l < topo.Links().size(); ++l)
+    {
+        for (uint32_t end = 0; end < 2; ++end)
+        {
+            const uint32_t node = end ? topo.GetLink(l).b : topo.GetLink(l).a;
+            const uint32_t peer = end ? topo.GetLink(l).a : topo.GetLink(l).b;
+            names.emplace_back(topo.GetNode(node).name, topo.GetNode(peer).name);
+            Ptr<FabricNetDevice> port = net->GetPort(node, l);
+            port->TraceConnectWithoutContext("QueueBytes", MakeBoundCallback(&OnBytes, &names.back()));
+            port->TraceConnectWithoutContext("Paused", MakeBoundCallback(&OnPaused, &names.back()));
+        }
+    }
+    Simulator::Run();
+    const Time end = Simulator::Now();
+    monitor->Finish(end);
+    std::ostringstream csv;
+    monitor->WritePorts(csv);
+
+    std::map<PortKey, uint64_t> sent;
+    uint32_t rows = 0;
+    uint32_t pausedRows = 0;
+    uint64_t maxQueue = 0;
+    for (const auto& r : Rows(csv.str()))
+    {
+        ASSERT_EQ(r.size(), 7u);
+        const Time t = MicroSeconds(std::stod(r[0]));
+        const PortKey key{r[1], r[2], std::stoul(r[3])};
+        EXPECT_EQ(std::stoull(r[4]), At<uint64_t>(g_bytes[key], t, 0)) << r[0] << " " << r[1];
+        EXPECT_EQ(r[5] == "1", At<bool>(g_paused[key], t, false)) << r[0] << " " << r[1];
+        sent[key] += std::stoull(r[6]);
+        pausedRows += r[5] == "1";
+        maxQueue = std::max<uint64_t>(maxQueue, std::stoull(r[4]));
+        ++rows;
+    }
+    EXPECT_EQ(monitor->GetRows(), rows);
+    EXPECT_FALSE(monitor->IsTruncated());
+    EXPECT_GT(pausedRows, 0u);
+    EXPECT_GT(maxQueue, 1u << 20); // the switch's port toward the receiver queued megabytes
+    // Samples run to the end: every byte that left a queue is in some row.
+    EXPECT_EQ(sent, g_left);
+    Simulator::Destroy();
+}
+
+TEST(Monitor, QueuePairRowsAreTheReportedRateAndFramesInFlightAndMaxRowsTruncates)
+{
+    const uint32_t senders = 8;
+    Ptr<FabricNetwork> net =
+        FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.SetNicAttribute("CongestionControl", TypeIdValue(DcqcnCongestionControl::GetTypeId()));
+    rdma.Install(net);
+    Ptr<FabricMonitor> monitor = CreateObject<FabricMonitor>();
+    monitor->SetAttribute("Interval", TimeValue(MicroSeconds(5)));
+    monitor->Install(net); // before the queue pairs exist: it follows their creation
+    std::map<std::string, History<double>> rates;      // by node name
+    std::map<std::string, History<uint64_t>> inFlight; // by node name
+    const FabricTopology& topo = net->GetTopology();
+    for (uint32_t s = 1; s <= senders; ++s)
+    {
+        auto [requester, responder] = rdma.Connect(net, s, 0);
+        const std::string name = topo.GetNode(topo.HostNode(s)).name;
+        requester->GetCongestionControl()->TraceConnectWithoutContext(
+            "Rate",
+            MakeBoundCallback(+[](History<double>* h, double, double v) {
+                h->emplace_back(Simulator::Now(), v);
+            }, &rates[name]));
+        requester->TraceConnectWithoutContext(
+            "FramesInFlight",
+            MakeBoundCallback(+[](History<uint64_t>* h, uint64_t, uint64_t v) {
+                h->emplace_back(Simulator::Now(), v);
+            }, &inFlight[name]));
+        requester->PostSend(2 << 20, MakeNullCallback<void, uint64_t, uint64_t>());
+    }
+    Simulator::Run();
+    monitor->Finish(Simulator::Now());
+    std::ostringstream csv;
+    monitor->WriteQueuePairs(csv);
+    std::set<std::string> nodes;
+    uint32_t cut = 0;
+    for (const auto& r : Rows(csv.str()))
+    {
+        ASSERT_EQ(r.size(), 6u);
+        const Time t = MicroSeconds(std::stod(r[0]));
+        nodes.insert(r[1]);
+        EXPECT_EQ(r[3], topo.GetNode(topo.HostNode(0)).name);
+        EXPECT_NEAR(std::stod(r[4]), At<double>(rates[r[1]], t, 100e9) / 1e9, 1e-3) << r[0];
+        EXPECT_EQ(std::stoull(r[5]), At<uint64_t>(inFlight[r[1]], t, 0)) << r[0];
+        cut += std::stod(r[4]) < 100;
+    }
+    EXPECT_EQ(nodes.size(), senders); // requesters only: responders have nothing in flight
+    EXPECT_GT(cut, 0u);               // DCQCN acted
+    const uint64_t all = monitor->GetRows();
+    Simulator::Destroy();
+
+    // The same run with room for half the rows stops recording and says so.
+    Ptr<FabricNetwork> again =
+        FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    RdmaHelper rdma2;
+    rdma2.SetNicAttribute("CongestionControl", TypeIdValue(DcqcnCongestionControl::GetTypeId()));
+    rdma2.Install(again);
+    Ptr<FabricMonitor> small = CreateObject<FabricMonitor>();
+    small->SetAttribute("Interval", TimeValue(MicroSeconds(5)));
+    small->SetAttribute("MaxRows", UintegerValue(all / 2));
+    small->Install(again);
+    for (uint32_t s = 1; s <= senders; ++s)
+    {
+        rdma2.Connect(again, s, 0).first->PostSend(2 << 20,
+                                                   MakeNullCallback<void, uint64_t, uint64_t>());
+    }
+    Simulator::Run();
+    small->Finish(Simulator::Now());
+    EXPECT_TRUE(small->IsTruncated());
+    EXPECT_LE(small->GetRows(), all / 2);
+    EXPECT_GT(small->GetRows(), 0u);
+    Simulator::Destroy();
+}
+
+TEST(Monitor, ThroughTheRunnerItWritesItsFilesAndChangesNoResult)
+{
+    // The shipped DCQCN incast with and without a monitor section: the same flows, links and
+    // summary figures; the monitored run adds its two files and a summary block.
+    namespace fs = std::filesystem;
+    const fs::path dir = Scratch("monitor");
+    const std::string base = std::string(AI_FABRIC_SCENARIO_DIR) + "/incast-16to1-dcqcn.json";
+    std::string text = ReadFile(base);
+    const auto brace = text.rfind('}');
+    text = text.substr(0, brace) + ", \"monitor\": {\"interval\": \"50us\", \"ports\": \"all\"}}";
+    std::ofstream(dir / "monitored.json") << text;
+    Outcome plain = RunProgram(AI_FABRIC_RUN_BINARY,
+                               "--scenario=" + base + " --out=" + (dir / "plain").string(), dir);
+    ASSERT_EQ(plain.exitCode, 0) << plain.stderrText;
+    Outcome watched = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" + (dir / "monitored.json").string() +
+                                     " --out=" + (dir / "watched").string(),
+                                 dir);
+    ASSERT_EQ(watched.exitCode, 0) << watched.stderrText;
+    for (const char* file : {"links.csv", "flows.csv", "bom.csv"})
+    {
+        EXPECT_EQ(ReadFile(dir / "plain" / file), ReadFile(dir / "watched" / file)) << file;
+    }
+    const auto ports = ReadCsv(dir / "watched" / "monitor-ports.csv");
+    const auto qps = ReadCsv(dir / "watched" / "monitor-qps.csv");
+    EXPECT_GT(ports.size(), 0u);
+    EXPECT_GT(qps.size(), 0u);
+    const std::string summary = ReadFile(dir / "watched" / "summary.json");
+    EXPECT_NE(summary.find("\"rows\": " + std::to_string(ports.size() + qps.size())),
+              std::string::npos);
+    EXPECT_NE(summary.find("\"truncated\": false"), std::string::npos);
+    // Sent bytes add up to what the ports sent: every host's data and every ACK/CNP.
+    uint64_t sent = 0;
+    for (const auto& row : ports)
+    {
+        sent += std::stoull(row.at("sent_bytes"));
+    }
+    uint64_t dataBytes = 0;
+    for (const auto& row : ReadCsv(dir / "watched" / "links.csv"))
+    {
+        dataBytes += std::stoull(row.at("tx_bytes")) -
+                     64 * (std::stoull(row.at("pfc_pause_sent")) + std::stoull(row.at("pfc_resume_sent")));
+    }
+    EXPECT_EQ(sent, dataBytes);
+
+    // A bad value names the key.
+    std::ofstream(dir / "bad.json")
+        << text.substr(0, text.rfind("\"50us\"")) + "\"0s\", \"ports\": \"all\"}}";
+    const Outcome bad = RunProgram(AI_FABRIC_RUN_BINARY,
+                                   "--scenario=" + (dir / "bad.json").string() +
+                                       " --out=" + (dir / "bad").string(),
+                                   dir);
+    ExpectRefusedAsBadInput(bad, dir / "bad", "monitor.interval");
+    fs::remove_all(dir);
+}
