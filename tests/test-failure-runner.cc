@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 namespace fs = std::filesystem;
@@ -55,7 +56,7 @@ TEST(FailureRunner, EveryDownOfAFlapIsInFailuresCsvAndTheLinkCounters)
         {
             ++flaps;
             flapDown += std::stod(row.at("duration_s"));
-            EXPECT_EQ(row.at("component"), "link 17");
+            EXPECT_EQ(row.at("component"), "p0e0-p0a1"); // link 17, by its ends
             EXPECT_EQ(row.at("assumed_effect"), "rerouted");
             lost += std::stoull(row.at("frames_lost"));
             EXPECT_EQ(row.at("jobs_interrupted"), "");
@@ -88,6 +89,52 @@ TEST(FailureRunner, EveryDownOfAFlapIsInFailuresCsvAndTheLinkCounters)
     const json summary = json::parse(ReadFile(dir / "out" / "summary.json"));
     EXPECT_EQ(summary["flows_complete"], summary["flows"]);
     EXPECT_EQ(summary["failures"]["outages"], failures.size());
+    fs::remove_all(dir);
+}
+
+// Issue 18: a link given by its ends or by its id is the same link, in link_events and in
+// failure injection; a name that joins no two nodes exits 2.
+TEST(FailureRunner, LinksByNameOrIdAreTheSameLink)
+{
+    const fs::path dir = Scratch("link-names");
+    const std::string base = R"({"topology":{"kind":"fat_tree","k":4,"nic_rate":"100Gbps"},
+        "traffic":{"pattern":"shift","shift":8,"bytes":1048576,"transport":"rdma"},)";
+    const std::map<std::string, std::string> variants = {
+        {"event-id", R"("link_events":[{"link":17,"at":"20us","state":"down"}]})"},
+        {"event-name", R"("link_events":[{"link":"p0a1-p0e0","at":"20us","state":"down"}]})"},
+        {"inject-id", R"("failures":{"inject":[{"component":"link 17","at":"20us"}]}})"},
+        {"inject-name", R"("failures":{"inject":[{"component":"p0e0-p0a1","at":"20us"}]}})"}};
+    for (const auto& [name, tail] : variants)
+    {
+        std::ofstream(dir / (name + ".json")) << base + tail;
+        const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                     "--scenario=" + (dir / (name + ".json")).string() +
+                                         " --out=" + (dir / name).string(),
+                                     dir);
+        ASSERT_EQ(o.exitCode, 0) << name << ": " << o.stderrText;
+    }
+    for (const char* file : {"links.csv", "flows.csv"})
+    {
+        EXPECT_EQ(ReadFile(dir / "event-id" / file), ReadFile(dir / "event-name" / file)) << file;
+        EXPECT_EQ(ReadFile(dir / "inject-id" / file), ReadFile(dir / "inject-name" / file)) << file;
+    }
+    EXPECT_EQ(ReadFile(dir / "inject-id" / "failures.csv"),
+              ReadFile(dir / "inject-name" / "failures.csv"));
+    for (const auto& row : ReadCsv(dir / "event-name" / "links.csv"))
+    {
+        EXPECT_EQ(row.at("downs"), row.at("link") == "17" ? "1" : "0") << row.at("name");
+        if (row.at("link") == "17")
+        {
+            EXPECT_EQ(row.at("name"), "p0e0-p0a1");
+        }
+    }
+    std::ofstream(dir / "bad.json")
+        << base + R"("link_events":[{"link":"s0g0-c0","at":"20us","state":"down"}]})";
+    const Outcome bad = RunProgram(AI_FABRIC_RUN_BINARY,
+                                   "--scenario=" + (dir / "bad.json").string() +
+                                       " --out=" + (dir / "bad").string(),
+                                   dir);
+    ExpectRefusedAsBadInput(bad, dir / "bad", "link_events[0].link");
     fs::remove_all(dir);
 }
 

@@ -130,3 +130,27 @@ TEST(Topology, CableMediumFollowsItsLength)
                   hostLink ? FabricTopology::Medium::Optical : FabricTopology::Medium::Copper);
     }
 }
+
+// Issue 18: links are named by their ends, in either order, and found by name.
+TEST(Topology, LinksAreNamedByTheirEnds)
+{
+    FatTreeTopologyHelper fatTree(4);
+    const FabricTopology t = fatTree.Build();
+    for (uint32_t l = 0; l < t.Links().size(); ++l)
+    {
+        const auto& link = t.GetLink(l);
+        const std::string a = t.GetNode(link.a).name;
+        const std::string b = t.GetNode(link.b).name;
+        const std::string name = t.LinkName(l);
+        EXPECT_TRUE(name == a + "-" + b || name == b + "-" + a) << name;
+        ASSERT_TRUE(t.FindLink(a + "-" + b).has_value()) << name;
+        EXPECT_EQ(*t.FindLink(a + "-" + b), l);
+        EXPECT_EQ(*t.FindLink(b + "-" + a), l);
+    }
+    EXPECT_FALSE(t.FindLink("s0g0-c0").has_value()); // a host and a core are not joined
+    EXPECT_FALSE(t.FindLink("nosuch-c0").has_value());
+    EXPECT_FALSE(t.FindLink("s0g0").has_value());
+    FabricTopology bad;
+    EXPECT_THROW(bad.AddNode(FabricTopology::Role::Leaf, "leaf-1"), std::invalid_argument);
+    EXPECT_THROW(bad.AddNode(FabricTopology::Role::Leaf, ""), std::invalid_argument);
+}

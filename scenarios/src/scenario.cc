@@ -86,6 +86,32 @@ GetUnsigned(const json& obj, const std::string& where, const std::string& key, u
     return u;
 }
 
+/** A link: its id (the link column of links.csv) or its name by its ends ("s0g0-l0"). */
+uint32_t
+GetLink(const json& obj, const std::string& where, const std::string& key,
+        const FabricTopology& topology)
+{
+    const auto links = static_cast<uint32_t>(topology.Links().size());
+    if (!obj.contains(key) || !obj.at(key).is_string())
+    {
+        if (!obj.contains(key))
+        {
+            Fail(Path(where, key), json(nullptr),
+                 "required: a link id or name, e.g. 0 or \"" + topology.LinkName(0) + "\"");
+        }
+        return uint32_t(GetUnsigned(obj, where, key, 0, 0, links - 1));
+    }
+    const std::string name = obj.at(key).get<std::string>();
+    const std::optional<uint32_t> link = topology.FindLink(name);
+    if (!link)
+    {
+        Fail(Path(where, key), obj.at(key),
+             "no link joins those two nodes (names as in links.csv's name column, e.g. \"" +
+                 topology.LinkName(0) + "\", or the link id)");
+    }
+    return *link;
+}
+
 /** What a byte count key takes, for --print-keys. */
 const char* const kBytesAllowed = "bytes in [1, 2^40]: an integer or with a unit, e.g. \"64KiB\"";
 
@@ -937,13 +963,12 @@ BuildLinkEvents(const json& doc, Scenario& s)
     {
         Fail("link_events", events, "must be an array of {link, at, state}");
     }
-    const auto links = static_cast<uint32_t>(s.topology.Links().size());
     for (std::size_t i = 0; i < events.size(); ++i)
     {
         const json& e = events[i];
         const std::string w = "link_events[" + std::to_string(i) + "]";
         CheckKeys(e, w, {"link", "at", "state"});
-        const auto link = uint32_t(GetUnsigned(e, w, "link", 0, 0, links - 1));
+        const uint32_t link = GetLink(e, w, "link", s.topology);
         const std::string state = GetString(e, w, "state", "down");
         if (state != "down" && state != "up")
         {
@@ -1057,7 +1082,7 @@ InjectSchema(ModeAttributes* attributes)
 {
     return FailureModeSchema(
         "failures.inject",
-        {{"component", "a component's name in failures.csv, e.g. \"link 17\", \"s3g0\"",
+        {{"component", "a component's name in failures.csv, e.g. \"p0e0-p0a0\" (a link by its ends; \"link 17\" by id), \"s3g0\"",
           "required", "The component that fails once."},
          kKindKey,
          kModeKey,
@@ -1122,7 +1147,8 @@ BuildFailures(const json& doc, Scenario& s)
         ModeAttributes attributes;
         InjectSchema(&attributes).Apply(c, w);
         const std::string kind = GetComponentKind(c, w, "link");
-        const std::string name = GetString(c, w, "component", "");
+        const std::string name =
+            FailureHelper::CanonicalName(s.topology, GetString(c, w, "component", ""));
         const auto all = FailureHelper::Components(s.topology, kind);
         if (std::none_of(all.begin(), all.end(), [&](const auto& x) { return x.name == name; }))
         {
@@ -1166,7 +1192,7 @@ AvailabilitySchema(AvailabilitySpec& v)
              "an object of healthy, link_down, reduced_rate, bit_errors -> time", "measured",
              "The job's iteration time in each fabric state; measured at packet level on the "
              "one training job when left out.")
-        .Key("links", "an object of link_down, reduced_rate, bit_errors -> link id", "chosen",
+        .Key("links", "an object of link_down, reduced_rate, bit_errors -> link id or name (\"s0g0-l0\")", "chosen",
              "The link each measured state fails.")
         .Key("sweep_intervals", "a non-empty array of times", "none",
              "Fixed checkpoint intervals to compare (availability.csv).")
@@ -1205,7 +1231,6 @@ BuildAvailability(const json& doc, Scenario& s)
                                       : Time(0);
         }
     }
-    const auto links = static_cast<uint32_t>(s.topology.Links().size());
     if (a.contains("links"))
     {
         const json& l = a.at("links");
@@ -1214,7 +1239,7 @@ BuildAvailability(const json& doc, Scenario& s)
         {
             if (l.contains(states[i]))
             {
-                v.links[i] = uint32_t(GetUnsigned(l, Path(w, "links"), states[i], 0, 0, links - 1));
+                v.links[i] = GetLink(l, Path(w, "links"), states[i], s.topology);
                 v.linkGiven[i] = true;
             }
         }

@@ -43,7 +43,7 @@ main(int argc, char** argv)
         ++victim;
     }
     FailureHelper failures;
-    failures.AddInjection("link", "link " + std::to_string(victim), ComponentFailureProcess::FLAP,
+    failures.AddInjection("link", topo.LinkName(victim), ComponentFailureProcess::FLAP,
                           MicroSeconds(40), Time::Max(),
                           {{"FlapCount", std::to_string(flaps)},
                            {"FlapDownTime", "20us"},
@@ -76,7 +76,8 @@ main(int argc, char** argv)
         sent += requester->GetCounters();
         delivered += responder->GetCounters().payloadReceived;
     }
-    std::cout << "link " << victim << " flapped " << flaps << " times; routing recomputed "
+    std::cout << "link " << topo.LinkName(victim) << " flapped " << flaps
+              << " times; routing recomputed "
               << net->GetRouting()->GetNRecomputations() << " times; go-back-N resent "
               << sent.payloadRetransmitted << " B; " << delivered << " of " << 8 * bytes
               << " B delivered\n";

@@ -185,7 +185,7 @@ FabricStatsHelper::LinkRows(Time elapsed) const
             const FabricPortCounters& c = dev->GetCounters();
             std::ostringstream os;
             os << std::fixed << std::setprecision(6);
-            os << id << ',' << topo.GetNode(node).name << ','
+            os << id << ',' << topo.LinkName(id) << ',' << topo.GetNode(node).name << ','
                << FabricTopology::RoleName(topo.GetNode(node).role) << ',' << topo.PortOf(node, id)
                << ','
                << topo.GetNode(peer).name << ',' << FabricTopology::MediumName(l.medium) << ','
@@ -211,7 +211,8 @@ FabricStatsHelper::LinkRows(Time elapsed) const
 std::string
 FabricStatsHelper::LinksHeader()
 {
-    std::string h = "link,node,role,port,peer,medium,rate_gbps,tx_frames,tx_bytes,rx_frames,rx_bytes";
+    std::string h =
+        "link,name,node,role,port,peer,medium,rate_gbps,tx_frames,tx_bytes,rx_frames,rx_bytes";
     for (std::size_t r = 0; r < static_cast<std::size_t>(DropReason::kCount); ++r)
     {
         h += std::string(",drop_") + DropReasonName(static_cast<DropReason>(r));

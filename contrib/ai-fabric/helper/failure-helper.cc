@@ -69,6 +69,26 @@ FailureHelper::Kinds()
     return kinds;
 }
 
+std::string
+FailureHelper::CanonicalName(const FabricTopology& t, const std::string& name)
+{
+    static const std::string prefix = "link ";
+    if (name.rfind(prefix, 0) != 0)
+    {
+        return name;
+    }
+    const std::string rest = name.substr(prefix.size());
+    const auto digits = rest.find_first_not_of("0123456789");
+    const std::string number = rest.substr(0, digits);
+    const std::string tail = digits == std::string::npos ? "" : rest.substr(digits);
+    if (number.empty() || number.size() > 9 || std::stoul(number) >= t.Links().size() ||
+        !(tail.empty() || tail.rfind(" at ", 0) == 0))
+    {
+        return name;
+    }
+    return t.LinkName(std::stoul(number)) + tail;
+}
+
 std::vector<FailureHelper::Component>
 FailureHelper::Components(const FabricTopology& t, const std::string& kind)
 {
@@ -82,7 +102,7 @@ FailureHelper::Components(const FabricTopology& t, const std::string& kind)
             {
                 continue;
             }
-            const std::string name = "link " + std::to_string(l);
+            const std::string name = t.LinkName(l);
             if (kind == "link")
             {
                 out.push_back({name, kind, {l}, HostsOf(t, l)});
@@ -312,8 +332,9 @@ FailureHelper::Install(const FabricTopology& topology, Ptr<FabricNetwork> networ
         {
             m_components[k] = Components(topology, i.kind);
         }
+        const std::string name = CanonicalName(topology, i.name);
         auto it = std::find_if(m_components[k].begin(), m_components[k].end(),
-                               [&](const Component& c) { return c.name == i.name; });
+                               [&](const Component& c) { return c.name == name; });
         if (it == m_components[k].end())
         {
             throw std::invalid_argument("no " + i.kind + " named '" + i.name + "'" +

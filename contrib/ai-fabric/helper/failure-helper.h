@@ -59,6 +59,11 @@ class FailureHelper
 
     /** The component kinds: link, transceiver, nic, switch, server, gpu. */
     static const std::vector<std::string>& Kinds();
+    /**
+     * \p name as Components names it: a link by its id, "link 17" (or a transceiver,
+     * "link 17 at p0e0"), becomes the link's name by its ends; other names are unchanged.
+     */
+    static std::string CanonicalName(const FabricTopology& topology, const std::string& name);
     /** The components of \p kind in \p topology, in a fixed order. */
     static std::vector<Component> Components(const FabricTopology& topology,
                                              const std::string& kind);
@@ -78,8 +83,10 @@ class FailureHelper
                         const std::vector<std::pair<std::string, std::string>>& attributes = {});
     /**
      * Component \p name of \p kind fails once, in \p mode, at \p at, for \p duration (a flap
-     * lasts its burst; Time::Max: for ever): a deterministic failure, e.g. to measure a degraded fabric.  Install
-     * throws std::invalid_argument if the topology has no such component.
+     * lasts its burst; Time::Max: for ever): a deterministic failure, e.g. to measure a degraded
+     * fabric.  Links are named by their ends (FabricTopology::LinkName, "s0g0-l0"; "link 17"
+     * by id also works), a transceiver as "<link> at <node>".  Install throws
+     * std::invalid_argument if the topology has no such component.
      */
     void AddInjection(const std::string& kind, const std::string& name,
                       ComponentFailureProcess::Mode mode, Time at, Time duration,

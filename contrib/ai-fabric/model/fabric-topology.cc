@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -11,6 +12,12 @@ namespace ns3
 uint32_t
 FabricTopology::AddNode(Role role, const std::string& name, uint32_t group)
 {
+    if (name.empty() || name.find('-') != std::string::npos)
+    {
+        throw std::invalid_argument("FabricTopology: node name '" + name +
+                                    "' must be non-empty and without '-' (link names join node "
+                                    "names with it)");
+    }
     const auto id = static_cast<uint32_t>(m_nodes.size());
     Node n;
     n.role = role;
@@ -24,6 +31,46 @@ FabricTopology::AddNode(Role role, const std::string& name, uint32_t group)
         m_hosts.push_back(id);
     }
     return id;
+}
+
+std::string
+FabricTopology::LinkName(uint32_t link) const
+{
+    const Link& l = m_links[link];
+    return m_nodes[std::min(l.a, l.b)].name + "-" + m_nodes[std::max(l.a, l.b)].name;
+}
+
+std::optional<uint32_t>
+FabricTopology::FindLink(const std::string& name) const
+{
+    const auto dash = name.find('-');
+    if (dash == std::string::npos)
+    {
+        return std::nullopt;
+    }
+    const std::string first = name.substr(0, dash);
+    const std::string second = name.substr(dash + 1);
+    const auto node = std::find_if(m_nodes.begin(), m_nodes.end(),
+                                   [&first](const Node& n) { return n.name == first; });
+    if (node == m_nodes.end())
+    {
+        return std::nullopt;
+    }
+    std::optional<uint32_t> found;
+    for (uint32_t l : node->links)
+    {
+        const uint32_t peer = m_links[l].a == uint32_t(node - m_nodes.begin()) ? m_links[l].b
+                                                                              : m_links[l].a;
+        if (m_nodes[peer].name == second)
+        {
+            if (found)
+            {
+                return std::nullopt; // two cables join the pair: a name cannot tell them apart
+            }
+            found = l;
+        }
+    }
+    return found;
 }
 
 uint32_t

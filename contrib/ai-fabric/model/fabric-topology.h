@@ -5,6 +5,7 @@
 #include "ns3/nstime.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,7 +74,11 @@ class FabricTopology
         }
     };
 
-    /** Add a node; hosts get consecutive host ids in the order added. */
+    /**
+     * Add a node; hosts get consecutive host ids in the order added.  Throws
+     * std::invalid_argument for an empty name or one with a '-' (link names join node names
+     * with it).
+     */
     uint32_t AddNode(Role role, const std::string& name, uint32_t group = 0);
     /** Add a host of \p server with local index \p localIndex; returns the node id. */
     uint32_t AddHost(const std::string& name, uint32_t server, uint32_t localIndex);
@@ -90,6 +95,16 @@ class FabricTopology
     uint32_t HostNode(uint32_t hostId) const { return m_hosts[hostId]; }
     /** Host id of node \p node, or UINT32_MAX if it is not a host. */
     uint32_t HostIdOf(uint32_t node) const { return m_hostIdOfNode[node]; }
+    /**
+     * Link \p link's name: its ends' node names joined by '-', the lower node id first (e.g.
+     * "s0g0-l0"); unique unless two cables join the same pair of nodes.
+     */
+    std::string LinkName(uint32_t link) const;
+    /**
+     * The link named \p name (its ends' node names joined by '-', in either order); nullopt if
+     * no link joins the two nodes or several do.
+     */
+    std::optional<uint32_t> FindLink(const std::string& name) const;
     /** Port of \p node that \p link attaches to. */
     uint32_t PortOf(uint32_t node, uint32_t link) const;
     /** Whether hosts forward others' traffic (rail-only fabrics route cross-rail via NVLink). */
