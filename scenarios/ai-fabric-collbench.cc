@@ -37,10 +37,11 @@ Usage()
            "                           binomial, pairwise, hierarchical, auto (default auto)\n"
            "  --minbytes=N --maxbytes=N --factor=F   sizes N, N*F, ... (K/M/G suffixes = 2^10..)\n"
            "  --ranks=N                ranks on hosts 0..N-1 (default every host)\n"
-           "  --root=R --iters=N --channels=C --chunks=K --cc=none|dcqcn\n"
+           "  --root=R --iters=N --warmup=W --channels=C --chunks=K --cc=none|dcqcn\n"
+           "                           (--warmup: untimed runs per size before the timed ones)\n"
            "  --out=DIR                results folder (default collbench-results)\n"
-           "  -b N -e N -f F -n N      nccl-tests' spelling of --minbytes, --maxbytes, --factor,\n"
-           "                           --iters\n"
+           "  -b N -e N -f F -n N -w W nccl-tests' spelling of --minbytes, --maxbytes, --factor,\n"
+           "                           --iters, --warmup (nccl-tests' -w defaults to 1, ours to 0)\n"
            "  --PrintTypeIds, --PrintAttributes=TYPE, --PrintGroups, --PrintGroup=GROUP,\n"
            "  --PrintGlobals, --version: as every ns-3 program takes them\n";
 }
@@ -94,12 +95,14 @@ ParseArguments(int argc, char** argv)
         {"--minbytes", "min_bytes"}, {"--maxbytes", "max_bytes"}};
     static const std::map<std::string, std::string> countFlags = {
         {"--factor", "factor"}, {"--ranks", "ranks"},       {"--root", "root"},
-        {"--iters", "iterations"}, {"--channels", "channels"}, {"--chunks", "chunks"}};
+        {"--iters", "iterations"}, {"--warmup", "warmup_iterations"},
+        {"--channels", "channels"}, {"--chunks", "chunks"}};
     static const std::map<std::string, std::string> textFlags = {
         {"--op", "op"}, {"--algo", "algorithm"}};
     // nccl-tests' short options, each with its value as the next argument: "-b 8 -e 128M".
     static const std::map<std::string, std::string> ncclTests = {
-        {"-b", "--minbytes"}, {"-e", "--maxbytes"}, {"-f", "--factor"}, {"-n", "--iters"}};
+        {"-b", "--minbytes"}, {"-e", "--maxbytes"}, {"-f", "--factor"}, {"-n", "--iters"},
+        {"-w", "--warmup"}};
     Options o;
     for (int i = 1; i < argc; ++i)
     {

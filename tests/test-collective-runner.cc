@@ -356,6 +356,33 @@ TEST(Collbench, TakesNcclTestsFlagsAndPrintsTheirFooter)
     fs::remove_all(dir);
 }
 
+TEST(Collbench, WarmUpRunsComeFirstUntimedAndZeroIsNone)
+{
+    // -w W: W untimed runs of each size before the -n timed ones, marked "warmup" in
+    // collectives.csv and left out of the table; -w 0 is the sweep without warm-up.
+    const fs::path dir = Scratch("warmup");
+    const std::string sweep = "-b 64K -e 1M -f 4 -n 2 --algo=ring --cc=dcqcn ";
+    const Outcome warm = Collbench(sweep + "-w 2 --out=" + (dir / "warm").string(), dir);
+    const Outcome none = Collbench(sweep + "-w 0 --out=" + (dir / "none").string(), dir);
+    const Outcome plain = Collbench(sweep + "--out=" + (dir / "plain").string(), dir);
+    ASSERT_EQ(warm.exitCode, 0) << warm.stderrText;
+    ASSERT_EQ(none.exitCode, 0) << none.stderrText;
+    ASSERT_EQ(plain.exitCode, 0) << plain.stderrText;
+    EXPECT_EQ(ReadFile(dir / "none" / "collectives.csv"), ReadFile(dir / "plain" / "collectives.csv"));
+    const auto rows = ReadCsv(dir / "warm" / "collectives.csv");
+    ASSERT_EQ(rows.size(), 3u * 4); // 3 sizes x (2 warm-up + 2 timed)
+    for (std::size_t i = 0; i < rows.size(); ++i)
+    {
+        const bool warmup = i % 4 < 2;
+        EXPECT_EQ(rows[i].at("status"), warmup ? "warmup" : "complete") << i;
+        EXPECT_EQ(rows[i].at("iteration"), std::to_string(i % 2)) << i;
+    }
+    EXPECT_NE(warm.stdoutText.find("2 iteration(s) per size after 2 warm-up"), std::string::npos);
+    EXPECT_NE(ReadFile(dir / "warm" / "summary.json").find("\"warmup_runs\": 6"), std::string::npos);
+    EXPECT_EQ(Collbench("-w -1 --out=" + (dir / "bad").string(), dir).exitCode, 2);
+    fs::remove_all(dir);
+}
+
 TEST(Runner, SizesTakeUnits)
 {
     // "64KiB" is 65536 bytes: the same sweep either way; a size that is not whole bytes or

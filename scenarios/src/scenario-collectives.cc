@@ -69,12 +69,12 @@ void
 ScenarioRun::RunNextCollective()
 {
     const CollectiveSpec& c = m_scenario.collective;
-    const std::size_t runs = c.sizes.size() * c.iterations;
+    const std::size_t runs = c.sizes.size() * c.RunsPerSize();
     if (m_nextRun >= runs)
     {
         return;
     }
-    CollectiveRequest request = m_group->MakeRequest(c.op, c.sizes[m_nextRun / c.iterations]);
+    CollectiveRequest request = m_group->MakeRequest(c.op, c.sizes[m_nextRun / c.RunsPerSize()]);
     request.root = c.root;
     ++m_nextRun;
     try
@@ -93,11 +93,11 @@ void
 ScenarioRun::QueueCollectives()
 {
     const CollectiveSpec& c = m_scenario.collective;
-    const std::size_t runs = c.sizes.size() * c.iterations;
+    const std::size_t runs = c.sizes.size() * c.RunsPerSize();
     m_collectives.resize(runs);
     for (std::size_t run = 0; run < runs; ++run)
     {
-        CollectiveRequest request = m_group->MakeRequest(c.op, c.sizes[run / c.iterations]);
+        CollectiveRequest request = m_group->MakeRequest(c.op, c.sizes[run / c.RunsPerSize()]);
         request.root = c.root;
         try
         {
@@ -167,7 +167,12 @@ ScenarioRun::WriteCollectiveTable(std::ostream& os) const
     const bool rooted = c.op == BROADCAST || c.op == REDUCE;
     const bool reducing = c.op == ALL_REDUCE || c.op == REDUCE || c.op == REDUCE_SCATTER;
     os << "# ai-fabric collective: " << CollectiveOperationName(c.op) << ", " << c.ranks
-       << " ranks, algorithm " << c.algorithm << ", " << c.iterations << " iteration(s) per size\n";
+       << " ranks, algorithm " << c.algorithm << ", " << c.iterations << " iteration(s) per size";
+    if (c.warmup)
+    {
+        os << " after " << c.warmup << " warm-up";
+    }
+    os << "\n";
     if (!c.sizeNote.empty())
     {
         os << "# " << c.sizeNote << "\n";
@@ -179,18 +184,19 @@ ScenarioRun::WriteCollectiveTable(std::ostream& os) const
        << std::setw(11) << "(us)" << std::setw(9) << "(GB/s)" << std::setw(9) << "(GB/s)" << "\n";
     double busbwSum = 0; // for nccl-tests' footer: the mean over the sizes that completed
     std::size_t complete = 0;
-    for (std::size_t i = 0; i < c.sizes.size() && (i + 1) * c.iterations <= m_collectives.size();
-         ++i)
+    const std::size_t perSize = c.RunsPerSize();
+    for (std::size_t i = 0; i < c.sizes.size() && (i + 1) * perSize <= m_collectives.size(); ++i)
     {
         double seconds = 0;
         bool failed = false;
-        for (uint32_t k = 0; k < c.iterations; ++k)
+        for (std::size_t k = 0; k < perSize; ++k)
         {
-            seconds += m_collectives[i * c.iterations + k].Duration().GetSeconds();
-            failed = failed || m_collectives[i * c.iterations + k].failed;
+            const CollectiveResult& run = m_collectives[i * perSize + k];
+            failed = failed || run.failed;
+            seconds += k < c.warmup ? 0.0 : run.Duration().GetSeconds(); // warm-up: untimed
         }
         seconds /= c.iterations;
-        const CollectiveResult& r = m_collectives[i * c.iterations];
+        const CollectiveResult& r = m_collectives[i * perSize];
         const double algbw = double(r.bytes) / seconds / 1e9;
         const uint64_t count = c.op == ALL_TO_ALL || c.op == REDUCE_SCATTER || c.op == ALL_GATHER
                                    ? r.bytes / 4 / c.ranks
@@ -214,7 +220,7 @@ ScenarioRun::WriteCollectiveTable(std::ostream& os) const
     }
     // A failed run ends the sweep; its size's other iterations, if any, never ran.
     if (!m_collectives.empty() && m_collectives.back().failed &&
-        m_collectives.size() % c.iterations != 0)
+        m_collectives.size() % perSize != 0)
     {
         const CollectiveResult& r = m_collectives.back();
         os << std::setw(13) << r.bytes << "  failed  " << r.algorithm << "\n";
@@ -238,9 +244,11 @@ ScenarioRun::WriteCollectives(std::ostream& os) const
     {
         const CollectiveResult& r = m_collectives[i];
         const double algbw = AlgorithmBandwidth(r);
+        const std::size_t k = i % c.RunsPerSize(); // warm-up runs, then the timed ones
         os << i << ',' << CollectiveOperationName(r.op) << ',' << r.algorithm << ',' << r.bytes
-           << ',' << r.ranks << ',' << c.root << ',' << i % c.iterations << ','
-           << (r.failed ? "failed" : "complete") << ',' << r.start.GetSeconds() * 1e6 << ','
+           << ',' << r.ranks << ',' << c.root << ',' << (k < c.warmup ? k : k - c.warmup) << ','
+           << (r.failed ? "failed" : c.IsWarmup(i) ? "warmup" : "complete") << ','
+           << r.start.GetSeconds() * 1e6 << ','
            << r.end.GetSeconds() * 1e6 << ',' << r.Duration().GetSeconds() * 1e6 << ',';
         if (!r.failed) // a failed run's time is until it failed: no bandwidth
         {
@@ -363,6 +371,10 @@ ScenarioRun::CollectiveSummary() const
                         {"time_us", r.Duration().GetSeconds() * 1e6},
                         {"algbw_GBps", algbw},
                         {"busbw_GBps", algbw * BusBandwidthFactor(r.op, r.ranks)}});
+        if (c.IsWarmup(runs.size() - 1))
+        {
+            runs.back()["warmup"] = true; // untimed
+        }
     }
     const bool timeline = m_steps <= c.timelineMaxSteps && !m_distribution.IsDistributed();
     return {{"op", CollectiveOperationName(c.op)},
@@ -370,7 +382,8 @@ ScenarioRun::CollectiveSummary() const
             {"ranks", c.ranks},
             {"runs_complete", m_collectives.size() - failed},
             {"runs_failed", failed},
-            {"runs", c.sizes.size() * c.iterations},
+            {"runs", c.sizes.size() * c.RunsPerSize()},
+            {"warmup_runs", c.sizes.size() * c.warmup},
             {"steps", m_steps},
             {"queue_pairs", m_group ? m_group->GetNQueuePairs() : 0},
             {"timeline", timeline                         ? "timeline.json"

@@ -687,7 +687,10 @@ CollectiveSchema(TypeId algorithm, const SectionSchema::Setter& set)
         .Key("factor", "an integer in [2, 1024]", "2", "Each size of the sweep over the last.")
         .Key("ranks", "an integer in [2, hosts]", "every host", "Ranks on hosts 0..ranks-1.")
         .Key("root", "an integer in [0, ranks - 1]", "0", "The root of broadcast and reduce.")
-        .Key("iterations", "an integer in [1, 1000]", "1", "Runs of each size.")
+        .Key("iterations", "an integer in [1, 1000]", "1", "Timed runs of each size (nccl-tests -n).")
+        .Key("warmup_iterations", "an integer in [0, 1000]", "0",
+             "Untimed runs of each size before the timed ones (nccl-tests -w, whose default is "
+             "1): queue pairs connect and congestion control settles in them.")
         .Key("launch", "barrier, stream", "barrier",
              "barrier: each run starts when every rank finished the last; stream: queued back "
              "to back on every rank.")
@@ -764,6 +767,7 @@ BuildCollective(const json& doc, Scenario& s)
     spec.ranks = uint32_t(GetUnsigned(c, w, "ranks", hosts, 2, hosts));
     spec.root = uint32_t(GetUnsigned(c, w, "root", 0, 0, spec.ranks - 1));
     spec.iterations = uint32_t(GetUnsigned(c, w, "iterations", 1, 1, 1000));
+    spec.warmup = uint32_t(GetUnsigned(c, w, "warmup_iterations", 0, 0, 1000));
     const std::string launch = GetString(c, w, "launch", "barrier");
     if (launch != "barrier" && launch != "stream")
     {

@@ -56,7 +56,12 @@ struct CollectiveSpec
     std::vector<uint64_t> sizes;         //!< bytes, in order
     uint32_t ranks{0};                   //!< ranks run on hosts 0 .. ranks-1
     uint32_t root{0};
-    uint32_t iterations{1};              //!< runs per size (nccl-tests -n), back to back
+    uint32_t iterations{1};              //!< timed runs per size (nccl-tests -n), back to back
+    uint32_t warmup{0};                  //!< untimed runs before them (nccl-tests -w)
+    /** Runs of each size: the warm-up runs, then the timed ones. */
+    uint32_t RunsPerSize() const { return warmup + iterations; }
+    /** Whether run \p run (counted over the whole sweep) is a warm-up run. */
+    bool IsWarmup(std::size_t run) const { return run % RunsPerSize() < warmup; }
     /**
      * false ("barrier"): each run starts when every rank has finished the one before;
      * true ("stream"): every run is queued on every rank at time 0 and a rank begins the next
