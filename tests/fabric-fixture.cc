@@ -12,4 +12,28 @@ RunAndDestroy()
     Simulator::Destroy();
 }
 
+Ptr<FabricNetwork>
+DcqcnStar(uint32_t senders, RdmaHelper& rdma)
+{
+    Ptr<FabricNetwork> net =
+        FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    rdma.SetNicAttribute("CongestionControl", TypeIdValue(DcqcnCongestionControl::GetTypeId()));
+    rdma.Install(net);
+    return net;
+}
+
+Ptr<FabricNetwork>
+PausingIncast(uint32_t senders)
+{
+    FabricNetworkHelper helper;
+    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("4MiB")));
+    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    MessageSourceHelper sources;
+    for (uint32_t s = 1; s <= senders; ++s)
+    {
+        sources.Install(net, s, 0, 1 << 20, MicroSeconds(1));
+    }
+    return net;
+}
+
 } // namespace aifabric_test

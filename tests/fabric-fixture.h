@@ -20,6 +20,18 @@ using ns3::checks::Totals;
 /** Run the simulator to completion and destroy it. */
 void RunAndDestroy();
 
+/**
+ * A star of \p senders + 1 hosts at 100 Gb/s (2 m cables) whose NICs run DCQCN, installed by
+ * \p rdma: host 0 is the incast's receiver.
+ */
+ns3::Ptr<ns3::FabricNetwork> DcqcnStar(uint32_t senders, ns3::RdmaHelper& rdma);
+
+/**
+ * An incast that PFC must hold: \p senders hosts of a 100 Gb/s star each send 1 MiB of plain
+ * messages to host 0 from 1 us, through a switch of 4 MiB buffer (so it pauses them).
+ */
+ns3::Ptr<ns3::FabricNetwork> PausingIncast(uint32_t senders);
+
 } // namespace aifabric_test
 
 #endif

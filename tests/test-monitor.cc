@@ -89,14 +89,7 @@ TEST(Monitor, EachSampleIsTheQueueAndPauseStateAtItsTimeAndSentBytesAddUp)
     g_paused.clear();
     g_left.clear();
     const uint32_t senders = 8;
-    FabricNetworkHelper helper;
-    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("4MiB"))); // PFC pauses
-    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
-    MessageSourceHelper sources;
-    for (uint32_t s = 1; s <= senders; ++s)
-    {
-        sources.Install(net, s, 0, 1 << 20, MicroSeconds(1));
-    }
+    Ptr<FabricNetwork> net = PausingIncast(senders);
     Ptr<FabricMonitor> monitor = CreateObject<FabricMonitor>();
     monitor->SetAttribute("Interval", TimeValue(MicroSeconds(5)));
     monitor->SetAttribute("Ports", EnumValue(FabricMonitor::ALL_PORTS));
@@ -150,11 +143,8 @@ TEST(Monitor, EachSampleIsTheQueueAndPauseStateAtItsTimeAndSentBytesAddUp)
 TEST(Monitor, QueuePairRowsAreTheReportedRateAndFramesInFlightAndMaxRowsTruncates)
 {
     const uint32_t senders = 8;
-    Ptr<FabricNetwork> net =
-        FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 2));
     RdmaHelper rdma;
-    rdma.SetNicAttribute("CongestionControl", TypeIdValue(DcqcnCongestionControl::GetTypeId()));
-    rdma.Install(net);
+    Ptr<FabricNetwork> net = DcqcnStar(senders, rdma);
     Ptr<FabricMonitor> monitor = CreateObject<FabricMonitor>();
     monitor->SetAttribute("Interval", TimeValue(MicroSeconds(5)));
     monitor->Install(net); // before the queue pairs exist: it follows their creation
@@ -199,11 +189,8 @@ TEST(Monitor, QueuePairRowsAreTheReportedRateAndFramesInFlightAndMaxRowsTruncate
     Simulator::Destroy();
 
     // The same run with room for half the rows stops recording and says so.
-    Ptr<FabricNetwork> again =
-        FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 2));
     RdmaHelper rdma2;
-    rdma2.SetNicAttribute("CongestionControl", TypeIdValue(DcqcnCongestionControl::GetTypeId()));
-    rdma2.Install(again);
+    Ptr<FabricNetwork> again = DcqcnStar(senders, rdma2);
     Ptr<FabricMonitor> small = CreateObject<FabricMonitor>();
     small->SetAttribute("Interval", TimeValue(MicroSeconds(5)));
     small->SetAttribute("MaxRows", UintegerValue(all / 2));

@@ -71,14 +71,7 @@ TEST(Traces, QueueBytesAndPausedAccountForEveryByteAndEveryPausedPicosecond)
     // the senders.
     g_ports.clear();
     const uint32_t senders = 8;
-    FabricNetworkHelper helper;
-    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("4MiB"))); // pauses sooner
-    Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
-    MessageSourceHelper sources;
-    for (uint32_t s = 1; s <= senders; ++s)
-    {
-        sources.Install(net, s, 0, 1 << 20, MicroSeconds(1));
-    }
+    Ptr<FabricNetwork> net = PausingIncast(senders);
     Config::Connect("/NodeList/*/DeviceList/*/$ns3::FabricNetDevice/QueueBytes",
                     MakeCallback(&OnQueueBytes));
     Config::Connect("/NodeList/*/DeviceList/*/$ns3::FabricNetDevice/Paused",
@@ -123,11 +116,8 @@ TEST(Traces, DcqcnRateStartsWithTheFirstCutToHalfTheLineRateAndStaysInItsRange)
     // 8 DCQCN senders at line rate into one 100G port: the first CNP cuts Rc by alpha / 2 with
     // alpha = 1 (its initial value), to 50 Gb/s; no value leaves [MinRate, line rate].
     const uint32_t senders = 8;
-    Ptr<FabricNetwork> net =
-        FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 2));
     RdmaHelper rdma;
-    rdma.SetNicAttribute("CongestionControl", TypeIdValue(DcqcnCongestionControl::GetTypeId()));
-    rdma.Install(net);
+    Ptr<FabricNetwork> net = DcqcnStar(senders, rdma);
     std::vector<std::vector<double>> rates(senders);
     std::vector<Ptr<RdmaQueuePair>> requesters;
     std::vector<std::vector<uint64_t>> inFlight(senders);
