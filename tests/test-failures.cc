@@ -409,6 +409,44 @@ TEST(RetryLimit, TrainingJobStopsTheIterationWhenACommunicatorFails)
     Simulator::Destroy();
 }
 
+TEST(FailureHelper, AFailedGpuStopsTheJobHoldingItAndOnlyThatJob)
+{
+    // Two 2-rank jobs on a 4-host star; the GPU of host 2 (the second job's) fails at 300 us.
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(4, DataRate("100Gbps"), 2));
+    net->AssignStreams(100);
+    RdmaHelper rdma;
+    rdma.Install(net);
+    std::vector<Ptr<TrainingJob>> jobs;
+    for (const char* name : {"first", "second"})
+    {
+        TrainingJobHelper helper;
+        for (const auto& [key, value] : Attributes{{"Name", name},
+                                                   {"Ranks", "2"},
+                                                   {"ComputeTime", "100us"},
+                                                   {"Parameters", "262144"},
+                                                   {"Iterations", "10"}})
+        {
+            helper.SetJobAttribute(key, StringValue(value));
+        }
+        jobs.push_back(helper.Install(net, rdma, 10 + 10 * jobs.size()));
+    }
+    ASSERT_EQ(jobs[1]->GetHost(0), 2u);
+    const FabricTopology& topo = net->GetTopology();
+    FailureHelper failures;
+    failures.AddInjection("gpu", topo.GetNode(topo.HostNode(2)).name,
+                          ComponentFailureProcess::HARD, MicroSeconds(300), Time::Max());
+    failures.Install(topo, net, 1000);
+    failures.InterruptJobs(jobs);
+    Simulator::Run();
+    EXPECT_FALSE(jobs[0]->IsInterrupted());
+    EXPECT_TRUE(jobs[0]->IsFinished());
+    ASSERT_TRUE(jobs[1]->IsInterrupted());
+    EXPECT_EQ(jobs[1]->GetInterruptionTime(), MicroSeconds(300));
+    EXPECT_EQ(jobs[1]->GetInterruptionCause(),
+              "gpu " + topo.GetNode(topo.HostNode(2)).name + " failed");
+    Simulator::Destroy();
+}
+
 TEST(FailureHelper, ComponentCountsMatchTheBillOfMaterials)
 {
     const FabricTopology t = RailOptimizedTopologyHelper(8, 8, 4).Build();

@@ -93,7 +93,7 @@ FailureLog::Interrupted(const Row& row) const
     std::string names;
     for (const auto& job : m_jobs)
     {
-        // TrainingJob::Interrupt's cause names the component (ScenarioRun::InterruptJobs).
+        // TrainingJob::Interrupt's cause names the component (FailureHelper::InterruptJobs).
         if (job->IsInterrupted() && job->GetInterruptionTime() == row.start &&
             job->GetInterruptionCause().find(row.kind + " " + row.component + " ") == 0)
         {

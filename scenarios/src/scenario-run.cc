@@ -142,33 +142,7 @@ ScenarioRun::InstallFailures()
     const auto& installed = helper.Install(m_scenario.topology, m_network, m_nextStream);
     TakeStreams("failures", helper.GetStreamsUsed());
     m_failureLog.Follow(installed, jobHosts, !m_jobs.empty(), m_network, m_jobs);
-    for (const auto& i : installed)
-    {
-        // Links react on their own (routing, the transport's retry limit); a dead GPU or
-        // server stops its jobs at once.
-        if (i.component->kind == "gpu" || i.component->kind == "server")
-        {
-            i.process->TraceConnectWithoutContext(
-                "Failed",
-                MakeCallback(&ScenarioRun::InterruptJobs, this).Bind(i.component->hosts));
-        }
-    }
-}
-
-void
-ScenarioRun::InterruptJobs(std::vector<uint32_t> hosts, const ComponentFailureProcess::Failure& f)
-{
-    for (const auto& job : m_jobs)
-    {
-        for (uint32_t r = 0; r < job->GetNRanks(); ++r)
-        {
-            if (std::find(hosts.begin(), hosts.end(), job->GetHost(r)) != hosts.end())
-            {
-                job->Interrupt(f.kind + " " + f.component + " failed");
-                break;
-            }
-        }
-    }
+    helper.InterruptJobs(m_jobs); // a dead GPU or server stops its jobs at once
 }
 
 RunFigures

@@ -112,8 +112,6 @@ class ScenarioRun
     void TakeStreams(const std::string& consumer, int64_t count);
     /** The failures section at packet level: processes on the channels, logged. */
     void InstallFailures();
-    /** A GPU or server the jobs on \p hosts hold failed: they stop. */
-    void InterruptJobs(std::vector<uint32_t> hosts, const ns3::ComponentFailureProcess::Failure& f);
 
     Scenario& m_scenario;
     ns3::Ptr<ns3::FabricNetwork> m_network;

@@ -89,6 +89,41 @@ FailureHelper::CanonicalName(const FabricTopology& t, const std::string& name)
     return t.LinkName(std::stoul(number)) + tail;
 }
 
+namespace
+{
+/** Stop each of \p jobs with a rank on one of \p hosts: a GPU or server of it failed. */
+void
+StopJobsOn(std::vector<Ptr<TrainingJob>> jobs, std::vector<uint32_t> hosts,
+           const ComponentFailureProcess::Failure& f)
+{
+    for (const auto& job : jobs)
+    {
+        for (uint32_t r = 0; r < job->GetNRanks(); ++r)
+        {
+            if (std::find(hosts.begin(), hosts.end(), job->GetHost(r)) != hosts.end())
+            {
+                job->Interrupt(f.kind + " " + f.component + " failed");
+                break;
+            }
+        }
+    }
+}
+} // namespace
+
+void
+FailureHelper::InterruptJobs(const std::vector<Ptr<TrainingJob>>& jobs) const
+{
+    for (const Installed& i : m_installed)
+    {
+        if (i.component->kind == "gpu" || i.component->kind == "server")
+        {
+            i.process->TraceConnectWithoutContext(
+                "Failed",
+                MakeBoundCallback(&StopJobsOn, jobs, i.component->hosts));
+        }
+    }
+}
+
 std::vector<FailureHelper::Component>
 FailureHelper::Components(const FabricTopology& t, const std::string& kind)
 {

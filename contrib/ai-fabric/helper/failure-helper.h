@@ -6,6 +6,7 @@
 #include "ns3/fabric-topology.h"
 #include "ns3/job-availability-model.h"
 #include "ns3/object-factory.h"
+#include "ns3/training-job.h"
 
 #include <optional>
 #include <set>
@@ -104,6 +105,13 @@ class FailureHelper
      * hosts cannot run without interrupt it; failures elsewhere in the fabric degrade it.
      */
     void Follow(Ptr<JobAvailabilityModel> job, const std::set<uint32_t>& hosts) const;
+    /**
+     * Make every installed GPU and server failure stop, at its time, each of \p jobs that has
+     * a rank on one of its hosts (TrainingJob::Interrupt, cause "<kind> <component> failed").
+     * Links need no wiring: routing reroutes and the transport's retry limit fails the job's
+     * collectives.  Call after Install.
+     */
+    void InterruptJobs(const std::vector<Ptr<TrainingJob>>& jobs) const;
     /**
      * What a failure of \p installed does to a job on \p hosts: "job restart", "rerouted",
      * "degraded", or "" when the job does not depend on it.
