@@ -34,7 +34,7 @@ def load(folder: Path, label: str) -> pd.DataFrame:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: not found (is {folder} a collective results folder?)")
     runs = pd.read_csv(path)
-    failed = runs[runs["status"] == "failed"]  # warm-up runs (-w) are left out silently
+    failed = runs[runs["status"].str.endswith("failed")]  # warm-ups (-w) are left out silently
     if len(failed):  # a failed run's time is until it failed: not a bandwidth
         print(f"busbw_plot: {path}: {len(failed)} failed run(s) left out", file=sys.stderr)
     runs = runs[runs["status"] == "complete"].copy()

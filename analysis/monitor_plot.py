@@ -5,8 +5,8 @@ queue depth of the busiest port classes, their paused state, and each queue pair
     analysis/monitor_plot.py RESULTS_DIR --out monitor.png [--top 6]
 
 Top panel: queue_bytes over time of the --top port classes with the largest peak queue
-(monitor-ports.csv), paused samples marked; middle: the throughput those ports sent per
-interval (sent_bytes x 8 / interval); bottom: every queue pair's congestion-control rate
+(monitor-ports.csv), paused samples marked; middle: the rate at which bytes left those
+queues per interval (dequeued_bytes x 8 / interval: sent, or dropped when a link went down); bottom: every queue pair's congestion-control rate
 (monitor-qps.csv; empty without RDMA).  Prints the plotted ports with their peak queue, paused
 fraction and mean throughput; writes the PNG whole or not at all; exits 1 on a folder
 without monitor files.
@@ -45,7 +45,7 @@ def main() -> int:
         print(f"monitor_plot: {ports_path}: no port ever queued a frame", file=sys.stderr)
         return 1
     ports["port"] = ports["node"] + "->" + ports["peer"] + " class " + ports["class"].astype(str)
-    ports["gbps"] = ports["sent_bytes"] * 8 / interval_s / 1e9
+    ports["gbps"] = ports["dequeued_bytes"] * 8 / interval_s / 1e9
     stats = ports.groupby("port").agg(peak_queue_bytes=("queue_bytes", "max"),
                                       paused_fraction=("paused", "mean"),
                                       mean_gbps=("gbps", "mean"))
@@ -61,7 +61,7 @@ def main() -> int:
         axes[1].plot(p["time_us"], p["gbps"], color=line.get_color())
     axes[0].set_ylabel("queue (KB); x: paused")
     axes[0].legend(fontsize=7)
-    axes[1].set_ylabel("sent (Gb/s)")
+    axes[1].set_ylabel("dequeued (Gb/s)")
     for (node, qpn), q in qps.groupby(["node", "qpn"]):
         axes[2].plot(q["time_us"], q["rate_gbps"], linewidth=0.8, label=f"{node} QP {qpn}")
     axes[2].set_ylabel("QP rate (Gb/s)")

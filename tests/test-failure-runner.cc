@@ -103,7 +103,8 @@ TEST(FailureRunner, LinksByNameOrIdAreTheSameLink)
         {"event-id", R"("link_events":[{"link":17,"at":"20us","state":"down"}]})"},
         {"event-name", R"("link_events":[{"link":"p0a1-p0e0","at":"20us","state":"down"}]})"},
         {"inject-id", R"("failures":{"inject":[{"component":"link 17","at":"20us"}]}})"},
-        {"inject-name", R"("failures":{"inject":[{"component":"p0e0-p0a1","at":"20us"}]}})"}};
+        {"inject-name", R"("failures":{"inject":[{"component":"p0e0-p0a1","at":"20us"}]}})"},
+        {"inject-reversed", R"("failures":{"inject":[{"component":"p0a1-p0e0","at":"20us"}]}})"}};
     for (const auto& [name, tail] : variants)
     {
         std::ofstream(dir / (name + ".json")) << base + tail;
@@ -119,6 +120,8 @@ TEST(FailureRunner, LinksByNameOrIdAreTheSameLink)
         EXPECT_EQ(ReadFile(dir / "inject-id" / file), ReadFile(dir / "inject-name" / file)) << file;
     }
     EXPECT_EQ(ReadFile(dir / "inject-id" / "failures.csv"),
+              ReadFile(dir / "inject-name" / "failures.csv"));
+    EXPECT_EQ(ReadFile(dir / "inject-reversed" / "failures.csv"),
               ReadFile(dir / "inject-name" / "failures.csv"));
     for (const auto& row : ReadCsv(dir / "event-name" / "links.csv"))
     {

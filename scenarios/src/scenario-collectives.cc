@@ -247,7 +247,9 @@ ScenarioRun::WriteCollectives(std::ostream& os) const
         const std::size_t k = i % c.RunsPerSize(); // warm-up runs, then the timed ones
         os << i << ',' << CollectiveOperationName(r.op) << ',' << r.algorithm << ',' << r.bytes
            << ',' << r.ranks << ',' << c.root << ',' << (k < c.warmup ? k : k - c.warmup) << ','
-           << (r.failed ? "failed" : c.IsWarmup(i) ? "warmup" : "complete") << ','
+           << (c.IsWarmup(i) ? (r.failed ? "warmup_failed" : "warmup")
+                             : (r.failed ? "failed" : "complete"))
+           << ','
            << r.start.GetSeconds() * 1e6 << ','
            << r.end.GetSeconds() * 1e6 << ',' << r.Duration().GetSeconds() * 1e6 << ',';
         if (!r.failed) // a failed run's time is until it failed: no bandwidth
@@ -354,8 +356,10 @@ ScenarioRun::CollectiveSummary() const
     const CollectiveSpec& c = m_scenario.collective;
     json runs = json::array();
     std::size_t failed = 0;
+    std::size_t complete = 0; // timed runs only
     for (const auto& r : m_collectives)
     {
+        const bool warmup = c.IsWarmup(runs.size());
         if (r.failed)
         {
             ++failed;
@@ -363,15 +367,20 @@ ScenarioRun::CollectiveSummary() const
                             {"algorithm", r.algorithm},
                             {"failed", true},
                             {"failed_after_us", r.Duration().GetSeconds() * 1e6}});
+            if (warmup)
+            {
+                runs.back()["warmup"] = true;
+            }
             continue;
         }
+        complete += !warmup;
         const double algbw = AlgorithmBandwidth(r);
         runs.push_back({{"bytes", r.bytes},
                         {"algorithm", r.algorithm},
                         {"time_us", r.Duration().GetSeconds() * 1e6},
                         {"algbw_GBps", algbw},
                         {"busbw_GBps", algbw * BusBandwidthFactor(r.op, r.ranks)}});
-        if (c.IsWarmup(runs.size() - 1))
+        if (warmup)
         {
             runs.back()["warmup"] = true; // untimed
         }
@@ -380,9 +389,9 @@ ScenarioRun::CollectiveSummary() const
     return {{"op", CollectiveOperationName(c.op)},
             {"algorithm", c.algorithm},
             {"ranks", c.ranks},
-            {"runs_complete", m_collectives.size() - failed},
+            {"runs_complete", complete},
             {"runs_failed", failed},
-            {"runs", c.sizes.size() * c.RunsPerSize()},
+            {"runs", c.sizes.size() * c.iterations}, // timed; warm-ups beside
             {"warmup_runs", c.sizes.size() * c.warmup},
             {"steps", m_steps},
             {"queue_pairs", m_group ? m_group->GetNQueuePairs() : 0},

@@ -96,11 +96,11 @@ FabricMonitor::Install(Ptr<FabricNetwork> network)
         {
             for (uint32_t qpn = roce::kFirstDataQpn; qpn < nic->GetNextQpn(); ++qpn)
             {
-                QueuePairCreated(this, node->GetId(), nic->GetQueuePair(qpn)); // made already
+                QueuePairCreated(this, topo.HostNode(h), nic->GetQueuePair(qpn)); // made already
             }
             nic->TraceConnectWithoutContext(
                 "QueuePairCreated",
-                MakeBoundCallback(&FabricMonitor::QueuePairCreated, this, node->GetId()));
+                MakeBoundCallback(&FabricMonitor::QueuePairCreated, this, topo.HostNode(h)));
         }
     }
 }
@@ -114,7 +114,7 @@ FabricMonitor::QueueBytesChanged(FabricMonitor* m, uint32_t port, uint8_t cls, u
     p.bytes[cls] = after;
     if (after < before)
     {
-        p.sent[cls] += before - after;
+        p.dequeued[cls] += before - after;
     }
     p.active |= uint8_t(1u << cls);
 }
@@ -202,8 +202,8 @@ FabricMonitor::Record(Time at)
         {
             if (p.active & (1u << c))
             {
-                m_portRows.push_back({ps, i, c, p.paused[c], p.bytes[c], p.sent[c]});
-                p.sent[c] = 0;
+                m_portRows.push_back({ps, i, c, p.paused[c], p.bytes[c], p.dequeued[c]});
+                p.dequeued[c] = 0;
             }
         }
     }
@@ -220,14 +220,14 @@ void
 FabricMonitor::WritePorts(std::ostream& os) const
 {
     const FabricTopology& topo = m_network->GetTopology();
-    os << "time_us,node,peer,class,queue_bytes,paused,sent_bytes\n";
+    os << "time_us,node,peer,class,queue_bytes,paused,dequeued_bytes\n";
     os << std::fixed << std::setprecision(3);
     for (const PortRow& r : m_portRows)
     {
         const Port& p = m_ports[r.port];
         os << Time(r.timePs).GetSeconds() * 1e6 << ',' << topo.GetNode(p.node).name << ','
            << topo.GetNode(p.peer).name << ',' << unsigned(r.cls) << ',' << r.bytes << ','
-           << (r.paused ? 1 : 0) << ',' << r.sent << '\n';
+           << (r.paused ? 1 : 0) << ',' << r.dequeued << '\n';
     }
 }
 

@@ -18,14 +18,16 @@ namespace ns3
  * \ingroup ai-fabric
  * \brief Time series of fabric state, sampled at a fixed interval: per port and traffic
  * class the bytes queued, whether the peer's PFC pauses the class and the bytes that left the
- * queue; per queue pair its congestion control's rate and its frames in flight.
+ * queue (sent, or dropped when the link goes down); per queue pair its congestion control's
+ * rate and its frames in flight.
  *
  * Sampling costs no events.  The monitor follows the ports' QueueBytes and Paused trace
  * sources, each NIC's QueuePairCreated and the queue pairs' Rate and FramesInFlight, and keeps
  * the state they report.  When the first change after a sample time k x Interval arrives, it
  * records that sample from the state it holds, which is the state after every event at or
  * before the sample time; Finish records the samples up to the end of the run.  So a monitored
- * run has the same events, and ends when the model's events do.
+ * run has the same events, and ends when the model's events do.  The trace sources hold a raw
+ * pointer to the monitor: keep it alive until the run ends.
  *
  * A port and class enters the series when it first queues a frame or is first paused, a queue
  * pair when it first has a frame in flight; from then on it has a row at every sample.  Rates
@@ -53,7 +55,10 @@ class FabricMonitor : public Object
     void Install(Ptr<FabricNetwork> network);
     /** Record the samples up to \p end (the run's end), whether or not anything changed. */
     void Finish(Time end);
-    /** time_us, node, peer, class, queue_bytes, paused, sent_bytes (since the last sample). */
+    /**
+     * time_us, node, peer, class, queue_bytes, paused, dequeued_bytes: the bytes that left the
+     * queue since the last sample, sent or, when the port's link went down, dropped.
+     */
     void WritePorts(std::ostream& os) const;
     /** time_us, node, qpn, remote, rate_gbps, frames_in_flight. */
     void WriteQueuePairs(std::ostream& os) const;
@@ -73,7 +78,7 @@ class FabricMonitor : public Object
         uint32_t node;
         uint32_t peer;
         std::array<uint64_t, kClasses> bytes{};
-        std::array<uint64_t, kClasses> sent{}; //!< left the queue since the last sample
+        std::array<uint64_t, kClasses> dequeued{}; //!< left the queue since the last sample
         std::array<bool, kClasses> paused{};
         uint8_t active{0}; //!< classes in the series (bit per class)
     };
@@ -93,7 +98,7 @@ class FabricMonitor : public Object
         uint8_t cls;
         bool paused;
         uint64_t bytes;
-        uint64_t sent;
+        uint64_t dequeued;
     };
     struct QpRow
     {

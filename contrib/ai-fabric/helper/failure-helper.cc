@@ -72,21 +72,27 @@ FailureHelper::Kinds()
 std::string
 FailureHelper::CanonicalName(const FabricTopology& t, const std::string& name)
 {
+    // A transceiver is "<link> at <node>": the link part is named either way.
+    const auto at = name.find(" at ");
+    const std::string link = name.substr(0, at);
+    const std::string tail = at == std::string::npos ? "" : name.substr(at);
     static const std::string prefix = "link ";
-    if (name.rfind(prefix, 0) != 0)
+    if (link.rfind(prefix, 0) == 0)
     {
+        const std::string number = link.substr(prefix.size());
+        if (!number.empty() && number.size() <= 9 &&
+            number.find_first_not_of("0123456789") == std::string::npos &&
+            std::stoul(number) < t.Links().size())
+        {
+            return t.LinkName(std::stoul(number)) + tail; // a link by its id
+        }
         return name;
     }
-    const std::string rest = name.substr(prefix.size());
-    const auto digits = rest.find_first_not_of("0123456789");
-    const std::string number = rest.substr(0, digits);
-    const std::string tail = digits == std::string::npos ? "" : rest.substr(digits);
-    if (number.empty() || number.size() > 9 || std::stoul(number) >= t.Links().size() ||
-        !(tail.empty() || tail.rfind(" at ", 0) == 0))
+    if (const std::optional<uint32_t> l = t.FindLink(link))
     {
-        return name;
+        return t.LinkName(*l) + tail; // by its ends, in either order
     }
-    return t.LinkName(std::stoul(number)) + tail;
+    return name;
 }
 
 namespace

@@ -61,8 +61,9 @@ class FailureHelper
     /** The component kinds: link, transceiver, nic, switch, server, gpu. */
     static const std::vector<std::string>& Kinds();
     /**
-     * \p name as Components names it: a link by its id, "link 17" (or a transceiver,
-     * "link 17 at p0e0"), becomes the link's name by its ends; other names are unchanged.
+     * \p name as Components names it: a link by its id ("link 17") or by its ends in either
+     * order ("p0a1-p0e0"), alone or in a transceiver's name ("link 17 at p0e0"), becomes the
+     * link's name (FabricTopology::LinkName); other names are unchanged.
      */
     static std::string CanonicalName(const FabricTopology& topology, const std::string& name);
     /** The components of \p kind in \p topology, in a fixed order. */

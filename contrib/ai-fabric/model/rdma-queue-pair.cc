@@ -375,6 +375,7 @@ RdmaQueuePair::Timeout()
                           << " messages");
         m_failed = true;
         m_counters.retryExhausted = 1;
+        m_framesInFlight = 0; // the error state sends nothing more
         m_paceEvent.Cancel();
         m_failedTrace();
         if (!m_errorCallback.IsNull())
