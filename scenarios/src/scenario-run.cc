@@ -374,7 +374,7 @@ ScenarioRun::InstallRdmaFlows()
     s.rdmaHelper.Install(m_network);
     for (uint32_t id = 0; id < s.flows.size(); ++id)
     {
-        const FlowSpec& f = s.flows[id];
+        const TrafficFlow& f = s.flows[id];
         Ptr<RdmaQueuePair> qp = s.rdmaHelper.Connect(m_network, f.src, f.dst).first;
         if (!qp)
         {

@@ -18,7 +18,7 @@ namespace aifabric
 {
 
 /**
- * The random stream of the traffic pattern's draws (a permutation), made while the scenario is
+ * The random stream of the traffic pattern's draws (permutation, random), made while the scenario is
  * read; a run's other random variables take the streams after it (ScenarioRun's plan).
  */
 constexpr int64_t kTrafficStream = 0;
@@ -28,15 +28,6 @@ class ScenarioError : public std::runtime_error
 {
   public:
     using std::runtime_error::runtime_error;
-};
-
-/** One message to send. */
-struct FlowSpec
-{
-    uint32_t src;
-    uint32_t dst;
-    uint64_t bytes;
-    ns3::Time start;
 };
 
 /** A link taken down or brought up at a time. */
@@ -110,14 +101,14 @@ struct AvailabilitySpec
 struct Scenario
 {
     nlohmann::json document; //!< as read (echoed into summary.json)
-    std::string name;
+    std::string name{"unnamed"};
     uint32_t seed{1};
     ns3::FabricTopology topology;
     ns3::FabricNetworkHelper network;
     ns3::MessageSourceHelper sources; //!< attributes only; flows are installed by the run
     bool rdma{false};                 //!< flows as RDMA messages on reliable queue pairs
     ns3::RdmaHelper rdmaHelper;       //!< NIC and queue-pair attributes when rdma
-    std::vector<FlowSpec> flows;
+    std::vector<ns3::TrafficFlow> flows;
     bool hasCollective{false};
     CollectiveSpec collective;
     ns3::CollectiveHelper collectiveHelper; //!< accelerator attributes

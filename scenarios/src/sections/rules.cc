@@ -1,0 +1,34 @@
+// Rules between sections, checked once every section has been read.
+
+#include "../scenario-keys.h"
+#include "../scenario-sections.h"
+
+using namespace ns3;
+using nlohmann::json;
+
+namespace aifabric
+{
+
+ScenarioSection
+RulesSection()
+{
+    ScenarioSection section;
+    section.build = [](const json& doc, Scenario& s) {
+        if (doc.contains("rdma") && !s.rdma && !s.hasCollective && !s.hasTraining)
+        {
+            Fail("rdma", doc.at("rdma"),
+                 "this scenario has no queue pairs: they come with traffic.transport \"rdma\", "
+                 "a \"collective\" or a \"training\" section");
+        }
+        if (s.failures.random && !s.hasAvailability && s.stopTime.IsZero())
+        {
+            Fail("stop_time", json(nullptr),
+                 "required with failures.components at packet level: failure processes never "
+                 "end (or add an \"availability\" section for a long-horizon run)");
+        }
+    };
+    section.schemas = [](Scenario&) { return std::vector<SectionSchema>{}; };
+    return section;
+}
+
+} // namespace aifabric

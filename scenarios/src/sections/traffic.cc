@@ -1,0 +1,204 @@
+// The "traffic" section: flows of a pattern, as messages or on RDMA queue pairs.
+
+#include "../scenario-keys.h"
+#include "../scenario-sections.h"
+
+#include <map>
+#include <set>
+
+
+using namespace ns3;
+using nlohmann::json;
+
+namespace aifabric
+{
+
+namespace
+{
+
+/** The patterns traffic.pattern takes. */
+constexpr const char* kPatterns =
+    "shift, permutation, random, incast, all_to_all, connection_matrix, flows";
+
+/** The traffic section's keys: MessageSource's attributes and the pattern's. */
+SectionSchema
+TrafficSchema(const SectionSchema::Setter& set)
+{
+    SectionSchema schema("traffic");
+    schema
+        .Key("pattern", kPatterns, "required",
+             "Who sends to whom (TrafficPatternHelper): host i to i + shift; a random "
+             "derangement (from the seed); each host to a random other; senders to one "
+             "receiver; every host to every other; an htsim connection-matrix file; a list of "
+             "flows.")
+        .Key("transport", "messages, rdma", "messages",
+             "messages: a MessageSource per flow (paced at data_rate, no transport); rdma: one "
+             "reliable queue pair per flow, configured by the rdma section.")
+        .Key("bytes", kBytesAllowed, "1048576", "Bytes per flow.")
+        .Key("start", "a time with a unit", "0s", "When every flow starts.")
+        .Key("shift", "an integer in [1, hosts - 1]", "hosts / 2", "The shift pattern's offset.")
+        .Key("senders", "an integer in [1, hosts - 1]", "hosts - 1", "The incast's senders.")
+        .Key("receiver", "a host id", "0", "The incast's receiver.")
+        .Key("file", "a file path", "none",
+             "The connection_matrix pattern's file: htsim's format (\"Nodes N\", "
+             "\"Connections C\", then \"src->dst start T size S\" lines, T in microseconds, "
+             "S in bytes, 0 for traffic.bytes).")
+        .Key("flows", "a list of {src, dst, bytes, start}", "none", "The flows pattern's flows.")
+        .Bind(MessageSource::GetTypeId(), set,
+              {"Destination", "MessageBytes", "FlowId", "UdpSourcePort"}) // per flow
+        .Moved("rate", "traffic.data_rate");
+    return MovedRdmaKeys(schema);
+}
+
+/** traffic.transport and what goes with it. */
+void
+BuildTransport(const json& t, Scenario& s)
+{
+    const std::string w = "traffic";
+    const std::string transport = GetString(t, w, "transport", "messages");
+    if (transport != "messages" && transport != "rdma")
+    {
+        Fail("traffic.transport", t.at("transport"), "allowed: \"messages\", \"rdma\"");
+    }
+    s.rdma = transport == "rdma";
+    if (s.rdma && t.contains("priority"))
+    {
+        Fail("traffic.priority", t.at("priority"),
+             "with \"transport\": \"rdma\" the queue pairs' class is rdma.priority");
+    }
+    for (const char* key : {"data_rate", "payload_size"})
+    {
+        if (s.rdma && t.contains(key))
+        {
+            Fail(Path(w, key), t.at(key), "a message source's; not with \"transport\": \"rdma\"");
+        }
+    }
+}
+
+void
+BuildTraffic(const json& doc, Scenario& s)
+{
+    const std::string w = "traffic";
+    if (!doc.contains("traffic"))
+    {
+        if (!doc.contains("collective") && !doc.contains("training") &&
+            !doc.contains("availability"))
+        {
+            Fail(w, json(nullptr), "required (an object with a \"pattern\") unless the "
+                                   "scenario has a \"collective\", \"training\" or "
+                                   "\"availability\"");
+        }
+        return;
+    }
+    const json& t = doc.at("traffic");
+    TrafficSchema([&s](const std::string& n, const AttributeValue& v) {
+        s.sources.SetAttribute(n, v);
+    }).Apply(t);
+    BuildTransport(t, s);
+    const uint32_t hosts = s.topology.GetNHosts();
+    if (hosts < 2)
+    {
+        Fail("topology", doc.at("topology"), "traffic needs at least 2 hosts");
+    }
+    TrafficPatternHelper patterns(hosts);
+    const uint64_t bytes = GetBytes(t, w, "bytes", 1 << 20, 1, uint64_t(1) << 40);
+    const Time start = GetTime(t, w, "start", Time(0));
+    patterns.SetFlowBytes(bytes);
+    patterns.SetStart(start);
+    patterns.AssignStreams(kTrafficStream);
+    const std::string pattern = GetString(t, w, "pattern", "");
+    if (pattern == "shift")
+    {
+        s.flows = patterns.Shift(uint32_t(GetUnsigned(t, w, "shift", hosts / 2, 1, hosts - 1)));
+    }
+    else if (pattern == "permutation")
+    {
+        s.flows = patterns.Permutation();
+    }
+    else if (pattern == "random")
+    {
+        s.flows = patterns.Random();
+    }
+    else if (pattern == "incast")
+    {
+        const uint32_t receiver = GetHost(t, w, "receiver", hosts);
+        s.flows = patterns.Incast(receiver,
+                                  uint32_t(GetUnsigned(t, w, "senders", hosts - 1, 1, hosts - 1)));
+    }
+    else if (pattern == "all_to_all")
+    {
+        s.flows = patterns.AllToAll();
+    }
+    else if (pattern == "connection_matrix")
+    {
+        if (!t.contains("file"))
+        {
+            Fail(Path(w, "file"), json(nullptr),
+                 "required for pattern \"connection_matrix\": an htsim connection-matrix file");
+        }
+        try
+        {
+            s.flows = patterns.FromConnectionMatrixFile(GetString(t, w, "file", ""));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Fail(Path(w, "file"), t.at("file"), e.what());
+        }
+    }
+    else if (pattern == "flows")
+    {
+        if (!t.contains("flows") || !t.at("flows").is_array() || t.at("flows").empty())
+        {
+            Fail("traffic.flows", t.contains("flows") ? t.at("flows") : json(nullptr),
+                 "required for pattern \"flows\": a non-empty array of {src, dst, bytes, start}");
+        }
+        for (std::size_t i = 0; i < t.at("flows").size(); ++i)
+        {
+            const json& f = t.at("flows")[i];
+            const std::string fw = "traffic.flows[" + std::to_string(i) + "]";
+            CheckKeys(f, fw, {"src", "dst", "bytes", "start"});
+            TrafficFlow flow{GetHost(f, fw, "src", hosts), GetHost(f, fw, "dst", hosts),
+                             GetBytes(f, fw, "bytes", bytes, 1, uint64_t(1) << 40),
+                             GetTime(f, fw, "start", start)};
+            if (flow.src == flow.dst)
+            {
+                Fail(fw + ".dst", f.at("dst"), "must differ from src");
+            }
+            s.flows.push_back(flow);
+        }
+    }
+    else
+    {
+        Fail("traffic.pattern", t.contains("pattern") ? t.at("pattern") : json(nullptr),
+             "allowed: " + std::string(kPatterns));
+    }
+    // A key of another pattern is a mistake, not a no-op.
+    static const std::map<std::string, std::set<std::string>> own{
+        {"shift", {"shift"}},
+        {"incast", {"senders", "receiver"}},
+        {"connection_matrix", {"file"}},
+        {"flows", {"flows"}}};
+    for (const char* key : {"shift", "senders", "receiver", "file", "flows"})
+    {
+        if (t.contains(key) && !(own.count(pattern) && own.at(pattern).count(key)))
+        {
+            Fail(Path(w, key), t.at(key), "not a key of pattern \"" + pattern + "\"");
+        }
+    }
+}
+
+} // namespace
+
+ScenarioSection
+TrafficSection()
+{
+    ScenarioSection section;
+    section.keys = {"traffic"};
+    section.build = &BuildTraffic;
+    section.schemas = [](Scenario& s) {
+        return std::vector<SectionSchema>{TrafficSchema([](const std::string&, const AttributeValue&) {})};
+    };
+    return section;
+}
+
+} // namespace aifabric

@@ -1,0 +1,204 @@
+// The "training" section: a list of jobs, each a TrainingJob with its placement.
+
+#include "../scenario-keys.h"
+#include "../scenario-sections.h"
+
+#include "ns3/string.h"
+
+#include <regex>
+#include <set>
+
+using namespace ns3;
+using nlohmann::json;
+
+namespace aifabric
+{
+
+namespace
+{
+
+/** The keys of a training job object: TrainingJob's attributes and how it is placed. */
+SectionSchema
+JobSchema(const SectionSchema::Setter& set)
+{
+    SectionSchema schema("training.jobs");
+    schema.Bind(TrainingJob::GetTypeId(), set)
+        .Key("placement", "\"packed\", \"scattered\"", "packed",
+             "packed: free GPUs in order, so a tensor-parallel group shares a server; "
+             "scattered: a seeded random choice.")
+        .Key("placement_map", "a file of \"rank gpu\" lines (GPUs by name, e.g. s3g5, or host id)",
+             "none", "The job's placement, rank by rank; not with placement.")
+        .Key("server_slowdown", "an object of server index -> factor >= 1", "{}",
+             "Compute slowdown of every GPU of the given servers, e.g. {\"3\": 1.5}.")
+        .Key("algorithms", "an object of tensor, expert, data, pipeline -> algorithm name",
+             "auto", "The collective algorithm of each parallel axis.")
+        .Moved("overlap", "overlap_gradient_reduction");
+    return schema;
+}
+
+/** The "training" section: each job of "jobs". */
+void
+BuildTraining(const json& doc, Scenario& s)
+{
+    const std::string w = "training";
+    if (!doc.contains(w))
+    {
+        return;
+    }
+    const json& t = doc.at(w);
+    SectionSchema schema("training");
+    schema
+        .Key("jobs", "a list of job objects (training.jobs)", "required", "The jobs to run.")
+        .Key("timeline_max_spans", "an integer",
+             std::to_string(TrainingSpec().timelineMaxSpans), "Larger runs skip timeline.json.");
+    MovedRdmaKeys(schema).Apply(t);
+    if (doc.contains("collective"))
+    {
+        Fail(w, t, "not with a \"collective\" sweep in the same scenario (use \"traffic\" for "
+                   "background load)");
+    }
+    s.training.timelineMaxSpans = GetUnsigned(t, w, "timeline_max_spans", s.training.timelineMaxSpans);
+    if (!t.contains("jobs") || !t.at("jobs").is_array() || t.at("jobs").empty())
+    {
+        Fail(Path(w, "jobs"), t.contains("jobs") ? t.at("jobs") : json(nullptr),
+             "required: an array of at least one job object");
+    }
+    s.hasTraining = true;
+    std::set<std::string> names;
+    const json& jobs = t.at("jobs");
+    for (std::size_t i = 0; i < jobs.size(); ++i)
+    {
+        const json& j = jobs[i];
+        const std::string wj = w + ".jobs[" + std::to_string(i) + "]";
+        TrainingJobHelper helper;
+        ObjectFactory job(TrainingJob::GetTypeId().GetName());
+        JobSchema([&](const std::string& n, const AttributeValue& v) {
+            helper.SetJobAttribute(n, v);
+            job.Set(n, v);
+        }).Apply(j, wj);
+        const std::string name = GetString(j, wj, "name", "job" + std::to_string(i));
+        // Names go into CSV rows and the timeline as they are: plain words only.
+        if (!std::regex_match(name, std::regex("[A-Za-z0-9_.-]{1,64}")))
+        {
+            Fail(Path(wj, "name"), j.at("name"),
+                 "1 to 64 letters, digits, '_', '-' or '.' (no spaces, quotes or commas)");
+        }
+        if (!names.insert(name).second)
+        {
+            Fail(Path(wj, "name"), json(name), "another job has this name; names must differ");
+        }
+        helper.SetJobAttribute("Name", StringValue(name));
+        job.Set("Name", StringValue(name));
+        if (!j.contains("ranks"))
+        {
+            Fail(Path(wj, "ranks"), json(nullptr), "required: the job's number of GPUs");
+        }
+        try
+        {
+            job.Create<TrainingJob>()->Check();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Fail(wj, j, e.what());
+        }
+        if (j.contains("placement") && j.contains("placement_map"))
+        {
+            Fail(Path(wj, "placement_map"), j.at("placement_map"), "give placement or placement_map, not both");
+        }
+        if (j.contains("placement_map"))
+        {
+            const std::string path = GetString(j, wj, "placement_map", "");
+            try
+            {
+                helper.SetPlacement(JobPlacement::FromMapFile(path));
+            }
+            catch (const std::invalid_argument& e)
+            {
+                Fail(Path(wj, "placement_map"), j.at("placement_map"), e.what());
+            }
+            s.training.placements.push_back("map " + path);
+        }
+        else
+        {
+            const std::string placement = GetString(j, wj, "placement", "packed");
+            try
+            {
+                helper.SetPlacement(JobPlacement::FromName(placement));
+            }
+            catch (const std::invalid_argument& e)
+            {
+                Fail(Path(wj, "placement"), j.at("placement"), e.what());
+            }
+            s.training.placements.push_back(placement);
+        }
+        if (j.contains("server_slowdown"))
+        {
+            const std::string ws = Path(wj, "server_slowdown");
+            const json& o = j.at("server_slowdown");
+            if (!o.is_object())
+            {
+                Fail(ws, o, "must be an object of server index -> slowdown factor");
+            }
+            uint32_t servers = 0;
+            for (uint32_t h = 0; h < s.topology.GetNHosts(); ++h)
+            {
+                servers = std::max(servers, s.topology.GetNode(s.topology.HostNode(h)).server + 1);
+            }
+            for (const auto& [server, factor] : o.items())
+            {
+                const bool digits = !server.empty() && server.size() < 10 &&
+                                    server.find_first_not_of("0123456789") == std::string::npos;
+                if (!digits || std::stoul(server) >= servers)
+                {
+                    Fail(Path(ws, server), factor,
+                         "keys must be server indices 0-" + std::to_string(servers - 1));
+                }
+                const double f = GetNumber(o, ws, server, 1, false);
+                helper.SetServerSlowdown(static_cast<uint32_t>(std::stoul(server)), f);
+            }
+        }
+        if (j.contains("algorithms"))
+        {
+            const std::string wa = Path(wj, "algorithms");
+            const json& a = j.at("algorithms");
+            CheckKeys(a, wa, {"tensor", "expert", "data", "pipeline"});
+            const std::pair<const char*, ParallelAxis> axes[] = {
+                {"tensor", ParallelAxis::TENSOR},
+                {"expert", ParallelAxis::EXPERT},
+                {"data", ParallelAxis::DATA},
+                {"pipeline", ParallelAxis::PIPELINE}};
+            for (const auto& [key, axis] : axes)
+            {
+                if (!a.contains(key))
+                {
+                    continue;
+                }
+                try
+                {
+                    helper.SetAlgorithm(axis, CollectiveAlgorithm::Create(GetString(a, wa, key, "")));
+                }
+                catch (const std::invalid_argument& e)
+                {
+                    Fail(Path(wa, key), a.at(key), e.what());
+                }
+            }
+        }
+        s.training.jobs.push_back(helper);
+    }
+}
+
+} // namespace
+
+ScenarioSection
+TrainingSection()
+{
+    ScenarioSection section;
+    section.keys = {"training"};
+    section.build = &BuildTraining;
+    section.schemas = [](Scenario&) {
+        return std::vector<SectionSchema>{JobSchema([](const std::string&, const AttributeValue&) {})};
+    };
+    return section;
+}
+
+} // namespace aifabric
