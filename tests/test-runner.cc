@@ -103,6 +103,18 @@ INSTANTIATE_TEST_SUITE_P(
                  "port.ecn_kmin_per_25g"},
         BadInput{"buffer_too_small", Scenario(kTopo, ",\"switch\":{\"buffer_size\":\"64KB\"}"),
                  "", "BufferSize"},
+        BadInput{"key_of_another_pattern",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"permutation\",\"shift\":3}}",
+                 "", "traffic.shift"},
+        BadInput{"matrix_without_file",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"connection_matrix\"}}",
+                 "", "traffic.file"},
+        BadInput{"matrix_file_missing",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"connection_matrix\",\"file\":\"/nonexistent/m.cm\"}}",
+                 "", "traffic.file"},
         BadInput{"unknown_transport",
                  "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
                  "\"shift\",\"transport\":\"tcp\"}}",
@@ -123,7 +135,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "", "routing.convergence_delay"},
         BadInput{"unknown_pattern",
                  "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
-                 "\"random\"}}",
+                 "\"zipf\"}}",
                  "", "traffic.pattern"},
         BadInput{"link_out_of_range",
                  Scenario(kTopo, ",\"link_events\":[{\"link\":999,\"at\":\"1us\"}]"), "",
