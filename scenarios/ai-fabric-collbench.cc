@@ -226,5 +226,5 @@ main(int argc, char** argv)
         return kBadInput;
     }
     return RunScenarioDocument([&options]() { return options.document; }, options.out,
-                               options.inputs, false, "ai-fabric-collbench");
+                               options.inputs, "ai-fabric-collbench");
 }

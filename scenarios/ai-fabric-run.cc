@@ -34,7 +34,8 @@ Usage()
                  "[--ns3::Type::Attribute=VALUE ...]\n"
                  "  --scenario  JSON scenario (default: the built-in scenarios/default.json)\n"
                  "  --out       results folder to write (default: ai-fabric-results)\n"
-                 "  --pcap      also write a PCAP per host port (Wireshark decodes RoCEv2)\n"
+                 "  --pcap      also write a PCAP per host port, pcap-<host>-<peer>.pcap (the \"pcap\"\n"
+                 "              section's defaults; Wireshark decodes RoCEv2)\n"
                  "  --ranks-by  under mpirun: split the fabric over the MPI ranks by pod, by rail\n"
                  "              group (rail) or as a JSON map file of node name: rank (map:FILE)\n"
                  "              (needs ai-fabric-run built against ns-3 with its mpi module)\n"
@@ -147,13 +148,17 @@ main(int argc, char** argv)
     }
     const int rc = RunScenarioDocument(
         [&options]() {
-            return options.scenario.empty()
-                       ? ParseScenarioText(kDefaultScenario, "built-in default")
-                       : ReadScenarioFile(options.scenario);
+            nlohmann::json doc = options.scenario.empty()
+                                     ? ParseScenarioText(kDefaultScenario, "built-in default")
+                                     : ReadScenarioFile(options.scenario);
+            if (options.pcap && doc.is_object() && !doc.contains("pcap"))
+            {
+                doc["pcap"] = nlohmann::json::object(); // the section with its defaults
+            }
+            return doc;
         },
         options.out,
         inputs,
-        options.pcap,
         program,
         distribution);
     DisableMpi();

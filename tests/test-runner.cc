@@ -115,6 +115,10 @@ INSTANTIATE_TEST_SUITE_P(
                  "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
                  "\"connection_matrix\",\"file\":\"/nonexistent/m.cm\"}}",
                  "", "traffic.file"},
+        BadInput{"pcap_unknown_node", Scenario(kTopo, ",\"pcap\":{\"nodes\":[\"leaf9\"]}"), "",
+                 "pcap.nodes[0]"},
+        BadInput{"pcap_zero_snap_length", Scenario(kTopo, ",\"pcap\":{\"snap_length\":0}"), "",
+                 "pcap.snap_length"},
         BadInput{"unknown_transport",
                  "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
                  "\"shift\",\"transport\":\"tcp\"}}",
@@ -348,7 +352,7 @@ TEST(Runner, PcapsHaveNanosecondTimestamps)
     const fs::path dir = Scratch("pcap");
     const Outcome o = RunRunner("--pcap --out=" + (dir / "r").string(), dir);
     ASSERT_EQ(o.exitCode, 0) << o.stderrText;
-    const std::string pcap = ReadFile(dir / "r" / "host-0-0.pcap");
+    const std::string pcap = ReadFile(dir / "r" / "pcap-s0g0-p0e0.pcap");
     ASSERT_GE(pcap.size(), 24u + 16u) << "global header and a record";
     uint32_t magic = 0;
     std::memcpy(&magic, pcap.data(), 4);
@@ -357,5 +361,69 @@ TEST(Runner, PcapsHaveNanosecondTimestamps)
     uint32_t fraction = 0;
     std::memcpy(&fraction, pcap.data() + 24 + 4, 4);
     EXPECT_LT(fraction, 1000000000u);
+    fs::remove_all(dir);
+}
+
+namespace
+{
+/** A PCAP file's records: (captured length, original length). */
+std::vector<std::pair<uint32_t, uint32_t>>
+PcapRecords(const std::string& pcap)
+{
+    std::vector<std::pair<uint32_t, uint32_t>> records;
+    for (std::size_t at = 24; at + 16 <= pcap.size();)
+    {
+        uint32_t incl = 0;
+        uint32_t orig = 0;
+        std::memcpy(&incl, pcap.data() + at + 8, 4);
+        std::memcpy(&orig, pcap.data() + at + 12, 4);
+        records.emplace_back(incl, orig);
+        at += 16 + incl;
+    }
+    return records;
+}
+} // namespace
+
+// Switch ports are captured too, cut to the snap length; both ends of a cable see the same
+// frames (a lossless fabric drops none on the wire).
+TEST(Runner, PcapOfSwitchPortsHonoursTheSnapLength)
+{
+    const fs::path dir = Scratch("pcap-switch");
+    std::ofstream(dir / "s.json")
+        << Scenario(kTopo, R"(,"pcap":{"nodes":["p0e0","s0g0"],"snap_length":128})");
+    const Outcome o = RunRunner("--scenario=" + (dir / "s.json").string() + " --out=" +
+                                    (dir / "r").string(),
+                                dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(dir / "r"))
+    {
+        const std::string name = e.path().filename().string();
+        if (name.rfind("pcap-", 0) == 0)
+        {
+            files.push_back(name.substr(5));
+        }
+    }
+    std::sort(files.begin(), files.end());
+    // An edge switch of a k=4 fat-tree: 2 hosts and 2 aggregation switches; the host: 1 port.
+    EXPECT_EQ(files, (std::vector<std::string>{"p0e0-p0a0.pcap", "p0e0-p0a1.pcap",
+                                               "p0e0-s0g0.pcap", "p0e0-s1g0.pcap",
+                                               "s0g0-p0e0.pcap"}));
+    const auto host = PcapRecords(ReadFile(dir / "r" / "pcap-s0g0-p0e0.pcap"));
+    const auto edge = PcapRecords(ReadFile(dir / "r" / "pcap-p0e0-s0g0.pcap"));
+    ASSERT_GT(host.size(), 16u); // 64 KiB each way in 4 KiB frames and more
+    EXPECT_EQ(host.size(), edge.size());
+    uint64_t hostBytes = 0;
+    uint64_t edgeBytes = 0;
+    bool cut = false;
+    for (std::size_t i = 0; i < host.size(); ++i)
+    {
+        EXPECT_EQ(host[i].first, std::min(host[i].second, 128u));
+        hostBytes += host[i].second;
+        edgeBytes += edge[i].second;
+        cut = cut || host[i].second > 128;
+    }
+    EXPECT_TRUE(cut) << "data frames are longer than the snap length";
+    EXPECT_EQ(hostBytes, edgeBytes);
     fs::remove_all(dir);
 }

@@ -130,6 +130,10 @@ PartitionScenario(const Scenario& s, const Distribution& d)
     {
         refuse("monitor");
     }
+    if (s.hasPcap)
+    {
+        refuse("pcap");
+    }
     if (!s.flows.empty() && !s.rdma)
     {
         refuse("traffic with transport \"messages\" (use \"rdma\")");

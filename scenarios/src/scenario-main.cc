@@ -128,7 +128,7 @@ namespace
 {
 int
 RunChecked(const std::function<nlohmann::json()>& document, const std::string& out,
-           const std::vector<std::string>& inputs, bool pcap, const std::string& program,
+           const std::vector<std::string>& inputs, const std::string& program,
            const Distribution& distribution)
 {
     Scenario scenario;
@@ -168,9 +168,9 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
                      distribution.ranksBy);
         run.SetDistribution(distribution, std::move(partition));
     }
-    if (pcap && root)
+    if (scenario.hasPcap)
     {
-        run.EnablePcap(folder->GetStaging());
+        run.EnablePcap(folder->GetStaging()); // not distributed: this is the root
     }
     try
     {
@@ -231,12 +231,12 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
 
 int
 RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
-                    const std::vector<std::string>& inputs, bool pcap, const std::string& program,
+                    const std::vector<std::string>& inputs, const std::string& program,
                     const Distribution& distribution)
 {
     try
     {
-        return RunChecked(document, out, inputs, pcap, program, distribution);
+        return RunChecked(document, out, inputs, program, distribution);
     }
     catch (const ResultsWriteError& e)
     {

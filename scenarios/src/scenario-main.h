@@ -36,8 +36,7 @@ void HandleNs3InfoFlag(const std::string& program, const std::string& arg);
 void InitSimulator();
 
 /**
- * Build the scenario of \p document, run it, write the results folder \p out (with PCAPs if
- * \p pcap) and log a summary; returns the exit code.  Bad input, a destination that is not a
+ * Build the scenario of \p document, run it, write the results folder \p out and log a summary; returns the exit code.  Bad input, a destination that is not a
  * results folder of this program or holds one of \p inputs (the files the run reads) prints
  * one line prefixed with \p program and returns kBadInput before simulating; a failed write
  * returns kWriteFailed; neither leaves a results folder (ResultsFolder).  With a collective
@@ -45,8 +44,7 @@ void InitSimulator();
  * its \p distribution; rank 0 writes the results and the table, and every rank exits alike.
  */
 int RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
-                        const std::vector<std::string>& inputs, bool pcap,
-                        const std::string& program,
+                        const std::vector<std::string>& inputs, const std::string& program,
                         const Distribution& distribution = Distribution());
 
 } // namespace aifabric

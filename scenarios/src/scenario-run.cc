@@ -99,7 +99,12 @@ ScenarioRun::Install()
     }
     if (!m_pcapFolder.empty())
     {
-        m_stats.EnablePcap((m_pcapFolder / "host").string());
+        FabricPcapHelper pcap; // the staging folder stays flat: pcap-<node>-<peer>.pcap
+        pcap.SetSnapLength(s.pcap.snapLength);
+        for (const uint32_t node : s.pcap.nodes)
+        {
+            pcap.EnablePcap((m_pcapFolder / "pcap-").string(), m_network, node);
+        }
     }
     // An availability run measures fabric states itself: its failures run over the horizon.
     if (s.hasFailures && !s.hasAvailability)

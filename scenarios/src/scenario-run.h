@@ -60,7 +60,7 @@ class ScenarioRun
      * \p folder and commit it: the results folder is whole or absent (ResultsWriteError).
      */
     void WriteResults(ResultsFolder& folder, const std::string& version) const;
-    /** Write a PCAP per host port into \p folder (call before Install). */
+    /** Write the scenario's PCAPs (its pcap section) into \p folder (call before Install). */
     void EnablePcap(const std::filesystem::path& folder) { m_pcapFolder = folder; }
     /** The collective section's runs (each size x iteration), in order. */
     const std::vector<ns3::CollectiveResult>& CollectiveResults() const { return m_collectives; }

@@ -49,6 +49,8 @@ ScenarioSection FailuresSection();
 ScenarioSection AvailabilitySection();
 /** prices, monitor: model attributes only (sections/attributes.cc). */
 ScenarioSection OutputSection();
+/** pcap (sections/pcap.cc). */
+ScenarioSection PcapSection();
 /** No keys: the rules between sections, once all are read (sections/rules.cc). */
 ScenarioSection RulesSection();
 

@@ -19,7 +19,7 @@ Sections()
     static const std::vector<ScenarioSection> sections{
         ScenarioKeysSection(), TopologySection(), NetworkSection(),     TrafficSection(),
         CollectiveSection(),   TrainingSection(), LinkEventsSection(),  FailuresSection(),
-        AvailabilitySection(), OutputSection(),   RulesSection()};
+        AvailabilitySection(), OutputSection(),   PcapSection(),        RulesSection()};
     return sections;
 }
 

@@ -97,6 +97,13 @@ struct AvailabilitySpec
     uint32_t runs{1};             //!< independent runs (streams) per interval
 };
 
+/** The "pcap" section (--pcap: the section with its defaults). */
+struct PcapSpec
+{
+    std::vector<uint32_t> nodes; //!< topology node ids whose every port is captured
+    uint32_t snapLength{ns3::FabricPcapHelper::kDefaultSnapLength};
+};
+
 /** Everything a run needs, checked: building it from a document either succeeds or throws. */
 struct Scenario
 {
@@ -121,6 +128,8 @@ struct Scenario
     AvailabilitySpec availability;
     ns3::Time stopTime; //!< zero: run until every event is done
     ns3::BomPrices prices;
+    bool hasPcap{false};
+    PcapSpec pcap;
     bool hasMonitor{false};
     ns3::ObjectFactory monitor{"ns3::FabricMonitor"}; //!< the monitor section's attributes
 };

@@ -1,26 +1,13 @@
 #include "fabric-stats-helper.h"
 
-#include "ns3/abort.h"
-#include "ns3/boolean.h"
 #include "ns3/message-source.h"
-#include "ns3/pcap-file-wrapper.h"
 #include "ns3/simulator.h"
-#include "ns3/trace-helper.h"
 
 #include <iomanip>
 #include <sstream>
 
 namespace ns3
 {
-
-namespace
-{
-void
-WritePcapRecord(Ptr<PcapFileWrapper> file, Ptr<const Packet> p)
-{
-    file->Write(Simulator::Now(), p);
-}
-} // namespace
 
 void
 FabricStatsHelper::Install(Ptr<FabricNetwork> network, const ApplicationContainer& sources)
@@ -49,32 +36,6 @@ FabricStatsHelper::Install(Ptr<FabricNetwork> network, const ApplicationContaine
         network->GetEndpoint(h)->TraceConnectWithoutContext(
             "Deliver",
             MakeCallback(&FabricStatsHelper::Delivered, this));
-    }
-}
-
-void
-FabricStatsHelper::EnablePcap(const std::string& prefix)
-{
-    for (uint32_t h = 0; h < m_network->GetNHosts(); ++h)
-    {
-        Ptr<FabricEndpoint> ep = m_network->GetEndpoint(h);
-        for (uint32_t p = 0; ep && p < ep->GetNPorts(); ++p)
-        {
-            // Nanosecond timestamps (magic 0xa1b23c4d): a 4 KiB frame lasts 82 ns at 400G.
-            Ptr<PcapFileWrapper> file =
-                CreateObjectWithAttributes<PcapFileWrapper>("NanosecMode", BooleanValue(true));
-            const std::string name =
-                prefix + "-" + std::to_string(h) + "-" + std::to_string(p) + ".pcap";
-            file->Open(name, std::ios::out);
-            NS_ABORT_MSG_IF(file->Fail(), "cannot write " << name);
-            file->Init(PcapHelper::DLT_EN10MB);
-            ep->GetPort(p)->TraceConnectWithoutContext(
-                "Tx",
-                MakeBoundCallback(&WritePcapRecord, file));
-            ep->GetPort(p)->TraceConnectWithoutContext(
-                "Rx",
-                MakeBoundCallback(&WritePcapRecord, file));
-        }
     }
 }
 

@@ -45,8 +45,6 @@ class FabricStatsHelper
     void RecordRdmaMessage(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes);
     /** RDMA message \p flowId was acknowledged in full now. */
     void RdmaMessageCompleted(uint32_t flowId);
-    /** Write a PCAP file per host NIC (DLT_EN10MB) named \p prefix-<host>.pcap. */
-    void EnablePcap(const std::string& prefix);
 
     const std::vector<FlowRecord>& Flows() const { return m_flows; }
     /** Frames delivered to hosts: data, and on RDMA traffic ACKs, NAKs and CNPs too. */

@@ -1,0 +1,106 @@
+// The "pcap" section: a PCAP file per port of the nodes chosen (FabricPcapHelper).
+
+#include "../scenario-keys.h"
+#include "../scenario-sections.h"
+
+#include <set>
+
+using namespace ns3;
+using nlohmann::json;
+
+namespace aifabric
+{
+
+namespace
+{
+
+SectionSchema
+PcapSchema()
+{
+    SectionSchema schema("pcap");
+    schema
+        .Key("nodes", "\"hosts\", \"switches\", \"all\", or a list of node names (\"s0g0\", "
+                      "\"leaf0\", as in links.csv)",
+             "hosts",
+             "Whose ports are captured: each port's frames, both ways, into "
+             "pcap-<node>-<peer>.pcap.")
+        .Key("snap_length", "an integer in [1, 262144]",
+             std::to_string(FabricPcapHelper::kDefaultSnapLength),
+             "Bytes kept of each frame (libpcap's snaplen); 128 keeps every header.");
+    return schema;
+}
+
+void
+BuildPcap(const json& doc, Scenario& s)
+{
+    if (!doc.contains("pcap"))
+    {
+        return;
+    }
+    const std::string w = "pcap";
+    const json& p = doc.at(w);
+    PcapSchema().Apply(p);
+    s.hasPcap = true;
+    s.pcap.snapLength =
+        uint32_t(GetUnsigned(p, w, "snap_length", s.pcap.snapLength, 1, 262144));
+    const FabricTopology& topo = s.topology;
+    const json nodes = p.value("nodes", json("hosts"));
+    if (nodes.is_string())
+    {
+        const std::string kind = nodes.get<std::string>();
+        if (kind != "hosts" && kind != "switches" && kind != "all")
+        {
+            Fail(Path(w, "nodes"), nodes,
+                 "allowed: \"hosts\", \"switches\", \"all\", or a list of node names");
+        }
+        for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
+        {
+            const bool host = topo.GetNode(n).role == FabricTopology::Role::Host;
+            if (kind == "all" || (kind == "hosts") == host)
+            {
+                s.pcap.nodes.push_back(n);
+            }
+        }
+        return;
+    }
+    if (!nodes.is_array() || nodes.empty())
+    {
+        Fail(Path(w, "nodes"), nodes,
+             "allowed: \"hosts\", \"switches\", \"all\", or a non-empty list of node names");
+    }
+    std::set<uint32_t> chosen;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+    {
+        const std::string wi = Path(w, "nodes[" + std::to_string(i) + "]");
+        uint32_t found = topo.GetNNodes();
+        for (uint32_t n = 0; nodes[i].is_string() && n < topo.GetNNodes(); ++n)
+        {
+            found = topo.GetNode(n).name == nodes[i].get<std::string>() ? n : found;
+        }
+        if (found == topo.GetNNodes())
+        {
+            Fail(wi, nodes[i],
+                 "no node of that name in this topology (names as in links.csv's name column, "
+                 "e.g. \"" + topo.GetNode(topo.HostNode(0)).name + "\")");
+        }
+        if (!chosen.insert(found).second)
+        {
+            Fail(wi, nodes[i], "given twice");
+        }
+        s.pcap.nodes.push_back(found);
+    }
+}
+
+} // namespace
+
+ScenarioSection
+PcapSection()
+{
+    ScenarioSection section;
+    section.keys = {"pcap"};
+    section.build = &BuildPcap;
+    section.schemas = [](Scenario&) { return std::vector<SectionSchema>{PcapSchema()}; };
+    return section;
+}
+
+} // namespace aifabric
