@@ -203,8 +203,7 @@ ParseArguments(int argc, char** argv)
     }
     if (!c.contains("bytes") && !c.contains("min_bytes"))
     {
-        c["min_bytes"] = 8;
-        c["max_bytes"] = 1 << 20;
+        c["max_bytes"] = 1 << 20; // from collective.min_bytes's default (8 B) to 1 MiB
     }
     return o;
 }

@@ -149,7 +149,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"algorithm_with_line_break",
                  "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"collective\":{\"op\":"
                  "\"allreduce\",\"algorithm\":\"line\\nbreak\",\"bytes\":1024}}",
-                 "", "algorithm 'line\\nbreak' is unknown"},
+                 "", "collective.algorithm = \"line\\nbreak\": allowed: \"ring\""},
         BadInput{"unreadable_file", "", "--scenario=/nonexistent/s.json", "/nonexistent/s.json"},
         BadInput{"bad_override_value", "", "--ns3::FabricSwitch::ForwardingLatency=fast",
                  "ns3::FabricSwitch::ForwardingLatency"},

@@ -138,11 +138,13 @@ TEST(SectionSchema, PrintKeysListsEverySettableAttributeOfTheBoundTypes)
     // The default shown is the attribute's, after the command line's --ns3:: defaults.
     EXPECT_NE(o.stdoutText.find("| `rdma.retry_count` | an integer in [0, 7] | `5` |"),
               std::string::npos);
-    const Outcome bad = RunProgram(AI_FABRIC_RUN_BINARY, "--print-keys=link_events", dir);
+    const Outcome bad = RunProgram(AI_FABRIC_RUN_BINARY, "--print-keys=links", dir);
     EXPECT_EQ(bad.exitCode, 2);
-    EXPECT_NE(bad.stderrText.find("sections: topology, switch, port, routing, accelerator, rdma, "
-                                  "traffic, collective, training.jobs, failures.components, "
-                                  "failures.inject, availability, prices"),
+    EXPECT_NE(bad.stderrText.find("no such section; sections: scenario, topology, switch, port, "
+                                  "routing, accelerator, rdma, traffic, traffic.flows, "
+                                  "collective, training, training.jobs, link_events, failures, "
+                                  "failures.components, failures.inject, availability, prices, "
+                                  "monitor, pcap"),
               std::string::npos)
         << bad.stderrText;
     fs::remove_all(dir);

@@ -1,5 +1,6 @@
 #include "scenario-keys.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -229,6 +230,38 @@ GetLink(const json& obj, const std::string& where, const std::string& key,
                  topology.LinkName(0) + "\", or the link id)");
     }
     return *link;
+}
+
+uint64_t
+Get(const json& obj, const std::string& where, const IntegerKey& k)
+{
+    return GetUnsigned(obj, where, k.key, k.def, k.min, k.max);
+}
+
+std::string
+Get(const json& obj, const std::string& where, const WordKey& k)
+{
+    const std::string word = GetString(obj, where, k.key, k.def);
+    if (std::find(k.words.begin(), k.words.end(), word) == k.words.end())
+    {
+        std::string words;
+        for (const auto& w : k.words)
+        {
+            words += (words.empty() ? "\"" : ", \"") + w + "\"";
+        }
+        if (!obj.contains(k.key))
+        {
+            Fail(Path(where, k.key), json(nullptr), "required; allowed: " + words);
+        }
+        Fail(Path(where, k.key), obj.at(k.key), "allowed: " + words);
+    }
+    return word;
+}
+
+Time
+Get(const json& obj, const std::string& where, const TimeKey& k)
+{
+    return GetTime(obj, where, k.key, Time(k.def));
 }
 
 SectionSchema&

@@ -73,6 +73,13 @@ ParseValue(const std::string& key, const nlohmann::json& raw, const std::string&
     return value;
 }
 
+/** Key \p k of \p obj, its default if absent. */
+uint64_t Get(const nlohmann::json& obj, const std::string& where, const IntegerKey& k);
+/** Key \p k of \p obj, its default if absent; another word fails naming the allowed ones. */
+std::string Get(const nlohmann::json& obj, const std::string& where, const WordKey& k);
+/** Key \p k of \p obj (>= 0), its default if absent. */
+ns3::Time Get(const nlohmann::json& obj, const std::string& where, const TimeKey& k);
+
 /** Mark the queue-pair keys that moved from \p schema's section to the "rdma" section. */
 SectionSchema& MovedRdmaKeys(SectionSchema& schema);
 

@@ -5,6 +5,7 @@
 #include "scenario-keys.h"
 #include "scenario-sections.h"
 
+#include <algorithm>
 #include <set>
 
 using nlohmann::json;
@@ -35,22 +36,22 @@ PrintScenarioKeys(std::ostream& os, const std::string& section)
             schemas.push_back(std::move(schema));
         }
     }
-    std::string names;
-    bool found = false;
+    std::vector<std::string> names;
     for (const SectionSchema& schema : schemas)
     {
-        if (names.find(schema.GetName()) == std::string::npos)
+        if (std::find(names.begin(), names.end(), schema.GetName()) == names.end())
         {
-            names += (names.empty() ? "" : ", ") + schema.GetName();
+            names.push_back(schema.GetName());
         }
-        found = found || schema.GetName() == section;
     }
-    if (!section.empty() && !found)
+    if (!section.empty() && std::find(names.begin(), names.end(), section) == names.end())
     {
-        throw ScenarioError("--print-keys=" + section + ": no generated keys; sections: " +
-                            names +
-                            " (the others are described in contrib/ai-fabric/doc/ai-fabric.rst, "
-                            "\"Writing a scenario\")");
+        std::string list;
+        for (const auto& name : names)
+        {
+            list += (list.empty() ? "" : ", ") + name;
+        }
+        throw ScenarioError("--print-keys=" + section + ": no such section; sections: " + list);
     }
     os << "| key | allowed | default | help |\n|---|---|---|---|\n";
     for (const SectionSchema& schema : schemas)

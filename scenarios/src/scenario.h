@@ -41,13 +41,13 @@ struct LinkEvent
 /** The "collective" section: one operation swept over sizes, nccl-tests style. */
 struct CollectiveSpec
 {
-    ns3::CollectiveOperation op{ns3::ALL_REDUCE};
-    std::string algorithm{"auto"};
+    ns3::CollectiveOperation op{};
+    std::string algorithm;
     ns3::ObjectFactory algorithmFactory; //!< the algorithm's TypeId and the attributes given
     std::vector<uint64_t> sizes;         //!< bytes, in order
     uint32_t ranks{0};                   //!< ranks run on hosts 0 .. ranks-1
     uint32_t root{0};
-    uint32_t iterations{1};              //!< timed runs per size (nccl-tests -n), back to back
+    uint32_t iterations{0};              //!< timed runs per size (nccl-tests -n), back to back
     uint32_t warmup{0};                  //!< untimed runs before them (nccl-tests -w)
     /** Runs of each size: the warm-up runs, then the timed ones. */
     uint32_t RunsPerSize() const { return warmup + iterations; }
@@ -59,7 +59,7 @@ struct CollectiveSpec
      * when it has finished its part, as back-to-back launches on one CUDA stream.
      */
     bool stream{false};
-    uint64_t timelineMaxSteps{1000000};  //!< timeline.json only if the run has no more steps
+    uint64_t timelineMaxSteps{0};        //!< timeline.json only if the run has no more steps
     std::string sizeNote;                //!< how sweep sizes were rounded, if they were
 };
 
@@ -68,7 +68,7 @@ struct TrainingSpec
 {
     std::vector<ns3::TrainingJobHelper> jobs;
     std::vector<std::string> placements; //!< per job, as given ("packed", a map file, ...)
-    uint64_t timelineMaxSpans{1000000};  //!< timeline.json only if the run has no more spans
+    uint64_t timelineMaxSpans{0};        //!< timeline.json only if the run has no more spans
 };
 
 /** The "failures" section: failure modes by component kind and injected failures. */
@@ -94,7 +94,7 @@ struct AvailabilitySpec
      */
     ns3::ObjectFactory failureMode{"ns3::ComponentFailureProcess"};
     std::vector<ns3::Time> sweep; //!< fixed checkpoint intervals for availability.csv
-    uint32_t runs{1};             //!< independent runs (streams) per interval
+    uint32_t runs{0};             //!< independent runs (streams) per interval
 };
 
 /** The "pcap" section (--pcap: the section with its defaults). */

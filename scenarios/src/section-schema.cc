@@ -182,6 +182,32 @@ SectionSchema::Key(const std::string& key,
 }
 
 SectionSchema&
+SectionSchema::Key(const IntegerKey& k)
+{
+    return Key(k.key,
+               "an integer in [" + std::to_string(k.min) + ", " + std::to_string(k.max) + "]",
+               std::to_string(k.def),
+               k.help);
+}
+
+SectionSchema&
+SectionSchema::Key(const WordKey& k)
+{
+    std::string words;
+    for (const auto& w : k.words)
+    {
+        words += (words.empty() ? "" : ", ") + w;
+    }
+    return Key(k.key, words, k.def.empty() ? "required" : k.def, k.help);
+}
+
+SectionSchema&
+SectionSchema::Key(const TimeKey& k)
+{
+    return Key(k.key, "a time with a unit, e.g. \"10us\"", k.def, k.help);
+}
+
+SectionSchema&
 SectionSchema::Moved(const std::string& key, const std::string& to)
 {
     Entry e;

@@ -28,6 +28,36 @@ std::map<std::string, ns3::TypeId> FamilyMembers(ns3::TypeId base, const std::st
 std::string JsonAttributeText(const nlohmann::json& value);
 
 /**
+ * A key the runner reads itself that takes a whole number: its range, default and help in one
+ * place, for SectionSchema::Key and for reading it (scenario-keys.h's Get).
+ */
+struct IntegerKey
+{
+    std::string key;
+    uint64_t def;
+    uint64_t min;
+    uint64_t max;
+    std::string help;
+};
+
+/** A key the runner reads itself that takes one of \c words (its default, \c def, among them). */
+struct WordKey
+{
+    std::string key;
+    std::vector<std::string> words;
+    std::string def;
+    std::string help;
+};
+
+/** A key the runner reads itself that takes a time with a unit (\c def as ns-3 writes one). */
+struct TimeKey
+{
+    std::string key;
+    std::string def;
+    std::string help;
+};
+
+/**
  * The keys of one scenario section.  A bound TypeId gives every settable attribute as a key
  * named in snake_case ("BufferSize" is "buffer_size"), read with the attribute's checker and
  * described by its default and help text; keys the runner reads itself are declared with what
@@ -65,6 +95,12 @@ class SectionSchema
                        const std::string& allowed,
                        const std::string& defaultText,
                        const std::string& help);
+    /** Key \p k: "an integer in [min, max]", its default. */
+    SectionSchema& Key(const IntegerKey& k);
+    /** Key \p k: its words, its default. */
+    SectionSchema& Key(const WordKey& k);
+    /** Key \p k: "a time with a unit", its default. */
+    SectionSchema& Key(const TimeKey& k);
     /** A key that moved to \p to: a scenario that uses it is told where it went. */
     SectionSchema& Moved(const std::string& key, const std::string& to);
 

@@ -35,10 +35,13 @@ struct TrafficFlow
 class TrafficPatternHelper
 {
   public:
+    /** Bytes per flow unless SetFlowBytes says otherwise: 1 MiB. */
+    static constexpr uint64_t kDefaultFlowBytes = uint64_t(1) << 20;
+
     /** Patterns among \p hosts hosts (at least 2). */
     explicit TrafficPatternHelper(uint32_t hosts);
 
-    /** Bytes of every flow from now on (default 1 MiB; at least 1). */
+    /** Bytes of every flow from now on (at least 1). */
     void SetFlowBytes(uint64_t bytes);
     /** Start of every flow from now on (default 0). */
     void SetStart(Time start);
@@ -74,7 +77,7 @@ class TrafficPatternHelper
 
   private:
     uint32_t m_hosts;
-    uint64_t m_bytes{1 << 20};
+    uint64_t m_bytes{kDefaultFlowBytes};
     Time m_start;
     Ptr<UniformRandomVariable> m_random;
 };

@@ -13,6 +13,9 @@ namespace aifabric
 namespace
 {
 
+/** Whether every switch hashes alike unless switch.common_ecmp_seed says. */
+constexpr bool kCommonEcmpSeed = false;
+
 /** Kmin must not exceed Kmax, taking the attribute default for the one not given. */
 void
 CheckEcnRamp(const json& port)
@@ -57,7 +60,7 @@ AttributeSections(Scenario& s)
               {"EcmpSeed"}) // per switch, from the ECMP keys below
         .Bind(SharedBufferMmu::GetTypeId(),
               [&net](const std::string& n, const AttributeValue& v) { net.SetMmuAttribute(n, v); })
-        .Key("common_ecmp_seed", "true or false", "false",
+        .Key("common_ecmp_seed", "true or false", kCommonEcmpSeed ? "true" : "false",
              "Every switch hashes flows alike (to study ECMP polarization).")
         .Key("ecmp_seed_base", "an integer in [0, 4294967295]", "from the seed",
              "Pins switch n's ECMP hash seed to base + n; without it the base is "
@@ -103,7 +106,7 @@ ConfigureNetwork(const json& doc, Scenario& s)
     const json empty = json::object();
     const json& sw = doc.contains("switch") ? doc.at("switch") : empty;
     auto& net = s.network;
-    net.SetCommonEcmpSeed(GetBool(sw, "switch", "common_ecmp_seed", false));
+    net.SetCommonEcmpSeed(GetBool(sw, "switch", "common_ecmp_seed", kCommonEcmpSeed));
     if (sw.contains("ecmp_seed_base"))
     {
         net.SetEcmpSeedBase(uint32_t(GetUnsigned(sw, "switch", "ecmp_seed_base", 0, 0, UINT32_MAX)));

@@ -12,6 +12,9 @@ namespace aifabric
 namespace
 {
 
+const TimeKey kHorizon{"horizon", "30d", "Wall time each run covers (at most 100d)."};
+const IntegerKey kRuns{"runs", 1, 1, 10000, "Independent runs (seeds) averaged."};
+
 /** The availability section's keys: JobAvailabilityModel's, the measured faults' and the run's. */
 SectionSchema
 AvailabilitySchema(AvailabilitySpec& v)
@@ -28,7 +31,7 @@ AvailabilitySchema(AvailabilitySpec& v)
                       });
     }
     schema.Moved("ber", "availability.bit_error_rate")
-        .Key("horizon", "a time with a unit, <= 100d", "30d", "Wall time each run covers.")
+        .Key(kHorizon)
         .Key("iteration_times",
              "an object of healthy, link_down, reduced_rate, bit_errors -> time", "measured",
              "The job's iteration time in each fabric state; measured at packet level on the "
@@ -37,7 +40,7 @@ AvailabilitySchema(AvailabilitySpec& v)
              "The link each measured state fails.")
         .Key("sweep_intervals", "a non-empty array of times", "none",
              "Fixed checkpoint intervals to compare (availability.csv).")
-        .Key("runs", "an integer in [1, 10000]", "1", "Independent runs (seeds) averaged.");
+        .Key(kRuns);
     return schema;
 }
 
@@ -54,7 +57,7 @@ BuildAvailability(const json& doc, Scenario& s)
     AvailabilitySpec& v = s.availability;
     v.model.SetTypeId("ns3::JobAvailabilityModel");
     AvailabilitySchema(v).Apply(a);
-    v.horizon = GetPositiveTime(a, w, "horizon", Days(30));
+    v.horizon = GetPositiveTime(a, w, kHorizon.key, Time(kHorizon.def));
     if (v.horizon > Days(100)) // leave room for events past the horizon
     {
         Fail(Path(w, "horizon"), a.at("horizon"),
@@ -99,7 +102,7 @@ BuildAvailability(const json& doc, Scenario& s)
                                               "t", Time(1)));
         }
     }
-    v.runs = uint32_t(GetUnsigned(a, w, "runs", 1, 1, 10000));
+    v.runs = uint32_t(Get(a, w, kRuns));
     if (!s.failures.random)
     {
         Fail(w, a, "needs failures.components: the failure processes to run over the horizon");

@@ -3,6 +3,8 @@
 #include "../scenario-keys.h"
 #include "../scenario-sections.h"
 
+#include <sstream>
+
 using namespace ns3;
 using nlohmann::json;
 
@@ -11,6 +13,41 @@ namespace aifabric
 
 namespace
 {
+
+/** The operation, by nccl-tests' name. */
+WordKey
+OpKey()
+{
+    std::vector<std::string> words;
+    std::istringstream names(CollectiveOperationNames());
+    for (std::string name; std::getline(names >> std::ws, name, ',');)
+    {
+        words.push_back(name);
+    }
+    return {"op", words, "allreduce", "The collective operation."};
+}
+
+/** The algorithm: a registered CollectiveAlgorithm's name. */
+WordKey
+AlgorithmKey()
+{
+    return {"algorithm", CollectiveAlgorithm::GetNames(), "auto",
+            "How the collective is scheduled."};
+}
+
+const IntegerKey kFactor{"factor", 2, 2, 1024, "Each size of the sweep over the last."};
+const IntegerKey kIterations{"iterations", 1, 1, 1000, "Timed runs of each size (nccl-tests -n)."};
+const IntegerKey kWarmup{"warmup_iterations", 0, 0, 1000,
+                         "Untimed runs of each size before the timed ones (nccl-tests -w, whose "
+                         "default is 1): queue pairs connect and congestion control settles in "
+                         "them."};
+const WordKey kLaunch{"launch", {"barrier", "stream"}, "barrier",
+                      "barrier: each run starts when every rank finished the last; stream: "
+                      "queued back to back on every rank."};
+const IntegerKey kTimelineMaxSteps{"timeline_max_steps", 1000000, 0, 1000000000000,
+                                   "Larger runs skip timeline.json."};
+/** The sweep's first size unless given. */
+constexpr uint64_t kMinBytes = 8;
 
 /** One collective size, \p key of \p c, which must be a whole multiple of \p quantum. */
 uint64_t
@@ -42,13 +79,13 @@ CollectiveSizes(const json& c, const std::string& w, uint64_t quantum, std::stri
         }
         return {SingleCollectiveSize(c, w, "bytes", quantum)};
     }
-    const uint64_t lo = GetBytes(c, w, "min_bytes", 8, 1, limit);
+    const uint64_t lo = GetBytes(c, w, "min_bytes", kMinBytes, 1, limit);
     const uint64_t hi = GetBytes(c, w, "max_bytes", lo, lo, limit);
     if (lo == hi)
     {
         return {SingleCollectiveSize(c, w, "min_bytes", quantum)}; // one size: no rounding
     }
-    const uint64_t factor = GetUnsigned(c, w, "factor", 2, 2, 1024);
+    const uint64_t factor = Get(c, w, kFactor);
     std::vector<uint64_t> sizes;
     for (uint64_t n = lo; n <= hi; n *= factor)
     {
@@ -75,30 +112,20 @@ CollectiveSizes(const json& c, const std::string& w, uint64_t quantum, std::stri
 SectionSchema
 CollectiveSchema(TypeId algorithm, const SectionSchema::Setter& set)
 {
-    std::string algorithms;
-    for (const auto& name : CollectiveAlgorithm::GetNames())
-    {
-        algorithms += (algorithms.empty() ? "" : ", ") + name;
-    }
     SectionSchema schema("collective");
-    schema.Key("op", CollectiveOperationNames(), "allreduce", "The collective operation.")
-        .Key("algorithm", algorithms, "auto", "How the collective is scheduled.")
+    schema.Key(OpKey())
+        .Key(AlgorithmKey())
         .Key("bytes", kBytesAllowed, "none",
              "One size (per rank's buffer, as nccl-tests counts it).")
-        .Key("min_bytes", kBytesAllowed, "8", "The sweep's first size.")
+        .Key("min_bytes", kBytesAllowed, std::to_string(kMinBytes), "The sweep's first size.")
         .Key("max_bytes", kBytesAllowed, "min_bytes", "The sweep's last size.")
-        .Key("factor", "an integer in [2, 1024]", "2", "Each size of the sweep over the last.")
+        .Key(kFactor)
         .Key("ranks", "an integer in [2, hosts]", "every host", "Ranks on hosts 0..ranks-1.")
         .Key("root", "an integer in [0, ranks - 1]", "0", "The root of broadcast and reduce.")
-        .Key("iterations", "an integer in [1, 1000]", "1", "Timed runs of each size (nccl-tests -n).")
-        .Key("warmup_iterations", "an integer in [0, 1000]", "0",
-             "Untimed runs of each size before the timed ones (nccl-tests -w, whose default is "
-             "1): queue pairs connect and congestion control settles in them.")
-        .Key("launch", "barrier, stream", "barrier",
-             "barrier: each run starts when every rank finished the last; stream: queued back "
-             "to back on every rank.")
-        .Key("timeline_max_steps", "an integer", std::to_string(CollectiveSpec().timelineMaxSteps),
-             "Larger runs skip timeline.json.")
+        .Key(kIterations)
+        .Key(kWarmup)
+        .Key(kLaunch)
+        .Key(kTimelineMaxSteps)
         .Bind(algorithm, set)
         .Moved("priority", "rdma.priority");
     return MovedRdmaKeys(schema);
@@ -118,32 +145,12 @@ BuildCollective(const json& doc, Scenario& s)
     {
         Fail(w, c, "must be an object");
     }
-    // Plain messages (MessageSource) address queue-pair numbers the sweep's queue pairs use,
-    // and would land on them; RDMA messages have queue pairs of their own.
-    if (doc.contains("traffic") && doc.at("traffic").is_object() &&
-        doc.at("traffic").value("transport", json("messages")) != json("rdma"))
-    {
-        Fail("traffic.transport", doc.at("traffic").value("transport", json("messages")),
-             "with a \"collective\" sweep, background traffic must be \"rdma\" (plain "
-             "messages would land on the sweep's queue pairs)");
-    }
     s.hasCollective = true;
     CollectiveSpec& spec = s.collective;
-    const std::string op = GetString(c, w, "op", "allreduce");
-    if (!ParseCollectiveOperation(op, spec.op))
-    {
-        Fail(Path(w, "op"), c.at("op"), "allowed: " + CollectiveOperationNames());
-    }
-    spec.algorithm = GetString(c, w, "algorithm", "auto");
-    Ptr<CollectiveAlgorithm> algorithm;
-    try
-    {
-        algorithm = CollectiveAlgorithm::Create(spec.algorithm);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        Fail(Path(w, "algorithm"), c.at("algorithm"), e.what());
-    }
+    const std::string op = Get(c, w, OpKey());
+    ParseCollectiveOperation(op, spec.op); // one of OpKey's words
+    spec.algorithm = Get(c, w, AlgorithmKey());
+    const Ptr<CollectiveAlgorithm> algorithm = CollectiveAlgorithm::Create(spec.algorithm);
     if (!algorithm->Supports(spec.op))
     {
         std::string able;
@@ -169,15 +176,10 @@ BuildCollective(const json& doc, Scenario& s)
     }
     spec.ranks = uint32_t(GetUnsigned(c, w, "ranks", hosts, 2, hosts));
     spec.root = uint32_t(GetUnsigned(c, w, "root", 0, 0, spec.ranks - 1));
-    spec.iterations = uint32_t(GetUnsigned(c, w, "iterations", 1, 1, 1000));
-    spec.warmup = uint32_t(GetUnsigned(c, w, "warmup_iterations", 0, 0, 1000));
-    const std::string launch = GetString(c, w, "launch", "barrier");
-    if (launch != "barrier" && launch != "stream")
-    {
-        Fail(Path(w, "launch"), c.at("launch"), "allowed: barrier, stream");
-    }
-    spec.stream = launch == "stream";
-    spec.timelineMaxSteps = GetUnsigned(c, w, "timeline_max_steps", spec.timelineMaxSteps);
+    spec.iterations = uint32_t(Get(c, w, kIterations));
+    spec.warmup = uint32_t(Get(c, w, kWarmup));
+    spec.stream = Get(c, w, kLaunch) == "stream";
+    spec.timelineMaxSteps = Get(c, w, kTimelineMaxSteps);
     const bool perRank = spec.op == REDUCE_SCATTER || spec.op == ALL_GATHER || spec.op == ALL_TO_ALL;
     spec.sizes = CollectiveSizes(c, w, perRank ? 4 * uint64_t(spec.ranks) : 4, spec.sizeNote);
     const bool powerOfTwo = (spec.ranks & (spec.ranks - 1)) == 0;

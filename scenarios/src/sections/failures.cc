@@ -17,53 +17,49 @@ namespace aifabric
 namespace
 {
 
-ComponentFailureProcess::Mode
-GetFailureMode(const json& obj, const std::string& where)
+/** What a failure does, by name; the mode key's words. */
+const std::map<std::string, ComponentFailureProcess::Mode>&
+Modes()
 {
-    const std::string mode = GetString(obj, where, "mode", "hard");
     static const std::map<std::string, ComponentFailureProcess::Mode> modes{
         {"hard", ComponentFailureProcess::HARD},
         {"flap", ComponentFailureProcess::FLAP},
         {"bit_errors", ComponentFailureProcess::BIT_ERRORS},
         {"lane_loss", ComponentFailureProcess::LANE_LOSS}};
-    if (!modes.count(mode))
-    {
-        Fail(Path(where, "mode"), obj.at("mode"),
-             "allowed: \"hard\", \"flap\", \"bit_errors\", \"lane_loss\"");
-    }
-    return modes.at(mode);
+    return modes;
 }
 
-std::string
-GetComponentKind(const json& obj, const std::string& where, const std::string& def)
+WordKey
+ModeKey()
 {
-    const std::string kind = GetString(obj, where, "kind", def);
-    const auto& kinds = FailureHelper::Kinds();
-    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end())
+    std::vector<std::string> words;
+    for (const auto& [name, mode] : Modes())
     {
-        Fail(Path(where, "kind"), obj.contains("kind") ? obj.at("kind") : json(kind),
-             "allowed: \"link\", \"transceiver\", \"nic\", \"switch\", \"server\", \"gpu\"");
+        words.push_back(name);
     }
-    return kind;
+    return {"mode", words, "hard", "What a failure does to the component's links."};
 }
+
+/** The component kind key, default \p def ("": required). */
+WordKey
+KindKey(const std::string& def)
+{
+    return {"kind", FailureHelper::Kinds(), def,
+            "The component kind; each component of it fails on its own."};
+}
+
+const TimeKey kAt{"at", "0s", "When it fails."};
 
 /** The attributes a failure mode object sets, as ComponentFailureProcess's (name, text). */
 using ModeAttributes = std::vector<std::pair<std::string, std::string>>;
 
 /**
- * The keys of a failure mode object named \p name: ComponentFailureProcess's attributes
- * (collected into \p attributes) and the runner's own \p keys (key, allowed, default, help).
+ * Bind ComponentFailureProcess's attributes, but for those the runner reads itself (kind, mode,
+ * mtbf, mttr, at, duration), to \p schema, collected into \p attributes.
  */
 SectionSchema
-FailureModeSchema(const std::string& name,
-                  const std::vector<std::array<std::string, 4>>& keys,
-                  ModeAttributes* attributes)
+BindFailureMode(SectionSchema& schema, ModeAttributes* attributes)
 {
-    SectionSchema schema(name);
-    for (const auto& [key, allowed, def, help] : keys)
-    {
-        schema.Key(key, allowed, def, help);
-    }
     const TypeId tid = ComponentFailureProcess::GetTypeId();
     schema
         .Bind(
@@ -73,49 +69,57 @@ FailureModeSchema(const std::string& name,
                 tid.LookupAttributeByName(n, &info);
                 attributes->emplace_back(n, v.SerializeToString(info.checker));
             },
-            {"Mode", "TimeToFailure", "TimeToRepair", "MaxFailures"}) // the keys above
-        .Moved("ber", name + ".bit_error_rate")
-        .Moved("flap_down", name + ".flap_down_time")
-        .Moved("flap_up", name + ".flap_up_time");
+            {"Mode", "TimeToFailure", "TimeToRepair", "MaxFailures"}) // the runner's keys
+        .Moved("ber", schema.GetName() + ".bit_error_rate")
+        .Moved("flap_down", schema.GetName() + ".flap_down_time")
+        .Moved("flap_up", schema.GetName() + ".flap_up_time");
     return schema;
 }
 
-const std::array<std::string, 4> kKindKey{
-    "kind", "link, transceiver, nic, switch, server, gpu", "link",
-    "The component kind; each component of it fails on its own."};
-const std::array<std::string, 4> kModeKey{"mode", "hard, flap, bit_errors, lane_loss", "hard",
-                                          "What a failure does to the component's links."};
+/** The failures section's own keys. */
+SectionSchema
+FailuresSchema()
+{
+    SectionSchema schema("failures");
+    schema
+        .Key("components", "a list of failure modes (failures.components)", "none",
+             "Components that fail at random times, kind by kind.")
+        .Key("inject", "a list of failures (failures.inject)", "none",
+             "Components that fail once, at a given time.");
+    return schema;
+}
 
 /** The keys of a random failure mode (failures.components[]). */
 SectionSchema
 ComponentsSchema(ModeAttributes* attributes)
 {
-    return FailureModeSchema(
-        "failures.components",
-        {kKindKey,
-         kModeKey,
-         {"mtbf", "a time with a unit, e.g. \"1e6h\" (beyond ns-3's clock allowed)", "required",
-          "Mean time between failures of each component."},
-         {"mttr", "a time with a unit, or \"0s\"", "ComponentFailureProcess::TimeToRepair",
-          "Mean time to repair: exponential repairs of this mean."},
-         {"weibull_shape", "a number > 0", "exponential",
-          "Weibull times to failure of this shape (the MTBF their mean)."}},
-        attributes);
+    SectionSchema schema("failures.components");
+    schema.Key(KindKey(""))
+        .Key(ModeKey())
+        .Key("mtbf", "a time with a unit, e.g. \"1e6h\" (beyond ns-3's clock allowed)",
+             "required", "Mean time between failures of each component.")
+        .Key("mttr", "a time with a unit, or \"0s\"", "ComponentFailureProcess::TimeToRepair",
+             "Mean time to repair: exponential repairs of this mean.")
+        .Key("weibull_shape", "a number > 0", "exponential",
+             "Weibull times to failure of this shape (the MTBF their mean).");
+    return BindFailureMode(schema, attributes);
 }
 
 /** The keys of an injected failure (failures.inject[]). */
 SectionSchema
 InjectSchema(ModeAttributes* attributes)
 {
-    return FailureModeSchema(
-        "failures.inject",
-        {{"component", "a component's name in failures.csv, e.g. \"p0e0-p0a0\" (a link by its ends; \"link 17\" by id), \"s3g0\"",
-          "required", "The component that fails once."},
-         kKindKey,
-         kModeKey,
-         {"at", "a time with a unit", "0s", "When it fails."},
-         {"duration", "a time with a unit", "for ever", "How long it stays failed."}},
-        attributes);
+    SectionSchema schema("failures.inject");
+    schema
+        .Key("component",
+             "a component's name in failures.csv, e.g. \"p0e0-p0a0\" (a link by its ends; "
+             "\"link 17\" by id), \"s3g0\"",
+             "required", "The component that fails once.")
+        .Key(KindKey("link"))
+        .Key(ModeKey())
+        .Key(kAt)
+        .Key("duration", "a time with a unit", "for ever", "How long it stays failed.");
+    return BindFailureMode(schema, attributes);
 }
 
 void
@@ -126,7 +130,7 @@ BuildFailures(const json& doc, Scenario& s)
         return;
     }
     const json& f = doc.at("failures");
-    CheckKeys(f, "failures", {"components", "inject"});
+    FailuresSchema().Apply(f);
     s.hasFailures = true;
     FailureHelper& helper = s.failures.helper;
     const json components = f.value("components", json::array());
@@ -144,8 +148,8 @@ BuildFailures(const json& doc, Scenario& s)
         {
             Fail(w, c, "needs \"kind\" and \"mtbf\" (e.g. {\"kind\": \"transceiver\", \"mtbf\": \"1e6h\"})");
         }
-        const std::string kind = GetComponentKind(c, w, "");
-        const auto mode = GetFailureMode(c, w);
+        const std::string kind = Get(c, w, KindKey(""));
+        const auto mode = Modes().at(Get(c, w, ModeKey()));
         const double mtbf = GetSeconds(c, w, "mtbf", 0, false);
         // Without mttr, ComponentFailureProcess's TimeToRepair default holds.
         const std::optional<double> mttr =
@@ -173,7 +177,7 @@ BuildFailures(const json& doc, Scenario& s)
         const std::string w = "failures.inject[" + std::to_string(i) + "]";
         ModeAttributes attributes;
         InjectSchema(&attributes).Apply(c, w);
-        const std::string kind = GetComponentKind(c, w, "link");
+        const std::string kind = Get(c, w, KindKey("link"));
         const std::string name =
             FailureHelper::CanonicalName(s.topology, GetString(c, w, "component", ""));
         const auto all = FailureHelper::Components(s.topology, kind);
@@ -188,7 +192,7 @@ BuildFailures(const json& doc, Scenario& s)
         const Time duration = GetTime(c, w, "duration", Time::Max());
         try
         {
-            helper.AddInjection(kind, name, GetFailureMode(c, w), GetTime(c, w, "at", Time(0)),
+            helper.AddInjection(kind, name, Modes().at(Get(c, w, ModeKey())), Get(c, w, kAt),
                                 duration, attributes);
         }
         catch (const std::invalid_argument& e)
@@ -208,7 +212,8 @@ FailuresSection()
     section.build = &BuildFailures;
     section.schemas = [](Scenario&) {
         ModeAttributes attributes;
-        return std::vector<SectionSchema>{ComponentsSchema(&attributes), InjectSchema(&attributes)};
+        return std::vector<SectionSchema>{FailuresSchema(), ComponentsSchema(&attributes),
+                                          InjectSchema(&attributes)};
     };
     return section;
 }

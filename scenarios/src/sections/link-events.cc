@@ -12,6 +12,22 @@ namespace aifabric
 namespace
 {
 
+const WordKey kState{"state", {"down", "up"}, "down", "What happens to the link."};
+const TimeKey kAt{"at", "0s", "When."};
+
+/** The keys of one link event (link_events[]). */
+SectionSchema
+LinkEventSchema()
+{
+    SectionSchema schema("link_events");
+    schema
+        .Key("link", "a link id or name by its ends (\"p0e0-p0a1\", links.csv's name column)",
+             "required", "The link (both directions) that goes down or comes up.")
+        .Key(kState)
+        .Key(kAt);
+    return schema;
+}
+
 void
 BuildLinkEvents(const json& doc, Scenario& s)
 {
@@ -28,14 +44,9 @@ BuildLinkEvents(const json& doc, Scenario& s)
     {
         const json& e = events[i];
         const std::string w = "link_events[" + std::to_string(i) + "]";
-        CheckKeys(e, w, {"link", "at", "state"});
+        LinkEventSchema().Apply(e, w);
         const uint32_t link = GetLink(e, w, "link", s.topology);
-        const std::string state = GetString(e, w, "state", "down");
-        if (state != "down" && state != "up")
-        {
-            Fail(w + ".state", e.at("state"), "allowed: \"down\", \"up\"");
-        }
-        s.linkEvents.push_back({link, GetTime(e, w, "at", Time(0)), state == "up"});
+        s.linkEvents.push_back({link, Get(e, w, kAt), Get(e, w, kState) == "up"});
     }
 }
 
@@ -47,7 +58,7 @@ LinkEventsSection()
     ScenarioSection section;
     section.keys = {"link_events"};
     section.build = &BuildLinkEvents;
-    section.schemas = [](Scenario&) { return std::vector<SectionSchema>{}; };
+    section.schemas = [](Scenario&) { return std::vector<SectionSchema>{LinkEventSchema()}; };
     return section;
 }
 

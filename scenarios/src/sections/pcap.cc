@@ -14,6 +14,9 @@ namespace aifabric
 namespace
 {
 
+/** Whose ports are captured unless the section says. */
+constexpr const char* kDefaultNodes = "hosts";
+
 SectionSchema
 PcapSchema()
 {
@@ -21,7 +24,7 @@ PcapSchema()
     schema
         .Key("nodes", "\"hosts\", \"switches\", \"all\", or a list of node names (\"s0g0\", "
                       "\"leaf0\", as in links.csv)",
-             "hosts",
+             kDefaultNodes,
              "Whose ports are captured: each port's frames, both ways, into "
              "pcap-<node>-<peer>.pcap.")
         .Key("snap_length", "an integer in [1, 262144]",
@@ -44,7 +47,7 @@ BuildPcap(const json& doc, Scenario& s)
     s.pcap.snapLength =
         uint32_t(GetUnsigned(p, w, "snap_length", s.pcap.snapLength, 1, 262144));
     const FabricTopology& topo = s.topology;
-    const json nodes = p.value("nodes", json("hosts"));
+    const json nodes = p.value("nodes", json(kDefaultNodes));
     if (nodes.is_string())
     {
         const std::string kind = nodes.get<std::string>();

@@ -20,6 +20,14 @@ RulesSection()
                  "this scenario has no queue pairs: they come with traffic.transport \"rdma\", "
                  "a \"collective\" or a \"training\" section");
         }
+        // Plain messages (MessageSource) address queue-pair numbers the sweep's queue pairs
+        // use, and would land on them; RDMA messages have queue pairs of their own.
+        if (s.hasCollective && !s.flows.empty() && !s.rdma)
+        {
+            Fail("traffic.transport", json("messages"),
+                 "with a \"collective\" sweep, background traffic must be \"rdma\" (plain "
+                 "messages would land on the sweep's queue pairs)");
+        }
         if (s.failures.random && !s.hasAvailability && s.stopTime.IsZero())
         {
             Fail("stop_time", json(nullptr),

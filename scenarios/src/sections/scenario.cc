@@ -11,6 +11,26 @@ using nlohmann::json;
 namespace aifabric
 {
 
+namespace
+{
+
+/** The scenario's own keys, for --print-keys (the dispatcher checks the top level's keys). */
+SectionSchema
+ScenarioSchema()
+{
+    const Scenario defaults;
+    SectionSchema schema("scenario");
+    schema.Key("name", "a string", defaults.name, "Named in the log and summary.json.")
+        .Key("description", "a string", "none", "For the reader; echoed in summary.json.")
+        .Key("seed", "an integer in [1, 4294967295]", std::to_string(defaults.seed),
+             "The run's seed: every random stream (RngSeedManager) and the ECMP hash seeds.")
+        .Key("stop_time", "a time with a unit", "until every event is done",
+             "When the simulation stops (required with random failures, which never end).");
+    return schema;
+}
+
+} // namespace
+
 ScenarioSection
 ScenarioKeysSection()
 {
@@ -22,7 +42,7 @@ ScenarioKeysSection()
         RngSeedManager::SetSeed(s.seed);
         s.stopTime = GetTime(doc, "scenario", "stop_time", s.stopTime);
     };
-    section.schemas = [](Scenario&) { return std::vector<SectionSchema>{}; };
+    section.schemas = [](Scenario&) { return std::vector<SectionSchema>{ScenarioSchema()}; };
     return section;
 }
 

@@ -16,9 +16,18 @@ namespace aifabric
 namespace
 {
 
-/** The patterns traffic.pattern takes. */
-constexpr const char* kPatterns =
-    "shift, permutation, random, incast, all_to_all, connection_matrix, flows";
+const WordKey kPattern{
+    "pattern",
+    {"shift", "permutation", "random", "incast", "all_to_all", "connection_matrix", "flows"},
+    "",
+    "Who sends to whom (TrafficPatternHelper): host i to i + shift; a random derangement (from "
+    "the seed); each host to a random other; senders to one receiver; every host to every "
+    "other; an htsim connection-matrix file; a list of flows."};
+const WordKey kTransport{"transport", {"messages", "rdma"}, "messages",
+                         "messages: a MessageSource per flow (paced at data_rate, no "
+                         "transport); rdma: one reliable queue pair per flow, configured by the "
+                         "rdma section."};
+const TimeKey kStart{"start", "0s", "When every flow starts."};
 
 /** The traffic section's keys: MessageSource's attributes and the pattern's. */
 SectionSchema
@@ -26,19 +35,14 @@ TrafficSchema(const SectionSchema::Setter& set)
 {
     SectionSchema schema("traffic");
     schema
-        .Key("pattern", kPatterns, "required",
-             "Who sends to whom (TrafficPatternHelper): host i to i + shift; a random "
-             "derangement (from the seed); each host to a random other; senders to one "
-             "receiver; every host to every other; an htsim connection-matrix file; a list of "
-             "flows.")
-        .Key("transport", "messages, rdma", "messages",
-             "messages: a MessageSource per flow (paced at data_rate, no transport); rdma: one "
-             "reliable queue pair per flow, configured by the rdma section.")
-        .Key("bytes", kBytesAllowed, "1048576", "Bytes per flow.")
-        .Key("start", "a time with a unit", "0s", "When every flow starts.")
+        .Key(kPattern)
+        .Key(kTransport)
+        .Key("bytes", kBytesAllowed, std::to_string(TrafficPatternHelper::kDefaultFlowBytes),
+             "Bytes per flow.")
+        .Key(kStart)
         .Key("shift", "an integer in [1, hosts - 1]", "hosts / 2", "The shift pattern's offset.")
         .Key("senders", "an integer in [1, hosts - 1]", "hosts - 1", "The incast's senders.")
-        .Key("receiver", "a host id", "0", "The incast's receiver.")
+        .Key("receiver", "a host id", "required", "The incast's receiver.")
         .Key("file", "a file path", "none",
              "The connection_matrix pattern's file: htsim's format (\"Nodes N\", "
              "\"Connections C\", then \"src->dst start T size S\" lines, T in microseconds, "
@@ -50,17 +54,24 @@ TrafficSchema(const SectionSchema::Setter& set)
     return MovedRdmaKeys(schema);
 }
 
+/** The keys of one flow of the flows pattern (traffic.flows[]). */
+SectionSchema
+FlowSchema()
+{
+    SectionSchema schema("traffic.flows");
+    schema.Key("src", "a host id", "required", "The sending host.")
+        .Key("dst", "a host id other than src", "required", "The receiving host.")
+        .Key("bytes", kBytesAllowed, "traffic.bytes", "The flow's bytes.")
+        .Key("start", "a time with a unit", "traffic.start", "When it starts.");
+    return schema;
+}
+
 /** traffic.transport and what goes with it. */
 void
 BuildTransport(const json& t, Scenario& s)
 {
     const std::string w = "traffic";
-    const std::string transport = GetString(t, w, "transport", "messages");
-    if (transport != "messages" && transport != "rdma")
-    {
-        Fail("traffic.transport", t.at("transport"), "allowed: \"messages\", \"rdma\"");
-    }
-    s.rdma = transport == "rdma";
+    s.rdma = Get(t, w, kTransport) == "rdma";
     if (s.rdma && t.contains("priority"))
     {
         Fail("traffic.priority", t.at("priority"),
@@ -101,12 +112,13 @@ BuildTraffic(const json& doc, Scenario& s)
         Fail("topology", doc.at("topology"), "traffic needs at least 2 hosts");
     }
     TrafficPatternHelper patterns(hosts);
-    const uint64_t bytes = GetBytes(t, w, "bytes", 1 << 20, 1, uint64_t(1) << 40);
-    const Time start = GetTime(t, w, "start", Time(0));
+    const uint64_t bytes =
+        GetBytes(t, w, "bytes", TrafficPatternHelper::kDefaultFlowBytes, 1, uint64_t(1) << 40);
+    const Time start = Get(t, w, kStart);
     patterns.SetFlowBytes(bytes);
     patterns.SetStart(start);
     patterns.AssignStreams(kTrafficStream);
-    const std::string pattern = GetString(t, w, "pattern", "");
+    const std::string pattern = Get(t, w, kPattern);
     if (pattern == "shift")
     {
         s.flows = patterns.Shift(uint32_t(GetUnsigned(t, w, "shift", hosts / 2, 1, hosts - 1)));
@@ -156,7 +168,7 @@ BuildTraffic(const json& doc, Scenario& s)
         {
             const json& f = t.at("flows")[i];
             const std::string fw = "traffic.flows[" + std::to_string(i) + "]";
-            CheckKeys(f, fw, {"src", "dst", "bytes", "start"});
+            FlowSchema().Apply(f, fw);
             TrafficFlow flow{GetHost(f, fw, "src", hosts), GetHost(f, fw, "dst", hosts),
                              GetBytes(f, fw, "bytes", bytes, 1, uint64_t(1) << 40),
                              GetTime(f, fw, "start", start)};
@@ -166,11 +178,6 @@ BuildTraffic(const json& doc, Scenario& s)
             }
             s.flows.push_back(flow);
         }
-    }
-    else
-    {
-        Fail("traffic.pattern", t.contains("pattern") ? t.at("pattern") : json(nullptr),
-             "allowed: " + std::string(kPatterns));
     }
     // A key of another pattern is a mistake, not a no-op.
     static const std::map<std::string, std::set<std::string>> own{
@@ -196,7 +203,9 @@ TrafficSection()
     section.keys = {"traffic"};
     section.build = &BuildTraffic;
     section.schemas = [](Scenario& s) {
-        return std::vector<SectionSchema>{TrafficSchema([](const std::string&, const AttributeValue&) {})};
+        return std::vector<SectionSchema>{
+            TrafficSchema([](const std::string&, const AttributeValue&) {}),
+            FlowSchema()};
     };
     return section;
 }

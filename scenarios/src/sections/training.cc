@@ -17,15 +17,29 @@ namespace aifabric
 namespace
 {
 
+const WordKey kPlacement{"placement", {"packed", "scattered"}, "packed",
+                         "packed: free GPUs in order, so a tensor-parallel group shares a "
+                         "server; scattered: a seeded random choice."};
+const IntegerKey kTimelineMaxSpans{"timeline_max_spans", 1000000, 0, 1000000000000,
+                                   "Larger runs skip timeline.json."};
+
+/** The training section's own keys. */
+SectionSchema
+TrainingSchema()
+{
+    SectionSchema schema("training");
+    schema.Key("jobs", "a list of job objects (training.jobs)", "required", "The jobs to run.")
+        .Key(kTimelineMaxSpans);
+    return MovedRdmaKeys(schema);
+}
+
 /** The keys of a training job object: TrainingJob's attributes and how it is placed. */
 SectionSchema
 JobSchema(const SectionSchema::Setter& set)
 {
     SectionSchema schema("training.jobs");
     schema.Bind(TrainingJob::GetTypeId(), set)
-        .Key("placement", "\"packed\", \"scattered\"", "packed",
-             "packed: free GPUs in order, so a tensor-parallel group shares a server; "
-             "scattered: a seeded random choice.")
+        .Key(kPlacement)
         .Key("placement_map", "a file of \"rank gpu\" lines (GPUs by name, e.g. s3g5, or host id)",
              "none", "The job's placement, rank by rank; not with placement.")
         .Key("server_slowdown", "an object of server index -> factor >= 1", "{}",
@@ -46,18 +60,13 @@ BuildTraining(const json& doc, Scenario& s)
         return;
     }
     const json& t = doc.at(w);
-    SectionSchema schema("training");
-    schema
-        .Key("jobs", "a list of job objects (training.jobs)", "required", "The jobs to run.")
-        .Key("timeline_max_spans", "an integer",
-             std::to_string(TrainingSpec().timelineMaxSpans), "Larger runs skip timeline.json.");
-    MovedRdmaKeys(schema).Apply(t);
+    TrainingSchema().Apply(t);
     if (doc.contains("collective"))
     {
         Fail(w, t, "not with a \"collective\" sweep in the same scenario (use \"traffic\" for "
                    "background load)");
     }
-    s.training.timelineMaxSpans = GetUnsigned(t, w, "timeline_max_spans", s.training.timelineMaxSpans);
+    s.training.timelineMaxSpans = Get(t, w, kTimelineMaxSpans);
     if (!t.contains("jobs") || !t.at("jobs").is_array() || t.at("jobs").empty())
     {
         Fail(Path(w, "jobs"), t.contains("jobs") ? t.at("jobs") : json(nullptr),
@@ -120,15 +129,8 @@ BuildTraining(const json& doc, Scenario& s)
         }
         else
         {
-            const std::string placement = GetString(j, wj, "placement", "packed");
-            try
-            {
-                helper.SetPlacement(JobPlacement::FromName(placement));
-            }
-            catch (const std::invalid_argument& e)
-            {
-                Fail(Path(wj, "placement"), j.at("placement"), e.what());
-            }
+            const std::string placement = Get(j, wj, kPlacement);
+            helper.SetPlacement(JobPlacement::FromName(placement)); // one of kPlacement's words
             s.training.placements.push_back(placement);
         }
         if (j.contains("server_slowdown"))
@@ -196,7 +198,9 @@ TrainingSection()
     section.keys = {"training"};
     section.build = &BuildTraining;
     section.schemas = [](Scenario&) {
-        return std::vector<SectionSchema>{JobSchema([](const std::string&, const AttributeValue&) {})};
+        return std::vector<SectionSchema>{
+            TrainingSchema(),
+            JobSchema([](const std::string&, const AttributeValue&) {})};
     };
     return section;
 }
