@@ -23,7 +23,7 @@ struct JobConfig
     {
     }
     Attributes attributes;
-    JobPlacement placement = JobPlacement::Packed();
+    Ptr<JobPlacement> placement = CreateObject<PackedPlacement>();
     std::map<uint32_t, double> serverSlowdown;
     std::string dataAlgorithm{"ring"};
 };
@@ -113,7 +113,7 @@ TwoLeaves(uint32_t hostsPerLeaf, DataRate rate)
     return topo;
 }
 
-JobPlacement
+Ptr<JobPlacement>
 Map(const std::vector<uint32_t>& hosts)
 {
     std::string text;
@@ -121,7 +121,7 @@ Map(const std::vector<uint32_t>& hosts)
     {
         text += std::to_string(r) + " " + std::to_string(hosts[r]) + "\n";
     }
-    return JobPlacement::FromMapText(text, "test map");
+    return MapPlacement::FromText(text, "test map");
 }
 
 } // namespace
@@ -427,7 +427,7 @@ TEST(TrainingJob, SameSeedSameResults)
                  {"Parameters", "3000000"},
                  {"Iterations", "2"},
                  {"Slowdown", "ns3::UniformRandomVariable[Min=1.0|Max=1.1]"}}};
-    c.placement = JobPlacement::Scattered();
+    c.placement = CreateObject<ScatteredPlacement>();
     c.dataAlgorithm = "auto";
     const JobOutcome a = RunJob(fatTree.Build(), c);
     const JobOutcome b = RunJob(fatTree.Build(), c);
@@ -450,15 +450,14 @@ TEST(JobPlacement, PackedScatteredAndMapped)
     taken[0] = taken[3] = true;
     auto rng = CreateObject<UniformRandomVariable>();
     rng->SetStream(7);
-    EXPECT_EQ(JobPlacement::Packed().Place(topo, 4, taken, rng),
+    EXPECT_EQ(CreateObject<PackedPlacement>()->Place(topo, 4, taken, rng),
               (std::vector<uint32_t>{1, 2, 4, 5}));
-    const auto scattered = JobPlacement::Scattered().Place(topo, 14, taken, rng);
+    const auto scattered = CreateObject<ScatteredPlacement>()->Place(topo, 14, taken, rng);
     EXPECT_EQ(std::set<uint32_t>(scattered.begin(), scattered.end()).size(), 14u);
     EXPECT_EQ(std::count(scattered.begin(), scattered.end(), 0), 0);
     EXPECT_EQ(std::count(scattered.begin(), scattered.end(), 3), 0);
-    EXPECT_NE(scattered, JobPlacement::Packed().Place(topo, 14, taken, rng));
-    const auto mapped = JobPlacement::FromMapText("# rank gpu\n1 s2g1\n0, 7 # by id\n", "m")
-                            .Place(topo, 2, taken, rng);
+    EXPECT_NE(scattered, CreateObject<PackedPlacement>()->Place(topo, 14, taken, rng));
+    const auto mapped = MapPlacement::FromText("# rank gpu\n1 s2g1\n0, 7 # by id\n", "m")->Place(topo, 2, taken, rng);
     EXPECT_EQ(mapped[0], 7u);
     EXPECT_EQ(topo.GetNode(topo.HostNode(mapped[1])).name, "s2g1");
 }
@@ -481,21 +480,21 @@ TEST(JobPlacement, BadInputSaysWhat)
             EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
         }
     };
-    expectThrow([&] { JobPlacement::FromName("round-robin"); }, "round-robin");
-    expectThrow([&] { JobPlacement::Packed().Place(topo, 17, none, rng); }, "needs 17 GPUs");
-    expectThrow([&] { JobPlacement::FromMapText("0 s0g0\nx y\n", "m"); }, "m line 2");
-    expectThrow([&] { JobPlacement::FromMapText("0 s0g0 extra\n", "m"); }, "line 1");
-    expectThrow([&] { JobPlacement::FromMapText("0 s0g0\n", "m").Place(topo, 2, none, rng); },
+    expectThrow([&] { CreateObject<PackedPlacement>()->Place(topo, 17, none, rng); }, "needs 17 GPUs");
+    expectThrow([&] { MapPlacement::FromText("0 s0g0\nx y\n", "m"); }, "m line 2");
+    expectThrow([&] { MapPlacement::FromText("0 s0g0 extra\n", "m"); }, "line 1");
+    expectThrow([&] { MapPlacement::FromText("0 s0g0\n", "m")->Place(topo, 2, none, rng); },
                 "rank 1 has no GPU");
-    expectThrow([&] { JobPlacement::FromMapText("0 s0g0\n1 s99g0\n", "m").Place(topo, 2, none, rng); },
+    expectThrow([&] { MapPlacement::FromText("0 s0g0\n1 s99g0\n", "m")->Place(topo, 2, none, rng); },
                 "'s99g0' is not in the topology");
-    expectThrow([&] { JobPlacement::FromMapText("0 s0g0\n1 s0g0\n", "m").Place(topo, 2, none, rng); },
+    expectThrow([&] { MapPlacement::FromText("0 s0g0\n1 s0g0\n", "m")->Place(topo, 2, none, rng); },
                 "already runs a rank");
-    expectThrow([&] { JobPlacement::FromMapText("0 s0g0\n0 s1g0\n", "m").Place(topo, 2, none, rng); },
+    expectThrow([&] { MapPlacement::FromText("0 s0g0\n0 s1g0\n", "m")->Place(topo, 2, none, rng); },
                 "mapped twice");
-    expectThrow([&] { JobPlacement::FromMapText("5 s0g0\n", "m").Place(topo, 2, none, rng); },
+    expectThrow([&] { MapPlacement::FromText("5 s0g0\n", "m")->Place(topo, 2, none, rng); },
                 "out of range");
-    expectThrow([] { JobPlacement::FromMapFile("/nonexistent/map.txt"); }, "cannot be read");
+    expectThrow([] { MapPlacement::FromText("", "m")->SetAttribute("File", StringValue("/nonexistent/map.txt")); },
+                "cannot be read");
 }
 
 TEST(TrainingJob, InconsistentDescriptionsSayWhich)

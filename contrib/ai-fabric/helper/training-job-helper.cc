@@ -12,7 +12,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TrainingJobHelper");
 
 TrainingJobHelper::TrainingJobHelper()
-    : m_placement(JobPlacement::Packed())
+    : m_placement(CreateObject<PackedPlacement>())
 {
     m_jobFactory.SetTypeId(TrainingJob::GetTypeId());
     for (auto& a : m_algorithms)
@@ -94,7 +94,7 @@ TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn,
     std::vector<uint32_t> hosts;
     try
     {
-        hosts = m_placement.Place(topo, job->GetNRanks(), taken, random);
+        hosts = m_placement->Place(topo, job->GetNRanks(), taken, random);
     }
     catch (const std::invalid_argument& e)
     {

@@ -3,6 +3,7 @@
 
 #include "ns3/collective-helper.h"
 #include "ns3/job-placement.h"
+#include "ns3/packed-placement.h"
 #include "ns3/training-job.h"
 
 #include <array>
@@ -31,7 +32,8 @@ class TrainingJobHelper
     void SetJobAttribute(const std::string& name, const AttributeValue& value);
     /** An Accelerator attribute, e.g. "SustainedFlops". */
     void SetAcceleratorAttribute(const std::string& name, const AttributeValue& value);
-    void SetPlacement(const JobPlacement& placement) { m_placement = placement; }
+    /** How the job is placed (default PackedPlacement). */
+    void SetPlacement(Ptr<JobPlacement> placement) { m_placement = placement; }
     /** The algorithm for the collectives along \p axis (default "auto" for every axis). */
     void SetAlgorithm(ParallelAxis axis, Ptr<CollectiveAlgorithm> algorithm);
     /** The GPUs of \p server compute \p factor times slower than nominal (replaces Slowdown). */
@@ -57,7 +59,7 @@ class TrainingJobHelper
 
     ObjectFactory m_jobFactory;
     CollectiveHelper m_collectives;
-    JobPlacement m_placement;
+    Ptr<JobPlacement> m_placement;
     std::array<Ptr<CollectiveAlgorithm>, 4> m_algorithms; //!< by ParallelAxis
     std::map<uint32_t, double> m_serverSlowdown;
 };

@@ -5,6 +5,7 @@
 
 #include "ns3/string.h"
 
+#include <map>
 #include <regex>
 #include <set>
 
@@ -17,9 +18,26 @@ namespace aifabric
 namespace
 {
 
-const WordKey kPlacement{"placement", {"packed", "scattered"}, "packed",
-                         "packed: free GPUs in order, so a tensor-parallel group shares a "
-                         "server; scattered: a seeded random choice."};
+/** The placement policies: JobPlacement's family by name (PackedPlacement is "packed"). */
+std::map<std::string, TypeId>
+Placements()
+{
+    return FamilyMembers(JobPlacement::GetTypeId(), "Placement");
+}
+
+WordKey
+PlacementKey()
+{
+    std::vector<std::string> words;
+    for (const auto& [name, tid] : Placements())
+    {
+        words.push_back(name);
+    }
+    return {"placement", words, "packed",
+            "The JobPlacement policy: packed: free GPUs in order, so a tensor-parallel group "
+            "shares a server; scattered: a seeded random choice; map: placement_map's file "
+            "(with placement_map, placement may be left out)."};
+}
 const IntegerKey kTimelineMaxSpans{"timeline_max_spans", 1000000, 0, 1000000000000,
                                    "Larger runs skip timeline.json."};
 
@@ -39,9 +57,9 @@ JobSchema(const SectionSchema::Setter& set)
 {
     SectionSchema schema("training.jobs");
     schema.Bind(TrainingJob::GetTypeId(), set)
-        .Key(kPlacement)
+        .Key(PlacementKey())
         .Key("placement_map", "a file of \"rank gpu\" lines (GPUs by name, e.g. s3g5, or host id)",
-             "none", "The job's placement, rank by rank; not with placement.")
+             "none", "The map placement's file (MapPlacement::File), rank by rank.")
         .Key("server_slowdown", "an object of server index -> factor >= 1", "{}",
              "Compute slowdown of every GPU of the given servers, e.g. {\"3\": 1.5}.")
         .Key("algorithms", "an object of tensor, expert, data, pipeline -> algorithm name",
@@ -110,29 +128,32 @@ BuildTraining(const json& doc, Scenario& s)
         {
             Fail(wj, j, e.what());
         }
-        if (j.contains("placement") && j.contains("placement_map"))
+        const bool mapGiven = j.contains("placement_map");
+        const std::string placement =
+            mapGiven && !j.contains("placement") ? "map" : Get(j, wj, PlacementKey());
+        if ((placement == "map") != mapGiven)
         {
-            Fail(Path(wj, "placement_map"), j.at("placement_map"), "give placement or placement_map, not both");
+            mapGiven ? Fail(Path(wj, "placement_map"), j.at("placement_map"),
+                            "the map placement's file; not with placement \"" + placement + "\"")
+                     : Fail(Path(wj, "placement_map"), json(nullptr),
+                            "required with placement \"map\": a file of \"rank gpu\" lines");
         }
-        if (j.contains("placement_map"))
+        ObjectFactory factory;
+        factory.SetTypeId(Placements().at(placement));
+        const std::string path = mapGiven ? GetString(j, wj, "placement_map", "") : "";
+        try
         {
-            const std::string path = GetString(j, wj, "placement_map", "");
-            try
+            if (mapGiven)
             {
-                helper.SetPlacement(JobPlacement::FromMapFile(path));
+                factory.Set("File", StringValue(path)); // read here
             }
-            catch (const std::invalid_argument& e)
-            {
-                Fail(Path(wj, "placement_map"), j.at("placement_map"), e.what());
-            }
-            s.training.placements.push_back("map " + path);
+            helper.SetPlacement(factory.Create<JobPlacement>());
         }
-        else
+        catch (const std::invalid_argument& e)
         {
-            const std::string placement = Get(j, wj, kPlacement);
-            helper.SetPlacement(JobPlacement::FromName(placement)); // one of kPlacement's words
-            s.training.placements.push_back(placement);
+            Fail(Path(wj, "placement_map"), j.at("placement_map"), e.what());
         }
+        s.training.placements.push_back(mapGiven ? "map " + path : placement);
         if (j.contains("server_slowdown"))
         {
             const std::string ws = Path(wj, "server_slowdown");
