@@ -6,6 +6,8 @@
 #include "ns3/core-module.h"
 
 #include <cmath>
+#include <map>
+#include <set>
 #include <iostream>
 
 using namespace ns3;
@@ -286,5 +288,42 @@ TEST(Availability, WeibullTimesToFailureHaveTheGivenMean)
     const double mean = 64 * 2400 / 10.0;
     const double cv2 = std::tgamma(1 + 2 / k) / std::pow(std::tgamma(1 + 1 / k), 2) - 1;
     EXPECT_NEAR(failures, mean, 4 * std::sqrt(mean * cv2));
+    Simulator::Destroy();
+}
+
+// The model classifies what a failure does to a job from the failure's mode and where the
+// component sits; the helper only says where (FailureHelper::EffectOf).
+TEST(Availability, FailureEffectsFollowModeAndReach)
+{
+    using M = JobAvailabilityModel;
+    using P = ComponentFailureProcess;
+    const P::Mode modes[] = {P::HARD, P::FLAP, P::BIT_ERRORS, P::LANE_LOSS};
+    const M::Effect onJob[] = {M::RESTART, M::RESTART, M::DEGRADED, M::DEGRADED};
+    const M::Effect shared[] = {M::REROUTED, M::REROUTED, M::DEGRADED, M::DEGRADED};
+    for (int i = 0; i < 4; ++i)
+    {
+        EXPECT_EQ(M::EffectOf(modes[i], M::JOB_HOSTS), onJob[i]) << i;
+        EXPECT_EQ(M::EffectOf(modes[i], M::SHARED_FABRIC), shared[i]) << i;
+        EXPECT_EQ(M::EffectOf(modes[i], M::OTHER_HOSTS), M::NO_EFFECT) << i;
+    }
+    EXPECT_EQ(M::DegradedState(M::REROUTED, P::HARD), M::LINK_DOWN);
+    EXPECT_EQ(M::DegradedState(M::DEGRADED, P::LANE_LOSS), M::REDUCED_RATE);
+    EXPECT_EQ(M::DegradedState(M::DEGRADED, P::BIT_ERRORS), M::BIT_ERRORS);
+    EXPECT_STREQ(M::EffectName(M::RESTART), "job restart");
+    EXPECT_STREQ(M::EffectName(M::NO_EFFECT), "");
+    // Through the helper: a k=4 fat-tree job on hosts 0 and 1 (edge p0e0).
+    const FabricTopology topo = FatTreeTopologyHelper(4).Build();
+    FailureHelper helper;
+    helper.AddFailureMode("switch", P::HARD, 1e6, std::nullopt);
+    const auto& installed = helper.Install(topo, nullptr, 0);
+    const std::set<uint32_t> job{0, 1};
+    std::map<std::string, std::string> effect;
+    for (const auto& i : installed)
+    {
+        effect[i.component->name] = FailureHelper::EffectOn(i, job);
+    }
+    EXPECT_EQ(effect.at("p0e0"), "job restart"); // the job's leaf serves its hosts
+    EXPECT_EQ(effect.at("p1e0"), "");            // serves other hosts only
+    EXPECT_EQ(effect.at("p0a0"), "rerouted");    // shared: routed around
     Simulator::Destroy();
 }

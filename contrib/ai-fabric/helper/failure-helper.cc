@@ -393,26 +393,26 @@ FailureHelper::Install(const FabricTopology& topology, Ptr<FabricNetwork> networ
     return m_installed;
 }
 
+JobAvailabilityModel::Effect
+FailureHelper::EffectOf(const Installed& installed, const std::set<uint32_t>& hosts)
+{
+    const Component& c = *installed.component;
+    JobAvailabilityModel::Reach reach = JobAvailabilityModel::SHARED_FABRIC;
+    if (Touches(c.hosts, hosts))
+    {
+        reach = JobAvailabilityModel::JOB_HOSTS; // no way around it
+    }
+    else if (!c.hosts.empty() || c.kind == "gpu" || c.kind == "server" || c.kind == "nic")
+    {
+        reach = JobAvailabilityModel::OTHER_HOSTS;
+    }
+    return JobAvailabilityModel::EffectOf(installed.process->GetMode(), reach);
+}
+
 std::string
 FailureHelper::EffectOn(const Installed& installed, const std::set<uint32_t>& hosts)
 {
-    const Component& c = *installed.component;
-    const ComponentFailureProcess::Mode mode = installed.process->GetMode();
-    const bool dead = mode == ComponentFailureProcess::HARD || mode == ComponentFailureProcess::FLAP;
-    if (Touches(c.hosts, hosts))
-    {
-        // A GPU, its server or NIC, or a link into one of the job's hosts: no way around it.
-        if (dead)
-        {
-            return "job restart";
-        }
-        return "degraded";
-    }
-    if (!c.hosts.empty() || c.kind == "gpu" || c.kind == "server" || c.kind == "nic")
-    {
-        return ""; // serves only hosts the job does not use
-    }
-    return dead ? "rerouted" : "degraded";
+    return JobAvailabilityModel::EffectName(EffectOf(installed, hosts));
 }
 
 void
@@ -420,21 +420,16 @@ FailureHelper::Follow(Ptr<JobAvailabilityModel> job, const std::set<uint32_t>& h
 {
     for (const Installed& i : m_installed)
     {
-        const std::string effect = EffectOn(i, hosts);
-        if (effect == "job restart")
+        const JobAvailabilityModel::Effect effect = EffectOf(i, hosts);
+        if (effect == JobAvailabilityModel::RESTART)
         {
             job->AddInterruptingComponent(i.process, i.mtbfSeconds);
         }
-        else if (effect == "rerouted")
+        else if (effect != JobAvailabilityModel::NO_EFFECT)
         {
-            job->AddDegradingComponent(i.process, JobAvailabilityModel::LINK_DOWN);
-        }
-        else if (effect == "degraded")
-        {
-            job->AddDegradingComponent(i.process,
-                                       i.process->GetMode() == ComponentFailureProcess::LANE_LOSS
-                                           ? JobAvailabilityModel::REDUCED_RATE
-                                           : JobAvailabilityModel::BIT_ERRORS);
+            job->AddDegradingComponent(
+                i.process,
+                JobAvailabilityModel::DegradedState(effect, i.process->GetMode()));
         }
     }
 }

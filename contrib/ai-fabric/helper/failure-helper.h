@@ -114,9 +114,13 @@ class FailureHelper
      */
     void InterruptJobs(const std::vector<Ptr<TrainingJob>>& jobs) const;
     /**
-     * What a failure of \p installed does to a job on \p hosts: "job restart", "rerouted",
-     * "degraded", or "" when the job does not depend on it.
+     * What a failure of \p installed does to a job on \p hosts: where the component sits
+     * (the helper's topology knowledge), classified by the model
+     * (JobAvailabilityModel::EffectOf).
      */
+    static JobAvailabilityModel::Effect EffectOf(const Installed& installed,
+                                                 const std::set<uint32_t>& hosts);
+    /** EffectOf's name: "job restart", "rerouted", "degraded", or "". */
     static std::string EffectOn(const Installed& installed, const std::set<uint32_t>& hosts);
 
   private:

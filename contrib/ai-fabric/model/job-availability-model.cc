@@ -14,6 +14,49 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("JobAvailabilityModel");
 NS_OBJECT_ENSURE_REGISTERED(JobAvailabilityModel);
 
+JobAvailabilityModel::Effect
+JobAvailabilityModel::EffectOf(ComponentFailureProcess::Mode mode, Reach reach)
+{
+    const bool dead = mode == ComponentFailureProcess::HARD || mode == ComponentFailureProcess::FLAP;
+    switch (reach)
+    {
+    case JOB_HOSTS:
+        return dead ? RESTART : DEGRADED;
+    case OTHER_HOSTS:
+        return NO_EFFECT;
+    case SHARED_FABRIC:
+        break;
+    }
+    return dead ? REROUTED : DEGRADED;
+}
+
+const char*
+JobAvailabilityModel::EffectName(Effect e)
+{
+    switch (e)
+    {
+    case RESTART:
+        return "job restart";
+    case REROUTED:
+        return "rerouted";
+    case DEGRADED:
+        return "degraded";
+    case NO_EFFECT:
+        break;
+    }
+    return "";
+}
+
+JobAvailabilityModel::FabricState
+JobAvailabilityModel::DegradedState(Effect e, ComponentFailureProcess::Mode mode)
+{
+    if (e == REROUTED)
+    {
+        return LINK_DOWN;
+    }
+    return mode == ComponentFailureProcess::LANE_LOSS ? REDUCED_RATE : BIT_ERRORS;
+}
+
 const char*
 JobAvailabilityModel::StateName(FabricState s)
 {

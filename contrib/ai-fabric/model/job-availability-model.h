@@ -54,6 +54,32 @@ class JobAvailabilityModel : public Object
     };
     /** The state's name as written in results files: healthy, link_down, ... */
     static const char* StateName(FabricState s);
+    /** Where a failed component sits relative to a job. */
+    enum Reach
+    {
+        JOB_HOSTS,     //!< it serves a host of the job: a GPU, its server, NIC or host link
+        OTHER_HOSTS,   //!< it serves only hosts the job does not use
+        SHARED_FABRIC, //!< a switch, switch-to-switch link or transceiver traffic may route over
+    };
+    /** What a failure does to a job. */
+    enum Effect
+    {
+        NO_EFFECT, //!< the job does not depend on it
+        RESTART,   //!< the job stops and restarts from its last checkpoint
+        REROUTED,  //!< routing goes around it (LINK_DOWN while it lasts)
+        DEGRADED,  //!< the job runs on, slower (REDUCED_RATE or BIT_ERRORS while it lasts)
+    };
+    /**
+     * The effect of a failure in \p mode of a component at \p reach: a component a job's host
+     * needs interrupts it if the failure kills it (hard, flap) and slows it otherwise (lane
+     * loss, bit errors); one in the shared fabric is routed around when dead, else slows the
+     * job; one serving only other hosts does nothing to it.
+     */
+    static Effect EffectOf(ComponentFailureProcess::Mode mode, Reach reach);
+    /** As results files write it: "job restart", "rerouted", "degraded", or "". */
+    static const char* EffectName(Effect e);
+    /** The state a REROUTED or DEGRADED failure in \p mode puts the fabric in. */
+    static FabricState DegradedState(Effect e, ComponentFailureProcess::Mode mode);
     /** Signature of the Event trace: a failure, and its effect on the job. */
     using EventCallback = void (*)(const ComponentFailureProcess::Failure& failure,
                                    const char* effect);
