@@ -201,7 +201,7 @@ ParseArguments(int argc, char** argv)
     {
         c[key] = value;
     }
-    if (!c.contains("bytes") && !c.contains("min_bytes"))
+    if (!c.contains("bytes") && !c.contains("min_bytes") && !c.contains("max_bytes"))
     {
         c["max_bytes"] = 1 << 20; // from collective.min_bytes's default (8 B) to 1 MiB
     }

@@ -41,8 +41,7 @@ Usage()
                  "              (needs ai-fabric-run built against ns-3 with its mpi module)\n"
                  "  --ns3::...  set an attribute default, as ns-3's CommandLine does, e.g.\n"
                  "              --ns3::FabricSwitch::ForwardingLatency=300ns\n"
-                 "  --print-keys[=SECTION]  print the scenario keys that come from the model's\n"
-                 "              attributes (switch, port, routing, rdma, accelerator): type,\n"
+                 "  --print-keys[=SECTION]  print every scenario key (of SECTION): type,\n"
                  "              range, default (with any --ns3:: given before it) and help\n"
                  "  --PrintTypeIds, --PrintAttributes=TYPE, --PrintGroups, --PrintGroup=GROUP,\n"
                  "  --PrintGlobals, --version: as every ns-3 program takes them\n";

@@ -320,6 +320,22 @@ TEST(Runner, LossyAllToAllBacksOffInsteadOfFailingAndAFailedRunHasNoBandwidth)
     fs::remove_all(dir);
 }
 
+// -e alone keeps its end (the sweep starts at collective.min_bytes's 8 B); it used to be
+// replaced by the default 1 MiB.
+TEST(Collbench, MaxBytesAloneKeepsItsEnd)
+{
+    const fs::path dir = Scratch("max-alone");
+    const Outcome o = Collbench("-e 4K -f 8 --algo=ring --out=" + (dir / "r").string(), dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    std::vector<std::string> sizes;
+    for (const auto& row : ReadCsv(dir / "r" / "collectives.csv"))
+    {
+        sizes.push_back(row.at("bytes"));
+    }
+    EXPECT_EQ(sizes, (std::vector<std::string>{"8", "64", "512", "4096"}));
+    fs::remove_all(dir);
+}
+
 TEST(Collbench, TakesNcclTestsFlagsAndPrintsTheirFooter)
 {
     // -b -e -f -n are --minbytes --maxbytes --factor --iters; the footer is the mean busbw.

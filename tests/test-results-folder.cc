@@ -197,3 +197,20 @@ INSTANTIATE_TEST_SUITE_P(ResultsFolder,
                          [](const testing::TestParamInfo<int>& i) {
                              return std::string(sigabbrev_np(i.param));
                          });
+
+// A results folder inside another would be deleted with it when a later run replaces the outer
+// one (and would make the outer one look foreign): refused.
+TEST(ResultsFolder, AFolderInsideAResultsFolderIsRefused)
+{
+    const fs::path dir = Scratch("nested");
+    const fs::path cwd = dir / "work";
+    fs::create_directories(cwd);
+    ASSERT_EQ(RunIn(cwd, "--out=r1", dir).exitCode, 0);
+    const std::size_t files = EntriesIn(cwd / "r1");
+    const Outcome o = RunIn(cwd, "--out=r1/inner", dir);
+    EXPECT_EQ(o.exitCode, 2) << o.stderrText;
+    EXPECT_NE(o.stderrText.find("is inside the results folder"), std::string::npos) << o.stderrText;
+    EXPECT_EQ(EntriesIn(cwd / "r1"), files) << "the outer results folder was touched";
+    EXPECT_EQ(RunIn(cwd, "--out=r1", dir).exitCode, 0) << "the outer one is still replaceable";
+    fs::remove_all(dir);
+}

@@ -111,6 +111,10 @@ INSTANTIATE_TEST_SUITE_P(
                  "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
                  "\"connection_matrix\"}}",
                  "", "traffic.file"},
+        BadInput{"matrix_with_start",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"connection_matrix\",\"file\":\"m.cm\",\"start\":\"1ms\"}}",
+                 "", "traffic.start"},
         BadInput{"matrix_file_missing",
                  "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
                  "\"connection_matrix\",\"file\":\"/nonexistent/m.cm\"}}",

@@ -189,7 +189,7 @@ AllowedText(const AttributeChecker& checker)
         {
             // Its maximum is the clock's end; only a positive minimum says anything.
             const Time least(min);
-            if (least.IsStrictlyPositive())
+            if (min.front() != '-' && least.IsStrictlyPositive()) // Time::Min() reads back positive
             {
                 std::ostringstream os;
                 os << least.As(Time::AUTO);

@@ -23,15 +23,11 @@ FailureLog::Follow(const std::vector<FailureHelper::Installed>& installed,
     for (const auto& i : installed)
     {
         const std::size_t index = m_effects.size();
-        std::string effect = FailureHelper::EffectOn(i, jobHosts);
-        if (effect.empty())
-        {
-            effect = "none";
-        }
-        else if (!haveJobs && effect == "job restart")
-        {
-            effect = "hosts cut off";
-        }
+        const JobAvailabilityModel::Effect e = FailureHelper::EffectOf(i, jobHosts);
+        const std::string effect = e == JobAvailabilityModel::NO_EFFECT ? "none"
+                                   : !haveJobs && e == JobAvailabilityModel::RESTART
+                                       ? "hosts cut off"
+                                       : JobAvailabilityModel::EffectName(e);
         m_effects.push_back(effect);
         m_kinds.push_back(i.component->kind);
         m_links.push_back(i.component->links);

@@ -187,6 +187,19 @@ ResultsFolder::CheckDestination(const std::string& out, const std::string& optio
                                                  std::strerror(errno)));
     }
     const fs::path where = Resolved(p);
+    for (fs::path up = where.parent_path(); !up.empty(); up = up.parent_path())
+    {
+        // Inside a results folder: a later run replacing it would delete this one.
+        if (fs::exists(up / kMarker, ec))
+        {
+            throw ScenarioError(Why(option, out, "is inside the results folder " + up.string() +
+                                                     "; give a folder outside it"));
+        }
+        if (up == up.root_path())
+        {
+            break;
+        }
+    }
     if (Within(Resolved(fs::current_path(ec)), where))
     {
         throw ScenarioError(Why(option, out, "holds the working folder; give another folder"));

@@ -257,19 +257,14 @@ RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
         bool interrupts = false;
         for (const auto& i : s.failures.helper.Install(s.topology, nullptr, 1))
         {
-            const std::string e = FailureHelper::EffectOn(i, hosts);
-            interrupts = interrupts || e == "job restart";
-            if (e == "rerouted")
+            const JobAvailabilityModel::Effect e = FailureHelper::EffectOf(i, hosts);
+            interrupts = interrupts || e == JobAvailabilityModel::RESTART;
+            if (e == JobAvailabilityModel::REROUTED || e == JobAvailabilityModel::DEGRADED)
             {
-                needed[JobAvailabilityModel::LINK_DOWN] = true;
-            }
-            else if (e == "degraded")
-            {
-                const State st = i.process->GetMode() == ComponentFailureProcess::LANE_LOSS
-                                     ? JobAvailabilityModel::REDUCED_RATE
-                                     : JobAvailabilityModel::BIT_ERRORS;
+                const State st = JobAvailabilityModel::DegradedState(e, i.process->GetMode());
                 needed[st] = true;
-                hostFacing[st] = hostFacing[st] || !i.component->hosts.empty();
+                hostFacing[st] = hostFacing[st] ||
+                                 (e == JobAvailabilityModel::DEGRADED && !i.component->hosts.empty());
             }
         }
         Simulator::Destroy();

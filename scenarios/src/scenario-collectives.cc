@@ -84,7 +84,7 @@ ScenarioRun::RunNextCollective()
     catch (const std::invalid_argument& e)
     {
         // A later size of a sweep the algorithm refuses: stop, and report it as bad input.
-        m_failure = e.what();
+        m_failure = "collective.algorithm = \"" + c.algorithm + "\": " + e.what();
         Simulator::Stop();
     }
 }
@@ -106,7 +106,7 @@ ScenarioRun::QueueCollectives()
         }
         catch (const std::invalid_argument& e)
         {
-            m_failure = e.what();
+            m_failure = "collective.algorithm = \"" + c.algorithm + "\": " + e.what();
             return;
         }
     }

@@ -56,7 +56,9 @@ GetUnsigned(const json& obj, const std::string& where, const std::string& key, u
     const json& v = obj.at(key);
     if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
     {
-        Fail(Path(where, key), v, "must be a non-negative integer");
+        Fail(Path(where, key), v,
+             v.is_string() ? "must be a non-negative integer, as a JSON number (no quotes)"
+                           : "must be a non-negative integer");
     }
     const uint64_t u = v.get<uint64_t>();
     if (u < min || u > max)

@@ -28,7 +28,9 @@ std::string Path(const std::string& where, const std::string& key);
 /** \p key of \p obj, \p def if absent: a non-negative integer in [min, max]. */
 uint64_t GetUnsigned(const nlohmann::json& obj, const std::string& where, const std::string& key,
                      uint64_t def, uint64_t min = 0, uint64_t max = UINT64_MAX);
-/** What a byte count key takes, for --print-keys. */
+/** The largest byte count a key takes (1 TiB). */
+constexpr uint64_t kMaxBytes = uint64_t(1) << 40;
+/** What a byte count key takes, for --print-keys: [1, kMaxBytes]. */
 extern const char* const kBytesAllowed;
 /**
  * A byte count: a non-negative integer, or a text with a unit ("64KiB", "1GiB", "4MB": B, KB,

@@ -103,7 +103,14 @@ ScenarioRun::Install()
         pcap.SetSnapLength(s.pcap.snapLength);
         for (const uint32_t node : s.pcap.nodes)
         {
-            pcap.EnablePcap((m_pcapFolder / "pcap-").string(), m_network, node);
+            try
+            {
+                pcap.EnablePcap((m_pcapFolder / "pcap-").string(), m_network, node);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                throw ResultsWriteError(e.what()); // a file the results folder cannot take
+            }
         }
     }
     // An availability run measures fabric states itself: its failures run over the horizon.

@@ -101,7 +101,7 @@ struct AvailabilitySpec
 struct PcapSpec
 {
     std::vector<uint32_t> nodes; //!< topology node ids whose every port is captured
-    uint32_t snapLength{ns3::FabricPcapHelper::kDefaultSnapLength};
+    uint32_t snapLength{0}; //!< pcap.snap_length (its default there)
 };
 
 /** Everything a run needs, checked: building it from a document either succeeds or throws. */
@@ -109,7 +109,7 @@ struct Scenario
 {
     nlohmann::json document; //!< as read (echoed into summary.json)
     std::string name{"unnamed"};
-    uint32_t seed{1};
+    uint32_t seed{0}; //!< scenario.seed (its default there)
     ns3::FabricTopology topology;
     ns3::FabricNetworkHelper network;
     ns3::MessageSourceHelper sources; //!< attributes only; flows are installed by the run

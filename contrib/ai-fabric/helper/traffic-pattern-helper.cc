@@ -215,7 +215,8 @@ TrafficPatternHelper::FromConnectionMatrix(std::istream& in, const std::string& 
                     flow.start = PicoSeconds(std::stoll(us[1]) * 1000000 + std::stoll(fraction));
                     started = true;
                 }
-                else if (key == "size" && std::regex_match(value, std::regex("[0-9]{1,13}")))
+                else if (key == "size" && std::regex_match(value, std::regex("[0-9]{1,13}")) &&
+                         std::stoull(value) <= kMaxFlowBytes)
                 {
                     const uint64_t size = std::stoull(value);
                     flow.bytes = size == 0 ? m_bytes : size;
@@ -227,7 +228,7 @@ TrafficPatternHelper::FromConnectionMatrix(std::istream& in, const std::string& 
                 else if (key == "start" || key == "size" || key == "id")
                 {
                     fail(key + " = \"" + value + "\": start takes microseconds (e.g. 2.5), size " +
-                         "bytes, id a positive integer");
+                         "bytes up to 2^40, id a positive integer");
                 }
                 else
                 {

@@ -37,6 +37,8 @@ class TrafficPatternHelper
   public:
     /** Bytes per flow unless SetFlowBytes says otherwise: 1 MiB. */
     static constexpr uint64_t kDefaultFlowBytes = uint64_t(1) << 20;
+    /** The largest flow a connection-matrix line may give (1 TiB). */
+    static constexpr uint64_t kMaxFlowBytes = uint64_t(1) << 40;
 
     /** Patterns among \p hosts hosts (at least 2). */
     explicit TrafficPatternHelper(uint32_t hosts);

@@ -12,7 +12,9 @@ namespace aifabric
 namespace
 {
 
-const TimeKey kHorizon{"horizon", "30d", "Wall time each run covers (at most 100d)."};
+/** The longest horizon: room for events past it before ns-3's clock ends (106 days). */
+const std::string kMaxHorizon = "100d";
+const TimeKey kHorizon{"horizon", "30d", "Wall time each run covers (at most " + kMaxHorizon + ")."};
 const IntegerKey kRuns{"runs", 1, 1, 10000, "Independent runs (seeds) averaged."};
 
 /** The availability section's keys: JobAvailabilityModel's, the measured faults' and the run's. */
@@ -58,10 +60,11 @@ BuildAvailability(const json& doc, Scenario& s)
     v.model.SetTypeId("ns3::JobAvailabilityModel");
     AvailabilitySchema(v).Apply(a);
     v.horizon = GetPositiveTime(a, w, kHorizon.key, Time(kHorizon.def));
-    if (v.horizon > Days(100)) // leave room for events past the horizon
+    if (v.horizon > Time(kMaxHorizon))
     {
         Fail(Path(w, "horizon"), a.at("horizon"),
-             "must be <= 100d (ns-3's picosecond clock ends at 106 days; use more runs instead)");
+             "must be <= " + kMaxHorizon +
+                 " (ns-3's picosecond clock ends at 106 days; use more runs instead)");
     }
     const char* states[] = {"healthy", "link_down", "reduced_rate", "bit_errors"};
     if (a.contains("iteration_times"))

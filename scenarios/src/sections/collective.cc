@@ -53,7 +53,7 @@ constexpr uint64_t kMinBytes = 8;
 uint64_t
 SingleCollectiveSize(const json& c, const std::string& w, const char* key, uint64_t quantum)
 {
-    const uint64_t bytes = GetBytes(c, w, key, 0, 1, uint64_t(1) << 40);
+    const uint64_t bytes = GetBytes(c, w, key, 0, 1, kMaxBytes);
     if (bytes % quantum != 0)
     {
         Fail(Path(w, key), c.at(key),
@@ -67,7 +67,7 @@ SingleCollectiveSize(const json& c, const std::string& w, const char* key, uint6
 std::vector<uint64_t>
 CollectiveSizes(const json& c, const std::string& w, uint64_t quantum, std::string& note)
 {
-    const uint64_t limit = uint64_t(1) << 40;
+    const uint64_t limit = kMaxBytes;
     if (c.contains("bytes"))
     {
         for (const char* key : {"min_bytes", "max_bytes", "factor"})
@@ -131,7 +131,7 @@ CollectiveSchema(TypeId algorithm, const SectionSchema::Setter& set)
     return MovedRdmaKeys(schema);
 }
 
-/** The "collective" and "accelerator" sections. */
+/** The "collective" section. */
 void
 BuildCollective(const json& doc, Scenario& s)
 {

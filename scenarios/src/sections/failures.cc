@@ -4,7 +4,6 @@
 #include "../scenario-sections.h"
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <optional>
 
@@ -211,7 +210,7 @@ FailuresSection()
     section.keys = {"failures"};
     section.build = &BuildFailures;
     section.schemas = [](Scenario&) {
-        ModeAttributes attributes;
+        static ModeAttributes attributes; // the printed schemas' setters write here (never called)
         return std::vector<SectionSchema>{FailuresSchema(), ComponentsSchema(&attributes),
                                           InjectSchema(&attributes)};
     };

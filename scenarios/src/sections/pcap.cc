@@ -14,6 +14,10 @@ namespace aifabric
 namespace
 {
 
+const IntegerKey kSnapLength{"snap_length", FabricPcapHelper::kDefaultSnapLength, 1, 262144,
+                             "Bytes kept of each frame (libpcap's snaplen); 128 keeps every "
+                             "header."};
+
 /** Whose ports are captured unless the section says. */
 constexpr const char* kDefaultNodes = "hosts";
 
@@ -23,13 +27,11 @@ PcapSchema()
     SectionSchema schema("pcap");
     schema
         .Key("nodes", "\"hosts\", \"switches\", \"all\", or a list of node names (\"s0g0\", "
-                      "\"leaf0\", as in links.csv)",
+                      "\"l0\": links.csv's node column)",
              kDefaultNodes,
              "Whose ports are captured: each port's frames, both ways, into "
              "pcap-<node>-<peer>.pcap.")
-        .Key("snap_length", "an integer in [1, 262144]",
-             std::to_string(FabricPcapHelper::kDefaultSnapLength),
-             "Bytes kept of each frame (libpcap's snaplen); 128 keeps every header.");
+        .Key(kSnapLength);
     return schema;
 }
 
@@ -44,8 +46,7 @@ BuildPcap(const json& doc, Scenario& s)
     const json& p = doc.at(w);
     PcapSchema().Apply(p);
     s.hasPcap = true;
-    s.pcap.snapLength =
-        uint32_t(GetUnsigned(p, w, "snap_length", s.pcap.snapLength, 1, 262144));
+    s.pcap.snapLength = uint32_t(Get(p, w, kSnapLength));
     const FabricTopology& topo = s.topology;
     const json nodes = p.value("nodes", json(kDefaultNodes));
     if (nodes.is_string())
@@ -83,8 +84,10 @@ BuildPcap(const json& doc, Scenario& s)
         if (found == topo.GetNNodes())
         {
             Fail(wi, nodes[i],
-                 "no node of that name in this topology (names as in links.csv's name column, "
-                 "e.g. \"" + topo.GetNode(topo.HostNode(0)).name + "\")");
+                 "no node of that name in this topology (names as in links.csv's node column, "
+                 "e.g. \"" + topo.GetNode(topo.HostNode(0)).name + "\" or \"" +
+                     topo.GetNode(topo.GetLink(topo.GetNode(topo.HostNode(0)).links.at(0)).b).name +
+                     "\")");
         }
         if (!chosen.insert(found).second)
         {

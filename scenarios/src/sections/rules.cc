@@ -28,6 +28,12 @@ RulesSection()
                  "with a \"collective\" sweep, background traffic must be \"rdma\" (plain "
                  "messages would land on the sweep's queue pairs)");
         }
+        if (s.hasPcap && s.hasAvailability)
+        {
+            Fail("pcap", doc.at("pcap"),
+                 "not with an \"availability\" run (it measures fabric states in runs of its "
+                 "own; capture a packet-level scenario instead)");
+        }
         if (s.failures.random && !s.hasAvailability && s.stopTime.IsZero())
         {
             Fail("stop_time", json(nullptr),

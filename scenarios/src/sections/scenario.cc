@@ -14,6 +14,10 @@ namespace aifabric
 namespace
 {
 
+const IntegerKey kSeed{"seed", 1, 1, UINT32_MAX,
+                       "The run's seed: every random stream (RngSeedManager) and the ECMP hash "
+                       "seeds."};
+
 /** The scenario's own keys, for --print-keys (the dispatcher checks the top level's keys). */
 SectionSchema
 ScenarioSchema()
@@ -22,8 +26,7 @@ ScenarioSchema()
     SectionSchema schema("scenario");
     schema.Key("name", "a string", defaults.name, "Named in the log and summary.json.")
         .Key("description", "a string", "none", "For the reader; echoed in summary.json.")
-        .Key("seed", "an integer in [1, 4294967295]", std::to_string(defaults.seed),
-             "The run's seed: every random stream (RngSeedManager) and the ECMP hash seeds.")
+        .Key(kSeed)
         .Key("stop_time", "a time with a unit", "until every event is done",
              "When the simulation stops (required with random failures, which never end).");
     return schema;
@@ -38,7 +41,7 @@ ScenarioKeysSection()
     section.keys = {"name", "description", "seed", "stop_time"};
     section.build = [](const json& doc, Scenario& s) {
         s.name = GetString(doc, "scenario", "name", s.name);
-        s.seed = uint32_t(GetUnsigned(doc, "scenario", "seed", s.seed, 1, UINT32_MAX));
+        s.seed = uint32_t(Get(doc, "scenario", kSeed));
         RngSeedManager::SetSeed(s.seed);
         s.stopTime = GetTime(doc, "scenario", "stop_time", s.stopTime);
     };

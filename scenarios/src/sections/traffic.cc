@@ -39,14 +39,15 @@ TrafficSchema(const SectionSchema::Setter& set)
         .Key(kTransport)
         .Key("bytes", kBytesAllowed, std::to_string(TrafficPatternHelper::kDefaultFlowBytes),
              "Bytes per flow.")
-        .Key(kStart)
+        .Key(kStart) // but connection_matrix's: its lines give theirs
         .Key("shift", "an integer in [1, hosts - 1]", "hosts / 2", "The shift pattern's offset.")
         .Key("senders", "an integer in [1, hosts - 1]", "hosts - 1", "The incast's senders.")
         .Key("receiver", "a host id", "required", "The incast's receiver.")
         .Key("file", "a file path", "none",
-             "The connection_matrix pattern's file: htsim's format (\"Nodes N\", "
-             "\"Connections C\", then \"src->dst start T size S\" lines, T in microseconds, "
-             "S in bytes, 0 for traffic.bytes).")
+             "The connection_matrix pattern's file, htsim's format: optional \"Nodes N\" and "
+             "\"Connections C\" lines, then one \"src->dst [id I] start T [size S]\" line per "
+             "flow, T in microseconds, S in bytes (0 or none: traffic.bytes); '#' comments; "
+             "a relative path is read from the working folder.")
         .Key("flows", "a list of {src, dst, bytes, start}", "none", "The flows pattern's flows.")
         .Bind(MessageSource::GetTypeId(), set,
               {"Destination", "MessageBytes", "FlowId", "UdpSourcePort"}) // per flow
@@ -113,12 +114,30 @@ BuildTraffic(const json& doc, Scenario& s)
     }
     TrafficPatternHelper patterns(hosts);
     const uint64_t bytes =
-        GetBytes(t, w, "bytes", TrafficPatternHelper::kDefaultFlowBytes, 1, uint64_t(1) << 40);
+        GetBytes(t, w, "bytes", TrafficPatternHelper::kDefaultFlowBytes, 1, kMaxBytes);
     const Time start = Get(t, w, kStart);
     patterns.SetFlowBytes(bytes);
     patterns.SetStart(start);
     patterns.AssignStreams(kTrafficStream);
     const std::string pattern = Get(t, w, kPattern);
+    // A key of another pattern is a mistake, not a no-op.
+    static const std::map<std::string, std::set<std::string>> own{
+        {"shift", {"shift"}},
+        {"incast", {"senders", "receiver"}},
+        {"connection_matrix", {"file"}},
+        {"flows", {"flows"}}};
+    for (const char* key : {"shift", "senders", "receiver", "file", "flows"})
+    {
+        if (t.contains(key) && !(own.count(pattern) && own.at(pattern).count(key)))
+        {
+            Fail(Path(w, key), t.at(key), "not a key of pattern \"" + pattern + "\"");
+        }
+    }
+    if (pattern == "connection_matrix" && t.contains("start"))
+    {
+        Fail(Path(w, "start"), t.at("start"),
+             "not with pattern \"connection_matrix\": each line of the file gives its start");
+    }
     if (pattern == "shift")
     {
         s.flows = patterns.Shift(uint32_t(GetUnsigned(t, w, "shift", hosts / 2, 1, hosts - 1)));
@@ -157,8 +176,9 @@ BuildTraffic(const json& doc, Scenario& s)
             Fail(Path(w, "file"), t.at("file"), e.what());
         }
     }
-    else if (pattern == "flows")
+    else
     {
+        NS_ABORT_MSG_IF(pattern != "flows", "traffic: pattern " << pattern << " has no branch");
         if (!t.contains("flows") || !t.at("flows").is_array() || t.at("flows").empty())
         {
             Fail("traffic.flows", t.contains("flows") ? t.at("flows") : json(nullptr),
@@ -170,26 +190,13 @@ BuildTraffic(const json& doc, Scenario& s)
             const std::string fw = "traffic.flows[" + std::to_string(i) + "]";
             FlowSchema().Apply(f, fw);
             TrafficFlow flow{GetHost(f, fw, "src", hosts), GetHost(f, fw, "dst", hosts),
-                             GetBytes(f, fw, "bytes", bytes, 1, uint64_t(1) << 40),
+                             GetBytes(f, fw, "bytes", bytes, 1, kMaxBytes),
                              GetTime(f, fw, "start", start)};
             if (flow.src == flow.dst)
             {
                 Fail(fw + ".dst", f.at("dst"), "must differ from src");
             }
             s.flows.push_back(flow);
-        }
-    }
-    // A key of another pattern is a mistake, not a no-op.
-    static const std::map<std::string, std::set<std::string>> own{
-        {"shift", {"shift"}},
-        {"incast", {"senders", "receiver"}},
-        {"connection_matrix", {"file"}},
-        {"flows", {"flows"}}};
-    for (const char* key : {"shift", "senders", "receiver", "file", "flows"})
-    {
-        if (t.contains(key) && !(own.count(pattern) && own.at(pattern).count(key)))
-        {
-            Fail(Path(w, key), t.at(key), "not a key of pattern \"" + pattern + "\"");
         }
     }
 }

@@ -56,7 +56,10 @@ SectionSchema
 JobSchema(const SectionSchema::Setter& set)
 {
     SectionSchema schema("training.jobs");
-    schema.Bind(TrainingJob::GetTypeId(), set)
+    schema
+        .Key("name", "1 to 64 letters, digits, '_', '-' or '.'", "job<index> (job0, job1, ...)",
+             "The job's name in results (TrainingJob::Name); names must differ.")
+        .Bind(TrainingJob::GetTypeId(), set, {"Name"}) // named by its index unless given
         .Key(PlacementKey())
         .Key("placement_map", "a file of \"rank gpu\" lines (GPUs by name, e.g. s3g5, or host id)",
              "none", "The map placement's file (MapPlacement::File), rank by rank.")
@@ -141,6 +144,10 @@ BuildTraining(const json& doc, Scenario& s)
         ObjectFactory factory;
         factory.SetTypeId(Placements().at(placement));
         const std::string path = mapGiven ? GetString(j, wj, "placement_map", "") : "";
+        if (mapGiven && path.empty())
+        {
+            Fail(Path(wj, "placement_map"), j.at("placement_map"), "a file name, not empty");
+        }
         try
         {
             if (mapGiven)
