@@ -107,6 +107,14 @@ ParseArguments(int argc, char** argv)
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
+        if (arg == "-c" || arg == "--check")
+        {
+            // nccl-tests' -c compares the result buffers with the expected values.
+            throw ScenarioError("argument \"" + arg + "\": not available: the simulated frames "
+                                "carry headers, not data, so there are no buffers to compare; "
+                                "every schedule is checked when it is built (each send matched "
+                                "by a receive of the same bytes, no rank waiting forever)");
+        }
         if (ncclTests.count(arg))
         {
             if (i + 1 == argc)

@@ -132,6 +132,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "traffic.transport"},
         BadSweep{"size_beyond_64_bits", "--minbytes=17592186044417M", "--minbytes"},
         BadSweep{"invalid_utf8", "\"$(printf -- '--op=\\377\\376')\"", "not valid UTF-8"},
+        BadSweep{"data_check", "-c 1", "no buffers to compare"},
         BadSweep{"sweep_backwards", "--minbytes=64 --maxbytes=8", "collective.max_bytes"},
         BadSweep{"factor_one", "--factor=1", "collective.factor"},
         BadSweep{"unknown_cc", "--cc=tcp", "rdma.congestion_control"},
