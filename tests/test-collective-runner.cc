@@ -441,3 +441,45 @@ TEST(Collbench, SweepSizeTheAlgorithmRefusesMidRunExitsTwoWithoutResults)
     EXPECT_FALSE(fs::exists(dir / "out"));
     fs::remove_all(dir);
 }
+
+// Issue 19, channels over all NICs: channel c's ring enters and leaves each server on rails
+// c - 1 and c, so 8 channels on 4 servers of 8 GPUs use all 32 NICs alike, where one ring
+// crosses servers through 4 NICs (and 4 send its acknowledgements) and is bound by one NIC.
+TEST(Collbench, RingChannelsSpreadOverEveryNic)
+{
+    const fs::path dir = Scratch("ring-nics");
+    std::map<uint32_t, double> busbw;
+    for (const uint32_t channels : {1u, 8u})
+    {
+        const fs::path out = dir / std::to_string(channels);
+        const Outcome o = Collbench("--topology=rail_optimized:servers=4,gpus_per_server=8 "
+                                    "--algo=ring -b 32M -e 32M --channels=" +
+                                        std::to_string(channels) + " --out=" + out.string(),
+                                    dir);
+        ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+        busbw[channels] = std::stod(ReadCsv(out / "collectives.csv").at(0).at("busbw_GBps"));
+        std::vector<uint64_t> nicBytes; // bytes each GPU's scale-out NIC sent
+        for (const auto& row : ReadCsv(out / "links.csv"))
+        {
+            if (row.at("role") == "host" && row.at("medium") != "nvlink" &&
+                std::stoull(row.at("tx_bytes")) > 0)
+            {
+                nicBytes.push_back(std::stoull(row.at("tx_bytes")));
+            }
+        }
+        if (channels == 1)
+        {
+            EXPECT_EQ(nicBytes.size(), 8u);
+            continue;
+        }
+        ASSERT_EQ(nicBytes.size(), 32u);
+        // Each NIC carries one channel's crossing: 2 (n-1)/n of its eighth of 32 MiB, and
+        // the headers and acknowledgements of that much, the same on every NIC.
+        EXPECT_EQ(*std::min_element(nicBytes.begin(), nicBytes.end()),
+                  *std::max_element(nicBytes.begin(), nicBytes.end()));
+        EXPECT_GE(nicBytes.front(), 2 * 31 * (uint64_t(32) << 20) / 32 / 8);
+    }
+    // 8 NICs' worth instead of one, less what NVLink and latency take.
+    EXPECT_GT(busbw[8], 7 * busbw[1]) << busbw[1] << " -> " << busbw[8];
+    fs::remove_all(dir);
+}

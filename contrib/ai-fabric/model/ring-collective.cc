@@ -23,7 +23,7 @@ After(uint32_t step)
 } // namespace
 
 std::vector<uint32_t>
-RingCollectiveAlgorithm::RingOrder(const CollectiveRequest& r) const
+RingCollectiveAlgorithm::RingOrder(const CollectiveRequest& r, uint32_t channel) const
 {
     std::vector<uint32_t> order(r.ranks);
     for (uint32_t j = 0; j < r.ranks; ++j)
@@ -34,8 +34,10 @@ RingCollectiveAlgorithm::RingOrder(const CollectiveRequest& r) const
     {
         return order;
     }
-    // Servers in order of their first rank; inside a server by GPU index, every other server
-    // backwards, so each hop between servers joins two GPUs with the same index (one rail).
+    // Servers in order of their first rank; inside a server by GPU index from GPU
+    // `channel` on (mod the server's GPUs), every other server backwards, so each hop between
+    // servers joins two GPUs with the same index (one rail): channel c crosses between servers
+    // on rails c - 1 and c, so channels spread over every NIC as NCCL's rings do.
     std::vector<uint32_t> servers;
     std::map<uint32_t, std::vector<uint32_t>> members;
     for (uint32_t rank = 0; rank < r.ranks; ++rank)
@@ -54,6 +56,7 @@ RingCollectiveAlgorithm::RingOrder(const CollectiveRequest& r) const
         std::stable_sort(list.begin(), list.end(), [&r](uint32_t a, uint32_t b) {
             return r.placement[a].localIndex < r.placement[b].localIndex;
         });
+        std::rotate(list.begin(), list.begin() + channel % list.size(), list.end());
         if (i % 2 == 1)
         {
             std::reverse(list.begin(), list.end());
@@ -84,9 +87,11 @@ RingCollectiveAlgorithm::GetTypeId()
                           MakeUintegerAccessor(&RingCollectiveAlgorithm::m_chunks),
                           MakeUintegerChecker<uint32_t>(1, 1024))
             .AddAttribute("RailAligned",
-                          "Order the ring server by server, GPUs by index and every other "
-                          "server backwards, so hops between servers join GPUs of the same "
-                          "rail (as NCCL's ring search does); false: rank order.",
+                          "Order the ring server by server, GPUs by index starting from GPU c "
+                          "for channel c, every other server backwards, so hops between "
+                          "servers join GPUs of the same rail and channel c crosses servers on "
+                          "rails c - 1 and c: the channels use every NIC, as NCCL's rings do "
+                          "on DGX-class servers; false: rank order.",
                           BooleanValue(true),
                           MakeBooleanAccessor(&RingCollectiveAlgorithm::m_railAligned),
                           MakeBooleanChecker());
@@ -147,11 +152,11 @@ RingCollectiveAlgorithm::AddChain(CollectiveSchedule& s, const CollectiveRequest
                                   bool reduce) const
 {
     const uint32_t p = r.ranks;
-    const std::vector<uint32_t> order = RingOrder(r);
-    const auto rootAt = static_cast<uint32_t>(
-        std::find(order.begin(), order.end(), r.root) - order.begin());
     for (uint32_t c = 0; c < m_channels; ++c)
     {
+        const std::vector<uint32_t> order = RingOrder(r, c);
+        const auto rootAt = static_cast<uint32_t>(
+            std::find(order.begin(), order.end(), r.root) - order.begin());
         for (uint32_t k = 0; k < m_chunks; ++k)
         {
             const uint64_t bytes = Piece(r, r.bytes, 1, 0, c, k);
@@ -184,9 +189,9 @@ RingCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
         AddChain(s, r, r.op == REDUCE);
         return s;
     }
-    const std::vector<uint32_t> group = RingOrder(r);
     for (uint32_t c = 0; c < m_channels; ++c)
     {
+        const std::vector<uint32_t> group = RingOrder(r, c);
         const PieceSize size = [&](uint32_t b, uint32_t k) { return Piece(r, r.bytes, r.ranks, b, c, k); };
         std::vector<std::vector<uint32_t>> last(r.ranks, std::vector<uint32_t>(m_chunks, kNone));
         if (r.op != ALL_GATHER)

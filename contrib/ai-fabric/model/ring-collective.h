@@ -46,8 +46,8 @@ class RingCollectiveAlgorithm : public CollectiveAlgorithm
     uint64_t Piece(const CollectiveRequest& r, uint64_t bytes, uint32_t blocks, uint32_t b,
                    uint32_t c, uint32_t k) const;
 
-    /** The ranks in ring order (see RailAligned). */
-    std::vector<uint32_t> RingOrder(const CollectiveRequest& r) const;
+    /** The ranks of channel \p channel's ring, in order (see RailAligned). */
+    std::vector<uint32_t> RingOrder(const CollectiveRequest& r, uint32_t channel) const;
 
     uint32_t m_channels{};
     uint32_t m_chunks{};
