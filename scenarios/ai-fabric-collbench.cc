@@ -35,6 +35,7 @@ Usage()
            "                           alltoall (default allreduce)\n"
            "  --algo=NAME              ring, tree, halving-doubling, recursive-doubling,\n"
            "                           binomial, pairwise, hierarchical, auto (default auto)\n"
+           "  --protocol=NAME          simple, ll, ll128: NCCL's protocols (default simple)\n"
            "  --minbytes=N --maxbytes=N --factor=F   sizes N, N*F, ... (K/M/G suffixes = 2^10..)\n"
            "  --ranks=N                ranks on hosts 0..N-1 (default every host)\n"
            "  --root=R --iters=N --warmup=W --channels=C --chunks=K --cc=none|dcqcn\n"
@@ -98,7 +99,7 @@ ParseArguments(int argc, char** argv)
         {"--iters", "iterations"}, {"--warmup", "warmup_iterations"},
         {"--channels", "channels"}, {"--chunks", "chunks"}};
     static const std::map<std::string, std::string> textFlags = {
-        {"--op", "op"}, {"--algo", "algorithm"}};
+        {"--op", "op"}, {"--algo", "algorithm"}, {"--protocol", "protocol"}};
     // nccl-tests' short options, each with its value as the next argument: "-b 8 -e 128M".
     static const std::map<std::string, std::string> ncclTests = {
         {"-b", "--minbytes"}, {"-e", "--maxbytes"}, {"-f", "--factor"}, {"-n", "--iters"},

@@ -17,6 +17,7 @@ using ns3::checks::RingAllReduceModel;
 using ns3::checks::RunCollective;
 using ns3::checks::RunOnFatTree;
 using ns3::checks::RunOnStar;
+using ns3::checks::ScopedDefaults;
 } // namespace aifabric_test
 
 #endif

@@ -31,8 +31,16 @@ FamilyMembers(TypeId base, const std::string& suffix)
         {
             continue;
         }
-        name = name.substr(5, name.size() - 5 - suffix.size());
-        members.emplace(SectionSchema::SnakeCase(name), tid);
+        // Snake case, digits kept with their word: Ll128Protocol is "ll128".
+        name = SectionSchema::SnakeCase(name.substr(5, name.size() - 5 - suffix.size()));
+        for (std::size_t i = 1; i < name.size(); ++i)
+        {
+            if (name[i - 1] == '_' && std::isdigit(static_cast<unsigned char>(name[i])))
+            {
+                name.erase(--i, 1);
+            }
+        }
+        members.emplace(name, tid);
     }
     return members;
 }

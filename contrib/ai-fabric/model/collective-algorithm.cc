@@ -1,5 +1,8 @@
 #include "collective-algorithm.h"
 
+#include "range-checkers.h"
+#include "simple-protocol.h"
+
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 
@@ -15,7 +18,16 @@ TypeId
 CollectiveAlgorithm::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::CollectiveAlgorithm").SetParent<Object>().SetGroupName("AiFabric");
+        TypeId("ns3::CollectiveAlgorithm")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddAttribute("Protocol",
+                          "How the schedule's messages are carried: NCCL's protocols (wire "
+                          "bytes per data byte, slice size, hop and launch latency; a subclass "
+                          "of ns3::CollectiveProtocol).",
+                          TypeIdValue(SimpleProtocol::GetTypeId()),
+                          MakeTypeIdAccessor(&CollectiveAlgorithm::m_protocol),
+                          MakeTypeIdChecker(CollectiveProtocol::GetTypeId()));
     return tid;
 }
 
@@ -37,8 +49,10 @@ NeedsPiecePerRank(CollectiveOperation op)
 } // namespace
 
 CollectiveSchedule
-CollectiveAlgorithm::Build(const CollectiveRequest& r) const
+CollectiveAlgorithm::Build(const CollectiveRequest& request) const
 {
+    CollectiveRequest r = request;
+    r.protocol = ObjectFactory(m_protocol.GetName()).Create<CollectiveProtocol>();
     const std::string name = GetShortName();
     if (!Supports(r.op))
     {

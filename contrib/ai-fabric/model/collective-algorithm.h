@@ -17,7 +17,8 @@ namespace ns3
  *
  * Build() is the one entry point: it checks what every algorithm needs (ranks >= 2, a root in
  * range, whole elements, pieces per rank where the operation needs them), lets the subclass
- * refuse what it cannot run (CheckRequest), builds (DoBuild) and validates the result.  An
+ * refuse what it cannot run (CheckRequest), builds (DoBuild) with the request's protocol set
+ * from the Protocol attribute (NCCL's Simple by default), and validates the result.  An
  * algorithm is chosen by its short name through Create(), which finds every registered
  * subclass, so a new algorithm is one file pair.
  */
@@ -36,6 +37,9 @@ class CollectiveAlgorithm : public Object
     /** Whether it implements \p op at all. */
     virtual bool Supports(CollectiveOperation op) const = 0;
 
+    /** The protocol its schedules use. */
+    TypeId GetProtocol() const { return m_protocol; }
+
     /** The algorithm called \p name; throws std::invalid_argument listing the names if none. */
     static Ptr<CollectiveAlgorithm> Create(const std::string& name);
     /** Every registered algorithm's short name. */
@@ -51,6 +55,8 @@ class CollectiveAlgorithm : public Object
     /** One instance of every registered subclass, in registration order. */
     static std::vector<Ptr<CollectiveAlgorithm>> CreateAll();
     virtual CollectiveSchedule DoBuild(const CollectiveRequest& request) const = 0;
+
+    TypeId m_protocol;
 };
 
 } // namespace ns3

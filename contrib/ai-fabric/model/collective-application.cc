@@ -21,7 +21,9 @@ struct CollectiveApplication::Connection
     std::deque<uint32_t> inFlight; //!< posted, not yet acknowledged
     std::vector<uint32_t> recvs; //!< the schedule's RECV steps on it, in order
     std::size_t nextMatch{0};    //!< the RECV the next arriving message belongs to
-    std::deque<uint64_t> early;  //!< messages that arrived before their schedule began
+    /** Messages (wire bytes, arrival) that arrived before their schedule began. */
+    std::deque<std::pair<uint64_t, Time>> early;
+    Time hop; //!< the protocol's latency on messages from the peer
 
     void Sent(uint64_t, uint64_t) { app->MessageSent(*this); }
     void Arrived(uint64_t bytes) { app->MessageArrived(*this, bytes); }
@@ -193,6 +195,7 @@ CollectiveApplication::Begin()
         c->sends.clear();
         c->recvs.clear();
         c->nextPost = c->nextMatch = 0;
+        c->hop = m_schedule->GetHopLatency(m_rank, c->peer);
     }
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -214,9 +217,9 @@ CollectiveApplication::Begin()
     {
         while (!c->early.empty() && c->nextMatch < c->recvs.size())
         {
-            const uint64_t bytes = c->early.front();
+            const auto [bytes, arrival] = c->early.front();
             c->early.pop_front();
-            MessageArrived(*c, bytes);
+            Match(*c, bytes, arrival);
         }
     }
     if (n == 0)
@@ -231,7 +234,15 @@ CollectiveApplication::Begin()
             m_ready.push_back(i);
         }
     }
-    RunReady();
+    const Time launch = m_schedule->GetLaunchLatency();
+    if (launch.IsStrictlyPositive())
+    {
+        Simulator::Schedule(launch, &CollectiveApplication::RunReady, this);
+    }
+    else
+    {
+        RunReady();
+    }
 }
 
 void
@@ -290,7 +301,7 @@ CollectiveApplication::PostReadySends(Connection& c)
     {
         const uint32_t i = c.sends[c.nextPost++];
         c.inFlight.push_back(i);
-        c.qp->PostSend(steps[i].bytes, MakeCallback(&Connection::Sent, &c));
+        c.qp->PostSend(m_schedule->WireBytes(steps[i].bytes), MakeCallback(&Connection::Sent, &c));
     }
 }
 
@@ -309,14 +320,34 @@ CollectiveApplication::MessageArrived(Connection& c, uint64_t bytes)
 {
     if (!m_schedule || c.nextMatch >= c.recvs.size())
     {
-        c.early.push_back(bytes); // for a schedule not begun yet
+        c.early.emplace_back(bytes, Simulator::Now()); // for a schedule not begun yet
         return;
     }
+    Match(c, bytes, Simulator::Now());
+}
+
+void
+CollectiveApplication::Match(Connection& c, uint64_t bytes, Time arrival)
+{
     const uint32_t i = c.recvs[c.nextMatch++];
-    const uint64_t expected = m_schedule->GetSteps(m_rank)[i].bytes;
+    const uint64_t expected = m_schedule->WireBytes(m_schedule->GetSteps(m_rank)[i].bytes);
     NS_ABORT_MSG_IF(bytes != expected, "rank " << m_rank << " step " << i << " expected "
                                                << expected << " B from rank " << c.peer
                                                << " and got " << bytes << " B");
+    const Time wait = arrival + c.hop - Simulator::Now();
+    if (wait.IsStrictlyPositive())
+    {
+        Simulator::Schedule(wait, &CollectiveApplication::Deliver, this, i);
+    }
+    else
+    {
+        Deliver(i);
+    }
+}
+
+void
+CollectiveApplication::Deliver(uint32_t i)
+{
     m_arrived[i] = true;
     if (m_stepStarted[i])
     {

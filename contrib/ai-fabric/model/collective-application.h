@@ -38,7 +38,10 @@ struct CollectiveStepRecord
  * pair of (peer, channel), in schedule order per queue pair, and finishes when the message
  * is acknowledged.  A RECV finishes when the matching message (the k-th from that peer on
  * that channel) has fully arrived; messages that arrive before their RECV starts wait, as in
- * a pre-posted receive buffer.  REDUCE and COPY run on the accelerator's engines.  Schedules
+ * a pre-posted receive buffer.  The schedule's protocol sets what travels and when: a message
+ * goes as its wire bytes (CollectiveSchedule::WireBytes), a RECV finishes the hop latency
+ * after its message arrived, and the first steps start the launch latency after the schedule
+ * began.  REDUCE and COPY run on the accelerator's engines.  Schedules
  * given to Execute run one after another.  When a queue pair of the rank fails (retry count
  * exceeded) the rank stops: it runs no further step or schedule and fires Failed.
  */
@@ -97,6 +100,10 @@ class CollectiveApplication : public Application
     void PostReadySends(Connection& c);
     void MessageSent(Connection& c);
     void MessageArrived(Connection& c, uint64_t bytes);
+    /** Give a message of \p bytes that arrived at \p arrival to its RECV, after the hop latency. */
+    void Match(Connection& c, uint64_t bytes, Time arrival);
+    /** RECV step \p i has its data. */
+    void Deliver(uint32_t i);
     Connection& ConnectionOf(const CollectiveStep& step);
     void End();
     /** A queue pair of the rank failed: stop. */

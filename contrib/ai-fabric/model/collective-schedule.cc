@@ -121,6 +121,22 @@ CollectiveSchedule::CollectiveSchedule(const CollectiveRequest& request)
                     "CollectiveSchedule: simulatedRanks names " << request.simulatedRanks.size()
                                                                 << " ranks of " << request.ranks);
     m_kept = request.simulatedRanks;
+    m_protocol = request.protocol;
+    for (const RankPlacement& place : request.placement)
+    {
+        m_server.push_back(place.server);
+    }
+}
+
+Time
+CollectiveSchedule::GetHopLatency(uint32_t rank, uint32_t peer) const
+{
+    if (!m_protocol)
+    {
+        return Time();
+    }
+    const bool sameServer = !m_server.empty() && m_server[rank] == m_server[peer];
+    return m_protocol->GetHopLatency(sameServer);
 }
 
 uint32_t

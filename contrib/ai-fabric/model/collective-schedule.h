@@ -1,7 +1,10 @@
 #ifndef AI_FABRIC_COLLECTIVE_SCHEDULE_H
 #define AI_FABRIC_COLLECTIVE_SCHEDULE_H
 
+#include "collective-protocol.h"
+
 #include "ns3/nstime.h"
+#include "ns3/ptr.h"
 
 #include <cstdint>
 #include <string>
@@ -62,6 +65,12 @@ struct CollectiveRequest
      * their connections recorded, but not stored.
      */
     std::vector<bool> simulatedRanks;
+    /**
+     * How the messages are carried (wire bytes, slices, latencies).  CollectiveAlgorithm::Build
+     * sets it from the algorithm's Protocol attribute; null (a schedule built by hand): whole
+     * messages of their data alone, without latency.
+     */
+    Ptr<const CollectiveProtocol> protocol;
 };
 
 /**
@@ -169,6 +178,20 @@ class CollectiveSchedule
         return {deps + (step == 0 ? 0 : m_depsEnd[rank][step - 1]), deps + m_depsEnd[rank][step]};
     }
     uint64_t GetNSteps() const;
+    /** How its messages are carried (null: data alone, no latency). */
+    Ptr<const CollectiveProtocol> GetProtocol() const { return m_protocol; }
+    /** Bytes on the wire for a message of \p payload bytes. */
+    uint64_t WireBytes(uint64_t payload) const
+    {
+        return m_protocol ? m_protocol->WireBytes(payload) : payload;
+    }
+    /**
+     * The latency the protocol adds to a message from \p peer to \p rank: NVLink's when the two
+     * share a server (CollectiveRequest::placement), the network's otherwise.
+     */
+    Time GetHopLatency(uint32_t rank, uint32_t peer) const;
+    /** The time from launch to the first step. */
+    Time GetLaunchLatency() const { return m_protocol ? m_protocol->GetLaunchLatency() : Time(); }
     /** The algorithm that built it (with what "auto" chose, e.g. "auto:ring"). */
     const std::string& GetAlgorithm() const { return m_algorithm; }
     void SetAlgorithm(const std::string& name) { m_algorithm = name; }
@@ -195,6 +218,8 @@ class CollectiveSchedule
     std::vector<std::vector<uint32_t>> m_depsEnd;
     std::vector<std::vector<uint32_t>> m_deps;
     std::vector<bool> m_kept;     //!< ranks whose steps are stored; empty: all
+    Ptr<const CollectiveProtocol> m_protocol;
+    std::vector<uint32_t> m_server; //!< per rank (empty: each rank on its own server)
     std::vector<uint32_t> m_count; //!< steps per rank, stored or not
     /** Per rank, each (peer, channel) its steps use, in the order of first use. */
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_peers;

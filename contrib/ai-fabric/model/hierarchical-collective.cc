@@ -47,13 +47,7 @@ HierarchicalCollectiveAlgorithm::GetTypeId()
                           "with 1 or 2, 4 and 16.",
                           UintegerValue(2),
                           MakeUintegerAccessor(&HierarchicalCollectiveAlgorithm::m_piecesInFlight),
-                          MakeUintegerChecker<uint32_t>(1, 64))
-            .AddAttribute("Chunks",
-                          "Slices per block of each phase's ring, so reductions overlap "
-                          "transfers.",
-                          UintegerValue(4),
-                          MakeUintegerAccessor(&HierarchicalCollectiveAlgorithm::m_chunks),
-                          MakeUintegerChecker<uint32_t>(1, 1024));
+                          MakeUintegerChecker<uint32_t>(1, 64));
     return tid;
 }
 
@@ -132,7 +126,7 @@ HierarchicalCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
     const auto pieces = static_cast<uint32_t>(
         std::max<uint64_t>(1, std::min<uint64_t>(m_pipeline, units / minUnits)));
     auto ring = CreateObject<RingCollectiveAlgorithm>();
-    ring->SetAttribute("Chunks", UintegerValue(m_chunks));
+    ring->SetAttribute("Protocol", TypeIdValue(GetProtocol()));
     CollectiveSchedule s(r);
     // Piece k goes reduce-scatter -> rail all-reduce -> all-gather.  The pieces of an NVLink
     // phase follow each other on the phase's own connections (in-order posting); the all-gather

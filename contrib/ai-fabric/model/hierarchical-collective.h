@@ -17,8 +17,9 @@ namespace ns3
  * ranks with local index i (one per server, the same rail) runs over the scale-out NICs, all G
  * rails at once; a ring all-gather over NVLink completes the buffer.  The buffer is cut into
  * up to Pipeline pieces of at least MinPieceBytes that follow each other through the three
- * phases, so NVLink and the NICs work at the same time.  Needs the same number of ranks on every server and bytes a
- * multiple of G elements.
+ * phases, so NVLink and the NICs work at the same time.  Each phase is a ring
+ * (RingCollectiveAlgorithm) in the algorithm's protocol.  Needs the same number of ranks on
+ * every server and bytes a multiple of G elements.
  */
 class HierarchicalCollectiveAlgorithm : public CollectiveAlgorithm
 {
@@ -35,7 +36,6 @@ class HierarchicalCollectiveAlgorithm : public CollectiveAlgorithm
 
     uint32_t m_pipeline{};
     uint64_t m_minPieceBytes{};
-    uint32_t m_chunks{};
     uint32_t m_piecesInFlight{};
 };
 

@@ -80,12 +80,6 @@ RingCollectiveAlgorithm::GetTypeId()
                           UintegerValue(1),
                           MakeUintegerAccessor(&RingCollectiveAlgorithm::m_channels),
                           MakeUintegerChecker<uint32_t>(1, 64))
-            .AddAttribute("Chunks",
-                          "Slices per block (per buffer for broadcast and reduce): a rank "
-                          "forwards each slice as soon as it has it.  1 = no pipelining.",
-                          UintegerValue(1),
-                          MakeUintegerAccessor(&RingCollectiveAlgorithm::m_chunks),
-                          MakeUintegerChecker<uint32_t>(1, 1024))
             .AddAttribute("RailAligned",
                           "Order the ring server by server, GPUs by index starting from GPU c "
                           "for channel c, every other server backwards, so hops between "
@@ -104,13 +98,25 @@ RingCollectiveAlgorithm::Supports(CollectiveOperation op) const
     return op != ALL_TO_ALL;
 }
 
+uint32_t
+RingCollectiveAlgorithm::Slices(const CollectiveRequest& r, uint64_t channelBytes, bool pass)
+{
+    const CollectiveProtocol& protocol = *r.protocol;
+    const uint64_t chunk = protocol.GetStepPayload() * protocol.GetChunkSteps(pass);
+    const uint64_t chunks = std::max<uint64_t>(1, (channelBytes + chunk - 1) / chunk);
+    const uint64_t slices = chunks * protocol.GetChunkSteps(pass) / protocol.GetSliceSteps(pass);
+    // No empty slices while there are elements to fill them.
+    return static_cast<uint32_t>(
+        std::min<uint64_t>(slices, std::max<uint64_t>(1, channelBytes / r.elementBytes)));
+}
+
 uint64_t
 RingCollectiveAlgorithm::Piece(const CollectiveRequest& r, uint64_t bytes, uint32_t blocks,
-                               uint32_t b, uint32_t c, uint32_t k) const
+                               uint32_t b, uint32_t c, uint32_t slices, uint32_t k) const
 {
     const uint64_t block = SplitPiece(bytes, blocks, b, r.elementBytes);
     const uint64_t channel = SplitPiece(block, m_channels, c, r.elementBytes);
-    return SplitPiece(channel, m_chunks, k, r.elementBytes);
+    return SplitPiece(channel, slices, k, r.elementBytes);
 }
 
 void
@@ -152,14 +158,15 @@ RingCollectiveAlgorithm::AddChain(CollectiveSchedule& s, const CollectiveRequest
                                   bool reduce) const
 {
     const uint32_t p = r.ranks;
+    const uint32_t slices = Slices(r, SplitPiece(r.bytes, m_channels, 0, r.elementBytes), false);
     for (uint32_t c = 0; c < m_channels; ++c)
     {
         const std::vector<uint32_t> order = RingOrder(r, c);
         const auto rootAt = static_cast<uint32_t>(
             std::find(order.begin(), order.end(), r.root) - order.begin());
-        for (uint32_t k = 0; k < m_chunks; ++k)
+        for (uint32_t k = 0; k < slices; ++k)
         {
-            const uint64_t bytes = Piece(r, r.bytes, 1, 0, c, k);
+            const uint64_t bytes = Piece(r, r.bytes, 1, 0, c, slices, k);
             for (uint32_t j = 0; j < p; ++j)
             {
                 // Broadcast runs root -> next -> ...; reduce runs root's next -> ... -> root.
@@ -189,18 +196,24 @@ RingCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
         AddChain(s, r, r.op == REDUCE);
         return s;
     }
+    // Every block is cut into as many slices as the largest needs.
+    const uint32_t slices = Slices(
+        r, SplitPiece(SplitPiece(r.bytes, r.ranks, 0, r.elementBytes), m_channels, 0, r.elementBytes),
+        true);
     for (uint32_t c = 0; c < m_channels; ++c)
     {
         const std::vector<uint32_t> group = RingOrder(r, c);
-        const PieceSize size = [&](uint32_t b, uint32_t k) { return Piece(r, r.bytes, r.ranks, b, c, k); };
-        std::vector<std::vector<uint32_t>> last(r.ranks, std::vector<uint32_t>(m_chunks, kNone));
+        const PieceSize size = [&](uint32_t b, uint32_t k) {
+            return Piece(r, r.bytes, r.ranks, b, c, slices, k);
+        };
+        std::vector<std::vector<uint32_t>> last(r.ranks, std::vector<uint32_t>(slices, kNone));
         if (r.op != ALL_GATHER)
         {
-            AddRingPass(s, group, m_chunks, size, true, 0, c, last);
+            AddRingPass(s, group, slices, size, true, 0, c, last);
         }
         if (r.op != REDUCE_SCATTER)
         {
-            AddRingPass(s, group, m_chunks, size, false, r.op == ALL_REDUCE ? 1 : 0, c, last);
+            AddRingPass(s, group, slices, size, false, r.op == ALL_REDUCE ? 1 : 0, c, last);
         }
     }
     return s;

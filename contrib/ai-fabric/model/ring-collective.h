@@ -17,7 +17,9 @@ namespace ns3
  * 2(p-1) steps of n/p bytes, cost 2(p-1)a + 2(p-1)/p n b + (p-1)/p n g.  Reduce-scatter and
  * all-gather are one half each.  Broadcast and reduce are a chain from (to) the root.  The data
  * is split over Channels parallel rings (separate queue pairs, so ECMP spreads them) and each
- * block into Chunks slices, so a rank forwards a slice as soon as it has it (pipelining).
+ * block into the protocol's chunks and slices (CollectiveProtocol: chunks of up to 2 MiB in
+ * two slices for Simple's all-reduce, as NCCL's), so a rank forwards a slice as soon as it has
+ * it (pipelining).
  */
 class RingCollectiveAlgorithm : public CollectiveAlgorithm
 {
@@ -42,15 +44,16 @@ class RingCollectiveAlgorithm : public CollectiveAlgorithm
   private:
     CollectiveSchedule DoBuild(const CollectiveRequest& request) const override;
     void AddChain(CollectiveSchedule& s, const CollectiveRequest& r, bool reduce) const;
-    /** Bytes of block \p b, channel \p c, slice \p k when \p bytes is cut into \p blocks. */
+    /** Bytes of block \p b, channel \p c, slice \p k of \p slices when \p bytes is cut into \p blocks. */
     uint64_t Piece(const CollectiveRequest& r, uint64_t bytes, uint32_t blocks, uint32_t b,
-                   uint32_t c, uint32_t k) const;
+                   uint32_t c, uint32_t slices, uint32_t k) const;
+    /** Slices the protocol cuts \p channelBytes into (of a ring pass: \p pass). */
+    static uint32_t Slices(const CollectiveRequest& r, uint64_t channelBytes, bool pass);
 
     /** The ranks of channel \p channel's ring, in order (see RailAligned). */
     std::vector<uint32_t> RingOrder(const CollectiveRequest& r, uint32_t channel) const;
 
     uint32_t m_channels{};
-    uint32_t m_chunks{};
     bool m_railAligned{};
 };
 

@@ -4,6 +4,7 @@
 
 #include "ns3/config.h"
 #include "ns3/fat-tree-topology-helper.h"
+#include "ns3/ideal-protocol.h"
 #include "ns3/queue-size.h"
 #include "ns3/rdma-helper.h"
 #include "ns3/rng-seed-manager.h"
@@ -18,6 +19,27 @@ namespace ns3
 {
 namespace checks
 {
+
+ScopedDefaults::ScopedDefaults(const std::string& type, const Attributes& values)
+    : m_type(type)
+{
+    const TypeId tid = TypeId::LookupByName(type);
+    for (const auto& [name, value] : values)
+    {
+        TypeId::AttributeInformation info;
+        NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName(name, &info), type << " has no " << name);
+        m_saved.emplace_back(name, info.initialValue);
+        Config::SetDefault(type + "::" + name, StringValue(value));
+    }
+}
+
+ScopedDefaults::~ScopedDefaults()
+{
+    for (const auto& [name, value] : m_saved)
+    {
+        Config::SetDefault(m_type + "::" + name, *value);
+    }
+}
 
 CollectiveRun
 RunOnFatTree(const std::string& algorithm, CollectiveOperation op, uint64_t bytes, uint32_t ranks,
@@ -59,6 +81,7 @@ RunCollective(const FabricTopology& topology, const std::string& algorithm,
     }
     Ptr<CollectiveGroup> group = CollectiveHelper().Install(net, rdma, hosts);
     Ptr<CollectiveAlgorithm> algo = CollectiveAlgorithm::Create(algorithm);
+    algo->SetAttribute("Protocol", TypeIdValue(IdealProtocol::GetTypeId()));
     for (const auto& [name, value] : attributes)
     {
         algo->SetAttribute(name, StringValue(value));
@@ -141,17 +164,9 @@ DeterminismCheck
 RunTwice(uint64_t bytes)
 {
     // ECN thresholds low enough that the pairwise steps' queues are marked at random (the
-    // defaults scale to 1.6 MB at 400G); put back afterwards.
-    const std::vector<std::pair<std::string, std::string>> thresholds{{"EcnKminPer25G", "2KB"},
-                                                                      {"EcnKmaxPer25G", "8KB"}};
-    std::vector<Ptr<const AttributeValue>> saved;
-    for (const auto& [name, value] : thresholds)
-    {
-        TypeId::AttributeInformation info;
-        FabricNetDevice::GetTypeId().LookupAttributeByName(name, &info);
-        saved.push_back(info.initialValue);
-        Config::SetDefault("ns3::FabricNetDevice::" + name, QueueSizeValue(QueueSize(value)));
-    }
+    // defaults scale to 1.6 MB at 400G).
+    const ScopedDefaults thresholds("ns3::FabricNetDevice",
+                                    {{"EcnKminPer25G", "2KB"}, {"EcnKmaxPer25G", "8KB"}});
     DeterminismCheck check;
     for (CollectiveRun* run : {&check.first, &check.second})
     {
@@ -162,10 +177,6 @@ RunTwice(uint64_t bytes)
         *run = RunCollective(fatTree.Build(), "pairwise", ALL_TO_ALL, bytes, 16, {},
                              [](Ptr<FabricNetwork> net) { net->AssignStreams(100); },
                              "ns3::DcqcnCongestionControl");
-    }
-    for (std::size_t i = 0; i < thresholds.size(); ++i)
-    {
-        Config::SetDefault("ns3::FabricNetDevice::" + thresholds[i].first, *saved[i]);
     }
     return check;
 }

@@ -31,10 +31,25 @@ using Attributes = std::vector<std::pair<std::string, std::string>>;
 /** Called with the network before the collective starts (to fail or degrade links). */
 using NetworkHook = std::function<void(Ptr<FabricNetwork>)>;
 
+/** Attribute defaults of \p type (name=value pairs) for a scope, put back at its end. */
+class ScopedDefaults
+{
+  public:
+    ScopedDefaults(const std::string& type, const Attributes& values);
+    ~ScopedDefaults();
+    ScopedDefaults(const ScopedDefaults&) = delete;
+    ScopedDefaults& operator=(const ScopedDefaults&) = delete;
+
+  private:
+    std::string m_type;
+    std::vector<std::pair<std::string, Ptr<const AttributeValue>>> m_saved;
+};
+
 /**
  * Run \p op of \p bytes with \p algorithm (its attributes as name=value pairs) on the first
  * \p ranks hosts of \p topology, the NICs with \p congestionControl (a TypeId name; empty:
- * RdmaNic's default).
+ * RdmaNic's default).  The closed forms describe the transfer alone, so the algorithm runs
+ * the ideal protocol (IdealProtocol) unless \p attributes name a Protocol.
  */
 CollectiveRun RunCollective(const FabricTopology& topology, const std::string& algorithm,
                             CollectiveOperation op, uint64_t bytes, uint32_t ranks,

@@ -126,6 +126,8 @@ CollectiveSchema(TypeId algorithm, const SectionSchema::Setter& set)
         .Key(kWarmup)
         .Key(kLaunch)
         .Key(kTimelineMaxSteps)
+        .BindFamily("protocol", CollectiveAlgorithm::GetTypeId(), "Protocol",
+                    CollectiveProtocol::GetTypeId(), "Protocol", set)
         .Bind(algorithm, set)
         .Moved("priority", "rdma.priority");
     return MovedRdmaKeys(schema);

@@ -1,0 +1,70 @@
+#include "collective-protocol.h"
+
+#include "range-checkers.h"
+
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(CollectiveProtocol);
+
+TypeId
+CollectiveProtocol::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CollectiveProtocol").SetParent<Object>().SetGroupName("AiFabric");
+    return tid;
+}
+
+TypeId
+CollectiveProtocol::AddAttributes(TypeId tid, uint64_t bufferSize,
+                                  const std::string& bufferVariable, Time nvLinkHop,
+                                  Time netHop, Time launch)
+{
+    return tid
+        .AddAttribute("BufferSize",
+                      "Bytes of each connection's buffer, flags included, cut into 8 pipeline "
+                      "steps (NCCL_STEPS); NCCL's " + bufferVariable + ".",
+                      UintegerValue(bufferSize),
+                      MakeUintegerAccessor(&CollectiveProtocol::m_bufferSize),
+                      MakeUintegerChecker<uint64_t>(kSteps * 128, kMaxByteCount))
+        .AddAttribute("NvLinkHopLatency",
+                      "Latency a hop inside a server adds before the receiver has the data "
+                      "(NCCL's hwLat for NVLink rings).",
+                      TimeValue(nvLinkHop),
+                      MakeTimeAccessor(&CollectiveProtocol::m_nvLinkHop),
+                      MakeTimeChecker(Time(0)))
+        .AddAttribute("NetHopLatency",
+                      "Latency a hop across the network adds beside the packets' own (NCCL's "
+                      "hwLat for network rings: proxy thread and flush).",
+                      TimeValue(netHop),
+                      MakeTimeAccessor(&CollectiveProtocol::m_netHop),
+                      MakeTimeChecker(Time(0)))
+        .AddAttribute("LaunchLatency",
+                      "Time from a collective's launch to its first step on each rank (NCCL's "
+                      "baseLat for rings).",
+                      TimeValue(launch),
+                      MakeTimeAccessor(&CollectiveProtocol::m_launch),
+                      MakeTimeChecker(Time(0)));
+}
+
+uint64_t
+CollectiveProtocol::GetStepPayload() const
+{
+    return PayloadOf(m_bufferSize / kSteps);
+}
+
+uint32_t
+CollectiveProtocol::GetChunkSteps(bool) const
+{
+    return 1;
+}
+
+uint32_t
+CollectiveProtocol::GetSliceSteps(bool) const
+{
+    return 1;
+}
+
+} // namespace ns3

@@ -1,0 +1,77 @@
+#ifndef AI_FABRIC_COLLECTIVE_PROTOCOL_H
+#define AI_FABRIC_COLLECTIVE_PROTOCOL_H
+
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief How a collective's messages are carried, as NCCL's protocols (Simple, LL, LL128)
+ * carry them: the bytes on the wire for a message's data, the pipeline's step size, the
+ * synchronisation latency each hop adds, and the launch latency.
+ *
+ * A subclass is one protocol: ns3::<Name>Protocol is chosen by "<name>" (snake case).  Each
+ * connection has a buffer of BufferSize bytes cut into NCCL_STEPS = 8 steps; a step carries
+ * GetStepPayload() bytes of data.  Rings cut their blocks into chunks and slices of whole
+ * steps (GetChunkSteps, GetSliceSteps), so a rank forwards a slice as soon as it has it.  The executor
+ * (CollectiveApplication) sends WireBytes(data) for each message, holds each received
+ * message for the hop latency (NVLink or network) before its RECV finishes, and starts a
+ * schedule's steps after the launch latency.  The latencies' defaults are NCCL 2.30's tuning
+ * constants for rings (src/graph/tuning.cc, hwLat and baseLat; doc/nccl-facts.md section 1):
+ * they are the cost of the GPUs' flag polling, fences and the network proxy, beside the wire
+ * time the packets carry.  NCCL's network figure also holds the wire latency (about 1 us on
+ * a two-tier fabric), which the packets add again.
+ */
+class CollectiveProtocol : public Object
+{
+  public:
+    static TypeId GetTypeId();
+
+    /** NCCL_STEPS: the pipeline steps a connection's buffer is cut into. */
+    static constexpr uint32_t kSteps = 8;
+
+    /** The name users pick it by ("simple", "ll", "ll128"). */
+    virtual std::string GetShortName() const = 0;
+    /** Bytes on the wire that carry \p payload bytes of data (whole lines with their flags). */
+    virtual uint64_t WireBytes(uint64_t payload) const = 0;
+    /** Data bytes of one pipeline step: BufferSize / kSteps of wire, less the flags. */
+    uint64_t GetStepPayload() const;
+    /**
+     * Steps per chunk and per slice (one message) of a ring: of a pass of all-reduce,
+     * reduce-scatter or all-gather (\p ringPass), or of a broadcast or reduce chain.  A ring
+     * cuts each block into chunks of up to GetChunkSteps() steps, and each chunk into
+     * GetChunkSteps() / GetSliceSteps() slices.
+     */
+    virtual uint32_t GetChunkSteps(bool ringPass) const;
+    virtual uint32_t GetSliceSteps(bool ringPass) const;
+    /** The latency one hop adds: over NVLink inside a server (\p sameServer) or the network. */
+    Time GetHopLatency(bool sameServer) const { return sameServer ? m_nvLinkHop : m_netHop; }
+    /** The time from a launch to the first step. */
+    Time GetLaunchLatency() const { return m_launch; }
+
+  protected:
+    /** Data bytes that \p wire bytes of whole lines carry. */
+    virtual uint64_t PayloadOf(uint64_t wire) const = 0;
+    /**
+     * \p tid with the attributes every protocol has, at the defaults given: BufferSize
+     * (NCCL's \p bufferVariable), NvLinkHopLatency, NetHopLatency and LaunchLatency.
+     */
+    static TypeId AddAttributes(TypeId tid, uint64_t bufferSize, const std::string& bufferVariable,
+                                Time nvLinkHop, Time netHop, Time launch);
+
+  private:
+    uint64_t m_bufferSize{0};
+    Time m_nvLinkHop;
+    Time m_netHop;
+    Time m_launch;
+};
+
+} // namespace ns3
+
+#endif

@@ -1,0 +1,28 @@
+#include "ll-protocol.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(LlProtocol);
+
+TypeId
+LlProtocol::GetTypeId()
+{
+    // NCCL 2.30: NCCL_LL_BUFFSIZE = 8 lines x 512 threads x 8 steps x 16 B (src/init.cc);
+    // hwLat NVLink ring 0.6 us, network ring 2.7 us; baseLat ring 6.6 us (src/graph/tuning.cc).
+    static TypeId tid = AddAttributes(TypeId("ns3::LlProtocol")
+                                          .SetParent<CollectiveProtocol>()
+                                          .SetGroupName("AiFabric")
+                                          .AddConstructor<LlProtocol>(),
+                                      8 * 512 * kSteps * kLineBytes, "NCCL_LL_BUFFSIZE",
+                                      NanoSeconds(600), NanoSeconds(2700), NanoSeconds(6600));
+    return tid;
+}
+
+uint64_t
+LlProtocol::WireBytes(uint64_t payload) const
+{
+    return (payload + kLineData - 1) / kLineData * kLineBytes;
+}
+
+} // namespace ns3

@@ -1,0 +1,28 @@
+#include "ll128-protocol.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(Ll128Protocol);
+
+TypeId
+Ll128Protocol::GetTypeId()
+{
+    // NCCL 2.30: NCCL_LL128_BUFFSIZE = 120 elements x 640 threads x 8 steps x 8 B (src/init.cc);
+    // hwLat NVLink ring 1.9 us, network ring 4.0 us; baseLat ring 14 us (src/graph/tuning.cc).
+    static TypeId tid = AddAttributes(TypeId("ns3::Ll128Protocol")
+                                          .SetParent<CollectiveProtocol>()
+                                          .SetGroupName("AiFabric")
+                                          .AddConstructor<Ll128Protocol>(),
+                                      120 * 640 * kSteps * 8, "NCCL_LL128_BUFFSIZE",
+                                      NanoSeconds(1900), NanoSeconds(4000), NanoSeconds(14000));
+    return tid;
+}
+
+uint64_t
+Ll128Protocol::WireBytes(uint64_t payload) const
+{
+    return (payload + kLineData - 1) / kLineData * kLineBytes;
+}
+
+} // namespace ns3

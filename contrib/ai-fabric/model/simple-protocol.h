@@ -1,0 +1,32 @@
+#ifndef AI_FABRIC_SIMPLE_PROTOCOL_H
+#define AI_FABRIC_SIMPLE_PROTOCOL_H
+
+#include "collective-protocol.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief NCCL's Simple protocol: data in bulk (every wire byte is data), a flag after each
+ * step behind a memory fence, so the highest bandwidth and the highest latency.  A ring's
+ * all-reduce, reduce-scatter and all-gather cut blocks into 4-step chunks of two 2-step
+ * slices (NCCL's CHUNKSTEPS = NCCL_STEPS / 2, SLICESTEPS = NCCL_STEPS / 4): messages of up
+ * to 1 MiB from the 4 MiB buffer (NCCL_BUFFSIZE).
+ */
+class SimpleProtocol : public CollectiveProtocol
+{
+  public:
+    static TypeId GetTypeId();
+    std::string GetShortName() const override { return "simple"; }
+    uint64_t WireBytes(uint64_t payload) const override { return payload; }
+    uint32_t GetChunkSteps(bool ringPass) const override;
+    uint32_t GetSliceSteps(bool ringPass) const override;
+
+  private:
+    uint64_t PayloadOf(uint64_t wire) const override { return wire; }
+};
+
+} // namespace ns3
+
+#endif
