@@ -175,18 +175,71 @@ TEST(ScheduleVolume, HierarchicalCutsPiecesOnlyWhereTheyPayForTheirLatency)
     EXPECT_EQ(steps(64 << 20, 16), 16 * steps(4 << 20, 1));    // Pipeline caps the count
 }
 
-TEST(ScheduleVolume, TreeCutsLargeBuffersIntoPiecesOfAtMostMaxChunkBytes)
+// NCCL's trees over 14 nodes (src/graph/trees.cc's own example, doc/nccl-facts.md section 5):
+// tree 0 is 0 -> 8; 8 -> 4, 12; 4 -> 2, 6; 12 -> 10, 13, every odd node a leaf; tree 1 is its
+// mirror image, so every node that is a leaf in one tree is inner in the other.
+TEST(TreeShape, NcclBinaryTreesOverFourteenNodes)
 {
-    auto steps = [](uint64_t bytes, uint32_t chunks, uint64_t maxChunk) {
-        Ptr<CollectiveAlgorithm> a = CollectiveAlgorithm::Create("tree");
-        a->SetAttribute("Chunks", UintegerValue(chunks));
-        a->SetAttribute("MaxChunkBytes", UintegerValue(maxChunk));
-        return a->Build(Request(ALL_REDUCE, bytes, 16)).GetNSteps();
-    };
-    const uint64_t never = uint64_t(1) << 40;
-    EXPECT_EQ(steps(64 << 10, 4, 512 << 10), steps(64 << 10, 4, never)); // Chunks is the floor
-    EXPECT_EQ(steps(64 << 20, 4, 512 << 10), steps(64 << 20, 64, never)); // 32 MiB per tree
-    EXPECT_EQ(steps(16, 4, 512 << 10), steps(16, 2, never)); // at most one element per piece
+    using Tree = DoubleBinaryTreeCollectiveAlgorithm;
+    const uint32_t none = UINT32_MAX;
+    EXPECT_EQ(Tree::BinaryTree(14, 0, 0).parent, none);
+    EXPECT_EQ(Tree::BinaryTree(14, 0, 0).children, std::vector<uint32_t>({8}));
+    EXPECT_EQ(Tree::BinaryTree(14, 8, 0).children, std::vector<uint32_t>({4, 12}));
+    EXPECT_EQ(Tree::BinaryTree(14, 12, 0).children, std::vector<uint32_t>({10, 13}));
+    EXPECT_EQ(Tree::BinaryTree(14, 13, 0).parent, 12u);
+    EXPECT_EQ(Tree::BinaryTree(14, 6, 0).parent, 4u);
+    EXPECT_EQ(Tree::BinaryTree(14, 13, 1).children, std::vector<uint32_t>({5})); // mirror of 0
+    for (const uint32_t n : {2u, 5u, 14u, 15u, 32u})
+    {
+        uint32_t edges = 0;
+        uint32_t leafInBoth = 0;
+        for (uint32_t r = 0; r < n; ++r)
+        {
+            for (uint32_t t = 0; t < 2; ++t)
+            {
+                const auto node = Tree::BinaryTree(n, r, t);
+                edges += node.parent != none;
+                for (const uint32_t child : node.children)
+                {
+                    EXPECT_EQ(Tree::BinaryTree(n, child, t).parent, r) << n << " " << t;
+                }
+            }
+            leafInBoth += Tree::BinaryTree(n, r, 0).children.empty() &&
+                          Tree::BinaryTree(n, r, 1).children.empty();
+        }
+        EXPECT_EQ(edges, 2 * (n - 1)) << n; // two spanning trees
+        EXPECT_LE(leafInBoth, 1u) << n;
+    }
+}
+
+// On 4 servers x 8 GPUs, channel c's tree chains each server's GPUs from GPU c, so every
+// message between servers joins two GPUs c (rail c); chunks are the protocol's steps.
+TEST(TreeShape, ChannelsCrossServersOnTheirOwnRail)
+{
+    CollectiveRequest r = Request(ALL_REDUCE, 16 << 20, 32);
+    for (uint32_t rank = 0; rank < 32; ++rank)
+    {
+        r.placement.push_back({rank / 8, rank % 8});
+    }
+    Ptr<CollectiveAlgorithm> tree = CollectiveAlgorithm::Create("tree");
+    tree->SetAttribute("Channels", UintegerValue(16));
+    const CollectiveSchedule s = tree->Build(r);
+    uint32_t crossings = 0;
+    for (uint32_t rank = 0; rank < 32; ++rank)
+    {
+        for (const auto& step : s.GetSteps(rank))
+        {
+            if (step.kind == CollectiveStep::SEND && step.peer / 8 != rank / 8)
+            {
+                EXPECT_EQ(rank % 8, step.channel % 8);
+                EXPECT_EQ(step.peer % 8, step.channel % 8);
+                EXPECT_EQ(step.bytes, 512u << 10); // 1 MiB per channel: two 512 KiB steps
+                ++crossings;
+            }
+        }
+    }
+    // Per channel and chunk, 3 tree edges between servers, each crossed up and down.
+    EXPECT_EQ(crossings, 16u * 2 * 3 * 2);
 }
 
 TEST(ScheduleEmbed, OneJoinStandsBetweenManyEndsAndManyStarts)
@@ -335,31 +388,6 @@ TEST(CollectiveRequestCheck, RefusesWhatCannotRun)
     uneven.placement = {{0, 0}, {0, 1}, {1, 0}};
     ExpectRefused("hierarchical", uneven, "same number of ranks");
     EXPECT_THROW(CollectiveAlgorithm::Create("butterfly"), std::invalid_argument);
-}
-
-TEST(AutoCollective, FollowsItsRuleAndRecordsTheChoice)
-{
-    CollectiveRequest r = Request(ALL_REDUCE, 4 << 10, 8);
-    r.alpha = MicroSeconds(2);
-    r.secondsPerByte = 1 / 48e9;
-    EXPECT_EQ(CollectiveAlgorithm::Create("auto")->Build(r).GetAlgorithm(), "auto:recursive-doubling");
-    r.bytes = 64 << 20;
-    EXPECT_EQ(CollectiveAlgorithm::Create("auto")->Build(r).GetAlgorithm(), "auto:ring");
-    r.ranks = 6;
-    r.bytes = 6 << 10;
-    EXPECT_EQ(AutoCollectiveAlgorithm::Choose(r), "ring"); // not a power of two
-    r.ranks = 16;
-    for (uint32_t rank = 0; rank < 16; ++rank)
-    {
-        r.placement.push_back({rank / 8, rank % 8});
-    }
-    EXPECT_EQ(AutoCollectiveAlgorithm::Choose(r), "hierarchical");
-    EXPECT_EQ(AutoCollectiveAlgorithm::Choose(Request(ALL_TO_ALL, 4096, 4)), "pairwise");
-    EXPECT_EQ(AutoCollectiveAlgorithm::Choose(Request(BROADCAST, 4096, 4)), "binomial");
-    EXPECT_EQ(AutoCollectiveAlgorithm::Choose(Request(ALL_GATHER, 4096, 4)), "ring");
-    // Crossover: (2(p-1) - log2 p) a / ((log2 p - 2(p-1)/p) b) for p = 8: 11 a / (1.25 b).
-    EXPECT_NEAR(AutoCollectiveAlgorithm::RecursiveDoublingCrossover(8, MicroSeconds(1), 1e-9),
-                11e-6 / 1.25e-9, 1e-6);
 }
 
 TEST(BusBandwidth, NcclTestsFactors)

@@ -5,7 +5,6 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
-#include <queue>
 #include <set>
 #include <stdexcept>
 
@@ -50,52 +49,6 @@ CollectiveGroup::DoDispose()
     Object::DoDispose();
 }
 
-Time
-CollectiveGroup::PathLatency(uint32_t srcHost, uint32_t dstHost) const
-{
-    // Breadth-first over the topology (hosts do not relay unless the fabric makes them).
-    const FabricTopology& topo = m_network->GetTopology();
-    const uint32_t src = topo.HostNode(srcHost);
-    const uint32_t dst = topo.HostNode(dstHost);
-    std::vector<uint32_t> via(topo.GetNNodes(), UINT32_MAX); // link used to reach each node
-    std::queue<uint32_t> frontier;
-    frontier.push(src);
-    std::vector<bool> seen(topo.GetNNodes(), false);
-    seen[src] = true;
-    while (!frontier.empty() && !seen[dst])
-    {
-        const uint32_t n = frontier.front();
-        frontier.pop();
-        if (n != src && topo.GetNode(n).role == FabricTopology::Role::Host && !topo.HostsAreTransit())
-        {
-            continue;
-        }
-        for (uint32_t l : topo.GetNode(n).links)
-        {
-            const auto& link = topo.GetLink(l);
-            const uint32_t m = link.a == n ? link.b : link.a;
-            if (!seen[m])
-            {
-                seen[m] = true;
-                via[m] = l;
-                frontier.push(m);
-            }
-        }
-    }
-    Time latency;
-    for (uint32_t n = dst; n != src && via[n] != UINT32_MAX;)
-    {
-        const auto& link = topo.GetLink(via[n]);
-        const uint32_t from = link.a == n ? link.b : link.a;
-        latency += link.Delay() + m_network->GetForwardingLatency(from) +
-                   PicoSeconds(roce::WirePicoSeconds(
-                       m_network->GetPayloadMtu(from, via[n]) + roce::kDataFrameOverheadBytes,
-                       link.rate.GetBitRate()));
-        n = from;
-    }
-    return latency;
-}
-
 CollectiveRequest
 CollectiveGroup::MakeRequest(CollectiveOperation op, uint64_t bytes) const
 {
@@ -109,20 +62,20 @@ CollectiveGroup::MakeRequest(CollectiveOperation op, uint64_t bytes) const
         const auto& node = topo.GetNode(topo.HostNode(host));
         r.placement.push_back({node.server, node.localIndex});
     }
-    for (uint32_t rank = 1; rank < r.ranks; ++rank)
-    {
-        r.alpha = std::max(r.alpha, PathLatency(m_hosts[0], m_hosts[rank]));
-    }
-    // Rank 0's NIC, wherever it is simulated (every rank of a distributed run asks the same).
-    const uint32_t host0 = topo.HostNode(m_hosts[0]);
+    // Rank 0's NIC and NVLink rates, wherever it is simulated (every process of a distributed
+    // run asks the same): the tuner's view of the servers.
+    const auto& node0 = topo.GetNode(topo.HostNode(m_hosts[0]));
     Ptr<Accelerator> gpu = m_network->GetHostNode(m_hosts[0])->GetObject<Accelerator>();
-    const uint32_t link = topo.GetNode(host0).links[gpu ? gpu->GetNicAffinity()
-                                                        : NicPort(topo, m_hosts[0])];
-    const double mtu = m_network->GetPayloadMtu(host0, link);
-    Ptr<FabricChannel> channel = m_network->GetChannel(link);
-    const double rate =
-        (channel ? channel->GetDataRate() : topo.GetLink(link).rate).GetBitRate() / 8.0;
-    r.secondsPerByte = (mtu + roce::kDataFrameOverheadBytes) / mtu / rate;
+    const uint32_t nic = node0.links[gpu ? gpu->GetNicAffinity() : NicPort(topo, m_hosts[0])];
+    Ptr<FabricChannel> channel = m_network->GetChannel(nic);
+    r.nicRate = channel ? channel->GetDataRate() : topo.GetLink(nic).rate;
+    for (uint32_t link : node0.links)
+    {
+        if (topo.GetLink(link).medium == FabricTopology::Medium::NvLink)
+        {
+            r.nvLinkRate = topo.GetLink(link).rate;
+        }
+    }
     return r;
 }
 

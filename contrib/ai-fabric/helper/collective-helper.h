@@ -46,8 +46,7 @@ class CollectiveGroup : public Object
     Ptr<CollectiveApplication> GetApplication(uint32_t rank) const { return m_apps[rank]; }
     /**
      * A request for \p op of \p bytes over this group, with its placement (each rank's server
-     * and GPU index) and the alpha and bandwidth hints taken from the fabric: alpha is the
-     * one-frame latency from rank 0 to the farthest rank, the bandwidth rank 0's NIC goodput.
+     * and GPU index) and the tuner's view of the servers: rank 0's NIC and NVLink rates.
      */
     CollectiveRequest MakeRequest(CollectiveOperation op, uint64_t bytes) const;
     /**
@@ -98,8 +97,6 @@ class CollectiveGroup : public Object
     void RankDone(std::shared_ptr<Running> running, uint32_t rank);
     /** A rank stopped on a failed queue pair: every running collective fails. */
     void RankFailed(uint32_t rank);
-    /** Sum of link delays, forwarding latencies and one MTU frame's serialization per hop. */
-    Time PathLatency(uint32_t srcHost, uint32_t dstHost) const;
 
     Ptr<FabricNetwork> m_network;
     RdmaHelper m_rdma;

@@ -2,7 +2,10 @@
 
 #include "range-checkers.h"
 
+#include "ns3/object-factory.h"
 #include "ns3/uinteger.h"
+
+#include <stdexcept>
 
 namespace ns3
 {
@@ -47,6 +50,21 @@ CollectiveProtocol::AddAttributes(TypeId tid, uint64_t bufferSize,
                       TimeValue(launch),
                       MakeTimeAccessor(&CollectiveProtocol::m_launch),
                       MakeTimeChecker(Time(0)));
+}
+
+TypeId
+CollectiveProtocol::LookupByShortName(const std::string& name)
+{
+    for (uint32_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId tid = TypeId::GetRegistered(i);
+        if (tid != GetTypeId() && tid.IsChildOf(GetTypeId()) && tid.HasConstructor() &&
+            ObjectFactory(tid.GetName()).Create<CollectiveProtocol>()->GetShortName() == name)
+        {
+            return tid;
+        }
+    }
+    throw std::invalid_argument("protocol '" + name + "' is unknown");
 }
 
 uint64_t

@@ -36,6 +36,9 @@ class CollectiveProtocol : public Object
     /** NCCL_STEPS: the pipeline steps a connection's buffer is cut into. */
     static constexpr uint32_t kSteps = 8;
 
+    /** The protocol whose short name is \p name; throws std::invalid_argument if none. */
+    static TypeId LookupByShortName(const std::string& name);
+
     /** The name users pick it by ("simple", "ll", "ll128"). */
     virtual std::string GetShortName() const = 0;
     /** Bytes on the wire that carry \p payload bytes of data (whole lines with their flags). */

@@ -3,6 +3,7 @@
 
 #include "collective-protocol.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 
@@ -57,8 +58,8 @@ struct CollectiveRequest
     uint32_t root{0};         //!< broadcast and reduce
     uint32_t elementBytes{4}; //!< datatype size (float32); pieces are whole elements
     std::vector<RankPlacement> placement; //!< per rank; empty = one rank per server
-    Time alpha;               //!< topology hint: one message's start-up latency across servers
-    double secondsPerByte{0}; //!< topology hint: 1 / scale-out goodput per rank
+    DataRate nicRate;         //!< for the tuner: rank 0's scale-out NIC's line rate
+    DataRate nvLinkRate;      //!< for the tuner: rank 0's NVLink port's rate (0: none)
     /**
      * Per rank, whether the schedule keeps its steps (empty: every rank).  A process of a
      * distributed run builds only the ranks it simulates; the others' steps are counted, and

@@ -3,6 +3,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <map>
 
 namespace ns3
 {
@@ -11,19 +12,46 @@ NS_OBJECT_ENSURE_REGISTERED(DoubleBinaryTreeCollectiveAlgorithm);
 
 namespace
 {
-constexpr uint32_t kNoParent = UINT32_MAX;
+constexpr uint32_t kNone = UINT32_MAX;
 
-void
-BuildRange(std::vector<uint32_t>& parent, uint32_t lo, uint32_t hi, uint32_t up)
+/** Tree 0's node \p r of \p n: parent and children on the lowest set bit. */
+DoubleBinaryTreeCollectiveAlgorithm::TreeNode
+LowestBitTree(uint32_t n, uint32_t r)
 {
-    if (lo >= hi)
+    DoubleBinaryTreeCollectiveAlgorithm::TreeNode node{kNone, {}};
+    uint32_t bit = 1;
+    while (bit < n && (bit & r) == 0)
     {
-        return;
+        bit <<= 1;
     }
-    const uint32_t mid = lo + (hi - lo) / 2;
-    parent[mid] = up;
-    BuildRange(parent, lo, mid, mid);
-    BuildRange(parent, mid + 1, hi, mid);
+    if (r == 0)
+    {
+        if (n > 1)
+        {
+            node.children.push_back(bit >> 1); // bit is the first power of two >= n
+        }
+        return node;
+    }
+    node.parent = (r ^ bit) | (bit << 1);
+    if (node.parent >= n)
+    {
+        node.parent = r ^ bit;
+    }
+    uint32_t low = bit >> 1;
+    if (low == 0)
+    {
+        return node; // an odd node: a leaf
+    }
+    node.children.push_back(r - low);
+    while (low != 0 && r + low >= n)
+    {
+        low >>= 1;
+    }
+    if (low != 0)
+    {
+        node.children.push_back(r + low);
+    }
+    return node;
 }
 } // namespace
 
@@ -35,20 +63,13 @@ DoubleBinaryTreeCollectiveAlgorithm::GetTypeId()
             .SetParent<CollectiveAlgorithm>()
             .SetGroupName("AiFabric")
             .AddConstructor<DoubleBinaryTreeCollectiveAlgorithm>()
-            .AddAttribute("Chunks",
-                          "Pieces each tree's half of the data is cut into, so the broadcast "
-                          "wave of one piece overlaps the reduce wave of the next.",
-                          UintegerValue(4),
-                          MakeUintegerAccessor(&DoubleBinaryTreeCollectiveAlgorithm::m_chunks),
-                          MakeUintegerChecker<uint32_t>(1, 1024))
-            .AddAttribute("MaxChunkBytes",
-                          "Largest piece: a large buffer is cut into more than Chunks pieces so "
-                          "the waves stay pipelined (4 pieces of 32 MiB leave each tree mostly "
-                          "filling and draining).  Default 512 KiB, one of NCCL's 8 pipeline "
-                          "steps of its 4 MiB default buffer (NCCL_BUFFSIZE, NCCL_STEPS).",
-                          UintegerValue(512 * 1024),
-                          MakeUintegerAccessor(&DoubleBinaryTreeCollectiveAlgorithm::m_maxChunkBytes),
-                          MakeUintegerChecker<uint64_t>(1));
+            .AddAttribute("Channels",
+                          "Parallel trees, each over its own queue pairs and carrying "
+                          "1/Channels of the data: the first half run tree 0, the rest tree 1 "
+                          "(NCCL's channels; 2 = one of each).",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&DoubleBinaryTreeCollectiveAlgorithm::m_channels),
+                          MakeUintegerChecker<uint32_t>(1, 64));
     return tid;
 }
 
@@ -58,62 +79,111 @@ DoubleBinaryTreeCollectiveAlgorithm::Supports(CollectiveOperation op) const
     return op == ALL_REDUCE;
 }
 
-std::vector<uint32_t>
-DoubleBinaryTreeCollectiveAlgorithm::InOrderTreeParents(uint32_t n)
+DoubleBinaryTreeCollectiveAlgorithm::TreeNode
+DoubleBinaryTreeCollectiveAlgorithm::BinaryTree(uint32_t n, uint32_t node, uint32_t tree)
 {
-    std::vector<uint32_t> parent(n, kNoParent);
-    BuildRange(parent, 0, n, kNoParent);
-    return parent;
+    if (tree == 0)
+    {
+        return LowestBitTree(n, node);
+    }
+    // Tree 1: relabel, build tree 0, label back.
+    const bool mirror = n % 2 == 0;
+    const auto to = [n, mirror](uint32_t r) { return mirror ? n - 1 - r : (r + n - 1) % n; };
+    const auto back = [n, mirror](uint32_t r) { return mirror ? n - 1 - r : (r + 1) % n; };
+    TreeNode t = LowestBitTree(n, to(node));
+    t.parent = t.parent == kNone ? kNone : back(t.parent);
+    for (uint32_t& child : t.children)
+    {
+        child = back(child);
+    }
+    return t;
 }
 
 CollectiveSchedule
 DoubleBinaryTreeCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
     const uint32_t p = r.ranks;
-    CollectiveSchedule s(r);
-    const std::vector<uint32_t> positionParent = InOrderTreeParents(p);
-    // Tree t puts rank (position + t) mod p at each position.
-    std::vector<std::vector<uint32_t>> parent(2, std::vector<uint32_t>(p, kNoParent));
-    std::vector<std::vector<std::vector<uint32_t>>> children(2, std::vector<std::vector<uint32_t>>(p));
-    for (uint32_t t = 0; t < 2; ++t)
+    // Servers in order of their first rank, each one's ranks by GPU index (no placement: one
+    // rank per server).
+    std::vector<std::vector<uint32_t>> servers;
+    std::map<uint32_t, uint32_t> serverIndex;
+    for (uint32_t rank = 0; rank < p; ++rank)
     {
-        for (uint32_t pos = 0; pos < p; ++pos)
+        const uint32_t server = r.placement.empty() ? rank : r.placement[rank].server;
+        auto [it, added] = serverIndex.emplace(server, uint32_t(servers.size()));
+        if (added)
         {
-            if (positionParent[pos] != kNoParent)
+            servers.emplace_back();
+        }
+        servers[it->second].push_back(rank);
+    }
+    for (auto& members : servers)
+    {
+        std::stable_sort(members.begin(), members.end(), [&r](uint32_t a, uint32_t b) {
+            return r.placement.empty() || r.placement[a].localIndex < r.placement[b].localIndex;
+        });
+    }
+    const auto nodes = static_cast<uint32_t>(servers.size());
+    const uint32_t firstTree1 = (m_channels + 1) / 2;
+    CollectiveSchedule s(r);
+    for (uint32_t c = 0; c < m_channels; ++c)
+    {
+        // This channel's tree: each rank's parent and children.
+        const uint32_t tree = c < firstTree1 ? 0 : 1;
+        std::vector<uint32_t> parent(p, kNone);
+        std::vector<std::vector<uint32_t>> children(p);
+        std::vector<uint32_t> head(nodes);
+        for (uint32_t i = 0; i < nodes; ++i)
+        {
+            std::vector<uint32_t> chain = servers[i];
+            std::rotate(chain.begin(), chain.begin() + c % chain.size(), chain.end());
+            head[i] = chain.front();
+            for (uint32_t k = 1; k < chain.size(); ++k)
             {
-                const uint32_t rank = (pos + t) % p;
-                const uint32_t up = (positionParent[pos] + t) % p;
-                parent[t][rank] = up;
-                children[t][up].push_back(rank);
+                parent[chain[k]] = chain[k - 1];
+                children[chain[k - 1]].push_back(chain[k]);
             }
         }
-    }
-    const uint64_t half = (r.bytes + 1) / 2;
-    const uint64_t bySize = (half + m_maxChunkBytes - 1) / m_maxChunkBytes;
-    const auto chunks = static_cast<uint32_t>(std::min<uint64_t>(
-        std::max<uint64_t>(m_chunks, bySize), std::max<uint64_t>(1, half / r.elementBytes)));
-    for (uint32_t k = 0; k < chunks; ++k)
-    {
-        for (uint32_t t = 0; t < 2; ++t)
+        for (uint32_t i = 0; i < nodes; ++i)
         {
-            const uint64_t bytes =
-                SplitPiece(SplitPiece(r.bytes, 2, t, r.elementBytes), chunks, k, r.elementBytes);
+            const TreeNode node = BinaryTree(nodes, i, tree);
+            if (node.parent != kNone)
+            {
+                parent[head[i]] = head[node.parent];
+            }
+            for (uint32_t child : node.children)
+            {
+                children[head[i]].push_back(head[child]);
+            }
+        }
+        const uint64_t channelBytes = SplitPiece(r.bytes, m_channels, c, r.elementBytes);
+        const uint64_t step = r.protocol->GetStepPayload();
+        const auto chunks = static_cast<uint32_t>(
+            std::min<uint64_t>(std::max<uint64_t>(1, (channelBytes + step - 1) / step),
+                               std::max<uint64_t>(1, channelBytes / r.elementBytes)));
+        for (uint32_t k = 0; k < chunks; ++k)
+        {
+            const uint64_t bytes = SplitPiece(channelBytes, chunks, k, r.elementBytes);
             for (uint32_t rank = 0; rank < p; ++rank)
             {
                 std::vector<uint32_t> have;
-                for (uint32_t child : children[t][rank])
+                for (uint32_t child : children[rank])
                 {
-                    const uint32_t in = s.Recv(rank, child, bytes, {}, t);
-                    have.push_back(s.Reduce(rank, bytes, {in}));
+                    const uint32_t in = s.Recv(rank, child, bytes, {}, c);
+                    have = {s.Reduce(rank, bytes, [&] {
+                        std::vector<uint32_t> deps = have;
+                        deps.push_back(in);
+                        return deps;
+                    }())};
                 }
-                if (parent[t][rank] != kNoParent)
+                if (parent[rank] != kNone)
                 {
-                    s.Send(rank, parent[t][rank], bytes, have, t);
-                    have = {s.Recv(rank, parent[t][rank], bytes, {}, t)};
+                    s.Send(rank, parent[rank], bytes, have, c);
+                    have = {s.Recv(rank, parent[rank], bytes, {}, c)};
                 }
-                for (uint32_t child : children[t][rank])
+                for (uint32_t child : children[rank])
                 {
-                    s.Send(rank, child, bytes, have, t);
+                    s.Send(rank, child, bytes, have, c);
                 }
             }
         }

@@ -165,6 +165,12 @@ BuildCollective(const json& doc, Scenario& s)
         Fail(Path(w, "algorithm"), c.at("algorithm"),
              "does not implement " + op + "; algorithms that do: " + able);
     }
+    if (spec.algorithm == "auto" && c.contains("protocol"))
+    {
+        Fail(Path(w, "protocol"), c.at("protocol"),
+             "auto picks the protocol per size as NCCL's tuner does; name an algorithm to set "
+             "one");
+    }
     const TypeId tid = algorithm->GetInstanceTypeId();
     spec.algorithmFactory.SetTypeId(tid);
     auto& factory = spec.algorithmFactory;
