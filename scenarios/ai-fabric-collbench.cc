@@ -38,7 +38,7 @@ Usage()
            "  --protocol=NAME          simple, ll, ll128: NCCL's protocols (default simple)\n"
            "  --minbytes=N --maxbytes=N --factor=F   sizes N, N*F, ... (K/M/G suffixes = 2^10..)\n"
            "  --ranks=N                ranks on hosts 0..N-1 (default every host)\n"
-           "  --root=R --iters=N --warmup=W --channels=C --chunks=K --cc=none|dcqcn\n"
+           "  --root=R --iters=N --warmup=W --channels=C --cc=none|dcqcn\n"
            "                           (--warmup: untimed runs per size before the timed ones)\n"
            "  --out=DIR                results folder (default collbench-results)\n"
            "  -b N -e N -f F -n N -w W nccl-tests' spelling of --minbytes, --maxbytes, --factor,\n"
@@ -97,7 +97,7 @@ ParseArguments(int argc, char** argv)
     static const std::map<std::string, std::string> countFlags = {
         {"--factor", "factor"}, {"--ranks", "ranks"},       {"--root", "root"},
         {"--iters", "iterations"}, {"--warmup", "warmup_iterations"},
-        {"--channels", "channels"}, {"--chunks", "chunks"}};
+        {"--channels", "channels"}};
     static const std::map<std::string, std::string> textFlags = {
         {"--op", "op"}, {"--algo", "algorithm"}, {"--protocol", "protocol"}};
     // nccl-tests' short options, each with its value as the next argument: "-b 8 -e 128M".

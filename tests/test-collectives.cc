@@ -189,7 +189,8 @@ double
 HierarchicalBusbwModel(uint32_t servers, uint32_t gpus, double nicBitRate, double n)
 {
     const double p = servers * gpus;
-    const double nvlinkBeta = (65536 + 86) / 65536.0 / (3600e9 / 8); // 64 KiB segments
+    const double nvlinkBeta = (65536 + 86) / 65536.0 /
+                              (ClusterHelper::kH100NvLinkRate.GetBitRate() / 8.0); // 64 KiB segments
     const double nicBeta = (4096 + 86 + 90) / 4096.0 / (nicBitRate / 8); // with one ACK per frame
     const double tNvlink = 2.0 * (gpus - 1) / gpus * n * nvlinkBeta;
     const double tNic = 2.0 * (servers - 1) / servers * n / gpus * nicBeta;
@@ -226,7 +227,7 @@ TEST_P(HierarchicalBusbw, SlowerOfNvLinkAndNicsWithinFivePercent)
     EXPECT_NEAR(busbw / model, 1.0, 0.05);
 }
 
-// 400G NICs: NVLink binds (NVLink 450 GB/s x 8/7 x 15/8); 100G NICs: the NICs bind.
+// 400G NICs: NVLink binds (NVLink 370.8 GB/s x 8/7 x 15/8); 100G NICs: the NICs bind.
 INSTANTIATE_TEST_SUITE_P(Nics, HierarchicalBusbw, ::testing::Values("400Gbps", "100Gbps"),
                          [](const auto& info) { return std::string(info.param).substr(0, 3) + "G"; });
 

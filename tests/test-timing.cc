@@ -56,7 +56,7 @@ TEST(LineRate, LongMessageReachesClosedFormGoodput)
 
 TEST(NvLink, IntraServerSegmentsMatchClosedForm)
 {
-    // One 8-GPU server: GPU 0 to GPU 1 crosses the NVSwitch in 64 KiB segments at 450 GB/s.
+    // One 8-GPU server: GPU 0 to GPU 1 crosses the NVSwitch in 64 KiB segments at NVLink's rate.
     RailOptimizedTopologyHelper rail(1, 8);
     Ptr<FabricNetwork> net = FabricNetworkHelper().Install(rail.Build());
     Arrivals arrivals;
@@ -72,13 +72,14 @@ TEST(NvLink, IntraServerSegmentsMatchClosedForm)
     ASSERT_EQ(arrivals.times.size(), segments);
     // Store and forward in segments: all of them through the GPU's link back to back, then the
     // last one through the switch pipeline (500 ns) and the second link; 0.2 m cables (1 ns).
-    const double segmentSeconds = roce::WireBytesForPayload(segment) * 8 / 3.6e12;
+    const double rate = double(ClusterHelper::kH100NvLinkRate.GetBitRate());
+    const double segmentSeconds = roce::WireBytesForPayload(segment) * 8 / rate;
     const double expected = (segments + 1) * segmentSeconds + 2e-9 + 500e-9;
     EXPECT_NEAR(arrivals.times.back().GetSeconds(), expected, 1e-12 * (segments + 2));
-    // Bandwidth seen by the application: below NVLink's 450 GB/s net of per-segment headers,
+    // Bandwidth seen by the application: below NVLink's rate net of per-segment headers,
     // short of it only by the one-segment fill and the switch latency (0.43% at 64 MiB).
     const double busbw = bytes / arrivals.times.back().GetSeconds();
-    const double ideal = 450e9 * segment / roce::WireBytesForPayload(segment);
+    const double ideal = rate / 8 * segment / roce::WireBytesForPayload(segment);
     EXPECT_LT(busbw, ideal);
     EXPECT_NEAR(busbw / ideal, 1.0, 0.005);
 }

@@ -31,7 +31,7 @@ ClusterHelper::ClusterHelper(uint32_t servers, uint32_t gpusPerServer)
     : m_servers(servers),
       m_gpusPerServer(gpusPerServer),
       m_nicRate("400Gbps"),
-      m_nvLinkRate("3600Gbps") // 450 GB/s
+      m_nvLinkRate(kH100NvLinkRate)
 {
     RequirePositive(servers, "servers");
     RequirePositive(gpusPerServer, "gpus_per_server");
@@ -103,9 +103,12 @@ TopologyHelper::GetTypeId()
                           MakeDataRateAccessor(&TopologyHelper::m_nicRate),
                           MakeDataRateChecker(DataRate(1)))
             .AddAttribute("NvlinkRate",
-                          "Intra-server bandwidth per GPU, one direction.  Default 3600 Gb/s = "
-                          "450 GB/s, NVLink 4 on H100 (A100 300 GB/s, B200 900).",
-                          DataRateValue(DataRate("3600Gbps")),
+                          "NVLink data rate per GPU, one direction.  Default 2966.4 Gb/s = "
+                          "370.8 GB/s: an H100's 18 NVLink 4 links at 20.6 GB/s each, the "
+                          "data rate NCCL 2.30 assumes per Hopper link (src/graph/topo.h, "
+                          "SM90_NVLINK_BW) of the 25 GB/s each signals (450 GB/s in all, NVIDIA "
+                          "H100 datasheet).  B200: 18 x 40.1 GB/s (SM100_NVLINK_BW).",
+                          DataRateValue(ClusterHelper::kH100NvLinkRate),
                           MakeDataRateAccessor(&TopologyHelper::m_nvLinkRate),
                           MakeDataRateChecker(DataRate(1)))
             .AddAttribute("FabricRate",

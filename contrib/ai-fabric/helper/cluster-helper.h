@@ -18,16 +18,20 @@ namespace ns3
  * Each accelerator is a host of the fabric (its own ns-3 Node once installed).  With G > 1 the
  * GPUs of a server share an NVSwitch-like switch over NVLink-class links; the NIC links are
  * added by a topology helper.  Defaults follow an HGX H100 server (shared/REFERENCES.md):
- * NVLink 4 at 450 GB/s per GPU each way, one 400G NIC per GPU.
+ * NVLink 4 at 370.8 GB/s of data per GPU each way (18 links at the 20.6 GB/s NCCL assumes of
+ * each link's 25 GB/s), one 400G NIC per GPU.
  */
 class ClusterHelper
 {
   public:
+    /** An H100's NVLink data rate, one direction: 18 links x 20.6 GB/s. */
+    static inline const DataRate kH100NvLinkRate{uint64_t(18) * 20600 * 1000 * 1000 * 8};
+
     ClusterHelper(uint32_t servers = 1, uint32_t gpusPerServer = 1);
 
     /** Scale-out NIC rate per GPU (100, 200, 400 or 800 Gb/s). */
     void SetNicRate(DataRate rate);
-    /** Intra-server bandwidth per GPU, one direction (A100 300 GB/s, H100 450, B200 900). */
+    /** NVLink data rate per GPU, one direction. */
     void SetNvLinkRate(DataRate rate);
     DataRate GetNicRate() const { return m_nicRate; }
     DataRate GetNvLinkRate() const { return m_nvLinkRate; }
