@@ -1,5 +1,7 @@
 // FabricScheduler: events of one instant run frame arrivals first, by receiving port, then the
 // rest in scheduling order; checked against a sorted reference over a random mix.
+#include "fabric-checks.h"
+
 #include "ns3/ai-fabric-module.h"
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
@@ -97,4 +99,35 @@ TEST(EventOrder, FrameArrivalsFirstByPortThenOthersByUid)
         EXPECT_EQ(ev.impl, PeekPointer(impls[uid]));
     }
     EXPECT_TRUE(scheduler->IsEmpty());
+}
+
+// Found by the placement study (a job failed on a NIC paused for 268 ms with every XOFF
+// answered by an XON): an XON arriving exactly when the XOFF before it takes effect (its
+// response time later) runs first under FabricScheduler, ns-3 judges the pending pause start
+// expired and does not cancel it, and the port stayed paused for good.  The pause events now
+// check their own state.
+TEST(EventOrder, AnXonArrivingAsTheXoffTakesEffectLeavesThePortRunning)
+{
+    ObjectFactory scheduler("ns3::FabricScheduler");
+    Simulator::SetScheduler(scheduler);
+    Ptr<FabricNetwork> net =
+        FabricNetworkHelper().Install(checks::Star(2, DataRate("400Gbps"), 3));
+    const FabricTopology& topo = net->GetTopology();
+    const uint32_t host = topo.HostNode(0);
+    const uint32_t link = topo.GetNode(host).links[0];
+    const auto& l = topo.GetLink(link);
+    Ptr<FabricNetDevice> nic = net->GetPort(host, link);
+    Ptr<FabricNetDevice> switchPort = net->GetPort(l.a == host ? l.b : l.a, link);
+    // 905 quanta of 512 bit times at 400 Gb/s: 1.1584 us.
+    const Time response =
+        PicoSeconds(uint64_t(nic->GetPfcResponseQuanta()) * 512 * 1000000000000ull / 400000000000ull);
+    const uint8_t priority = 3;
+    Simulator::Schedule(MicroSeconds(1), &FabricNetDevice::AssertPause, switchPort, priority, true);
+    Simulator::Schedule(MicroSeconds(1) + response, &FabricNetDevice::AssertPause, switchPort,
+                        priority, false);
+    Simulator::Stop(MicroSeconds(10));
+    Simulator::Run();
+    EXPECT_FALSE(nic->IsPaused(priority));
+    EXPECT_LT(nic->GetPausedTime(), response);
+    Simulator::Destroy();
 }

@@ -289,7 +289,10 @@ FabricNetDevice::AssertPause(uint8_t priority, bool pause)
 void
 FabricNetDevice::RefreshPause(uint8_t priority)
 {
-    NS_ASSERT(m_asserting[priority]);
+    if (!m_asserting[priority])
+    {
+        return; // XON was sent at this picosecond, by a frame that ran first (see m_pausePending)
+    }
     SendPfcFrame(priority, m_pauseQuanta);
     m_refreshEvents[priority] = Simulator::Schedule(QuantaToTime(m_pauseQuanta) / 2,
                                                     &FabricNetDevice::RefreshPause,
@@ -525,26 +528,34 @@ FabricNetDevice::ReceivePfc(Ptr<Packet> p)
         m_resumeEvents[c].Cancel();
         if (quanta == 0)
         {
+            m_pauseUntil[c] = Time::Max();
             Resume(c);
             continue;
         }
         ++m_counters.pfcPauseReceived;
         // Frames may still start for the response time; the pause runs from the XOFF's arrival.
-        if (!m_paused[c] && !m_pauseEvents[c].IsRunning())
+        if (!m_paused[c] && !m_pausePending[c])
         {
+            m_pausePending[c] = true;
             m_pauseEvents[c] = Simulator::Schedule(QuantaToTime(GetPfcResponseQuanta()),
                                                    &FabricNetDevice::StartPause,
                                                    this,
                                                    c);
         }
         const Time pause = QuantaToTime(quanta);
-        m_resumeEvents[c] = Simulator::Schedule(pause, &FabricNetDevice::Resume, this, c);
+        m_pauseUntil[c] = Simulator::Now() + pause;
+        m_resumeEvents[c] = Simulator::Schedule(pause, &FabricNetDevice::PauseExpired, this, c);
     }
 }
 
 void
 FabricNetDevice::StartPause(uint8_t c)
 {
+    if (!m_pausePending[c])
+    {
+        return; // resumed before the response time was up
+    }
+    m_pausePending[c] = false;
     m_paused[c] = true;
     m_pauseStart[c] = Simulator::Now();
     m_pausedTrace(c, true);
@@ -579,9 +590,19 @@ FabricNetDevice::GetPfcResponseBytes() const
 }
 
 void
+FabricNetDevice::PauseExpired(uint8_t c)
+{
+    if (Simulator::Now() >= m_pauseUntil[c])
+    {
+        Resume(c);
+    }
+}
+
+void
 FabricNetDevice::Resume(uint8_t c)
 {
     m_pauseEvents[c].Cancel();
+    m_pausePending[c] = false;
     if (m_paused[c])
     {
         m_paused[c] = false;
@@ -643,9 +664,10 @@ FabricNetDevice::NotifyLinkState(bool up)
         }
         for (uint8_t c = 0; c < kClasses; ++c)
         {
-            if (IsPaused(c))
+            if (IsPaused(c) || m_pausePending[c])
             {
                 m_resumeEvents[c].Cancel();
+                m_pauseUntil[c] = Time::Max();
                 Resume(c); // a pause does not outlive the link that carried it
             }
         }

@@ -196,8 +196,10 @@ class FabricNetDevice : public NetDevice
     void RefreshPause(uint8_t priority);
     Time QuantaToTime(uint32_t quanta) const;
     void Resume(uint8_t priority);
-    /** The response time after an XOFF has passed: class \p priority stops. */
+    /** The response time after an XOFF has passed: class \p priority stops (if still due). */
     void StartPause(uint8_t priority);
+    /** The pause time of the last XOFF may have run out: resume if it has. */
+    void PauseExpired(uint8_t priority);
     void Flush();
 
     Ptr<Node> m_node;
@@ -236,6 +238,11 @@ class FabricNetDevice : public NetDevice
     std::array<Time, kClasses> m_pauseStart{};
     std::array<EventId, kClasses> m_resumeEvents;
     std::array<EventId, kClasses> m_pauseEvents; //!< an XOFF taking effect after the response
+    // What the PFC events check when they run, rather than trusting EventId::Cancel: under
+    // FabricScheduler a frame arriving at the same picosecond runs before an event scheduled
+    // earlier, and ns-3 then judges that event expired, so cancelling it does nothing.
+    std::array<bool, kClasses> m_pausePending{}; //!< an XOFF's StartPause is due
+    std::array<Time, kClasses> m_pauseUntil{};   //!< when the last XOFF's pause runs out
     Time m_pausedTotal;
     uint16_t m_pauseQuanta{};
     uint16_t m_responseQuanta{}; //!< PfcResponseQuanta (0: 802.3's for the rate)
