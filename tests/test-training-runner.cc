@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -214,6 +216,13 @@ TEST(TrainingRunner, OutputsAgreeWithEachOther)
         if (e.at("ph") == "X")
         {
             EXPECT_GE(e.at("dur").get<double>(), 0);
+            if (e.at("cat") == "communication")
+            {
+                // auto records NCCL's tuner's pick: algorithm/protocol/channels.
+                const std::string algorithm = e.at("args").at("algorithm");
+                EXPECT_EQ(algorithm.rfind("auto:", 0), 0u) << algorithm;
+                EXPECT_EQ(std::count(algorithm.begin(), algorithm.end(), '/'), 2) << algorithm;
+            }
         }
     }
     EXPECT_EQ(spans, summary.at("training").at("spans").get<std::size_t>());

@@ -149,7 +149,7 @@ ScenarioRun::WriteJobTimeline(std::ostream& os) const
            << ",\"args\":{\"micro_batch\":" << s.microBatch;
         if (!compute)
         {
-            os << ",\"bytes\":" << s.bytes;
+            os << ",\"bytes\":" << s.bytes << ",\"algorithm\":\"" << *s.algorithm << "\"";
         }
         os << "}}";
         first = false;

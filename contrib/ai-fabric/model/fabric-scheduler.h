@@ -24,6 +24,12 @@ namespace ns3
  * Select it with Simulator::SetScheduler or the "SchedulerType" global value, in single-process
  * and distributed runs alike (ai-fabric-run does).  The tie rule differs from ns-3's, so a run
  * under another scheduler may differ from one under this by the order of simultaneous events.
+ *
+ * One consequence for models: ns-3 judges an event expired once an event with a larger uid at
+ * the same time has run, so when a frame arrival runs before an event scheduled earlier for the
+ * same picosecond, EventId::IsRunning() says false and EventId::Cancel() does nothing for that
+ * event, which still runs.  Events a frame arrival may cancel check their own state when they
+ * run (FabricNetDevice's PFC events, RdmaQueuePair's timeout).
  */
 class FabricScheduler : public Scheduler
 {

@@ -505,9 +505,9 @@ TrainingJob::CollectiveDone(uint32_t r, std::size_t op, Time start, uint32_t)
         rs.communication += Simulator::Now() - rs.activeSince;
     }
     const JobOp& o = OpAt(r, op);
-    const uint64_t bytes = (*rs.comms[static_cast<std::size_t>(o.comm)].schedules)[o.request]->GetBytes();
-    m_spanTrace(JobSpan{r, JobOp::COLLECTIVE, o.phase, o.comm, o.microBatch, bytes, start,
-                        Simulator::Now()});
+    const auto& schedule = (*rs.comms[static_cast<std::size_t>(o.comm)].schedules)[o.request];
+    m_spanTrace(JobSpan{r, JobOp::COLLECTIVE, o.phase, o.comm, o.microBatch, schedule->GetBytes(),
+                        start, Simulator::Now(), &schedule->GetAlgorithm()});
     if (o.blocking || (rs.wait == ALL && rs.outstanding == 0))
     {
         NS_ASSERT(!o.blocking || rs.wait == COLLECTIVE);

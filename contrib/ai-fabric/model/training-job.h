@@ -56,6 +56,8 @@ struct JobSpan
     uint64_t bytes; //!< COLLECTIVE
     Time start;
     Time end;
+    /** COLLECTIVE: the schedule's algorithm, with auto's pick ("auto:tree/ll128/16ch"). */
+    const std::string* algorithm{nullptr};
 };
 
 /**

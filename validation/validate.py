@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""Run ai-fabric-collbench on the simulated counterpart of every cluster in
+nccl-tests-h100.csv (S servers x 8 GPUs, rail-optimized, 400G NICs, H100 NVLink, auto: NCCL's
+tuner) and print each published busbw beside the simulated one, with the algorithm the tuner
+picked.  Rows NCCL ran with an algorithm this model has (ring, tree; not NVLS or NVLS-tree)
+must land within TOLERANCE when bandwidth-bound (>= 64 MiB); the rest are reported with their
+distance.  Exit 1 if a row that must hold does not.
+
+usage: validation/validate.py [--max-bytes=N] [--out=FILE.md]
+  --max-bytes  on more than 2 servers, skip larger published sizes (default 1 GiB: 8 GiB on 4
+               servers takes minutes; 1 and 2 servers run every size)
+"""
+import csv
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+COLLBENCH = ROOT / "build" / "scenarios" / "ai-fabric-collbench"
+TABLE = Path(__file__).resolve().parent / "nccl-tests-h100.csv"
+TOLERANCE = 0.10
+BANDWIDTH_BOUND = 64 << 20
+MODELLED = ("ring", "tree")
+
+
+def published():
+    with open(TABLE) as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def simulate(servers, sizes):
+    """{bytes: (busbw, algorithm)} from one collbench sweep over sizes (powers of two)."""
+    lo, hi = min(sizes), max(sizes)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "r"
+        cmd = [str(COLLBENCH), f"--topology=rail_optimized:servers={servers},gpus_per_server=8",
+               f"-b", str(lo), "-e", str(hi), "-f", "2", f"--out={out}"]
+        print("$ " + " ".join(cmd[0:1] + [c for c in cmd[1:] if not c.startswith("--out")]),
+              file=sys.stderr, flush=True)
+        subprocess.run(cmd, check=True, capture_output=True)
+        with open(out / "collectives.csv") as f:
+            return {int(r["bytes"]): (float(r["busbw_GBps"]), r["algorithm"]) for r in csv.DictReader(f)}
+
+
+def main(argv):
+    max_bytes = 1 << 30
+    out = None
+    for arg in argv:
+        if arg.startswith("--max-bytes="):
+            max_bytes = int(arg.split("=", 1)[1])
+        elif arg.startswith("--out="):
+            out = Path(arg.split("=", 1)[1])
+        else:
+            sys.exit(__doc__)
+    rows = [r for r in published() if int(r["servers"]) <= 2 or int(r["bytes"]) <= max_bytes]
+    results = {}
+    for servers in sorted({int(r["servers"]) for r in rows}):
+        sizes = [int(r["bytes"]) for r in rows if int(r["servers"]) == servers]
+        results[servers] = simulate(servers, sizes)
+    lines = ["| source | servers | bytes | published GB/s | NCCL ran | simulated GB/s | tuner's pick | sim / pub | holds |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    failed = 0
+    for r in rows:
+        servers, n, pub = int(r["servers"]), int(r["bytes"]), float(r["busbw_GBps"])
+        sim, pick = results[servers][n]
+        ratio = sim / pub
+        modelled = r["nccl_pick"].split("/")[0] in MODELLED
+        if not modelled:
+            verdict = "not modelled (" + r["nccl_pick"] + ")"
+        elif n < BANDWIDTH_BOUND:
+            verdict = "latency-bound: reported"
+        elif abs(ratio - 1) <= TOLERANCE:
+            verdict = "yes"
+        else:
+            verdict = "NO"
+            failed += 1
+        lines.append(f"| {r['source']} | {servers} | {n} | {pub:g} | {r['nccl']}: {r['nccl_pick']} "
+                     f"| {sim:.1f} | {pick} | {ratio:.2f} | {verdict} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if out:
+        out.write_text("<!-- written by validation/validate.py (tolerance and reasons: the module "
+                       "chapter, Validation) -->\n" + text)
+    skipped = len(published()) - len(rows)
+    if skipped:
+        print(f"({skipped} rows above --max-bytes={max_bytes} not run)")
+    if failed:
+        sys.exit(f"validate: {failed} row(s) outside {TOLERANCE:.0%}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
