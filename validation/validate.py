@@ -38,7 +38,9 @@ def simulate(servers, sizes):
                f"-b", str(lo), "-e", str(hi), "-f", "2", f"--out={out}"]
         print("$ " + " ".join(cmd[0:1] + [c for c in cmd[1:] if not c.startswith("--out")]),
               file=sys.stderr, flush=True)
-        subprocess.run(cmd, check=True, capture_output=True)
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"validate: collbench exited {done.returncode}:\n{done.stderr}")
         with open(out / "collectives.csv") as f:
             return {int(r["bytes"]): (float(r["busbw_GBps"]), r["algorithm"]) for r in csv.DictReader(f)}
 

@@ -39,7 +39,7 @@ class CollectiveProtocol : public Object
     /** The protocol whose short name is \p name; throws std::invalid_argument if none. */
     static TypeId LookupByShortName(const std::string& name);
 
-    /** The name users pick it by ("simple", "ll", "ll128"). */
+    /** The name users pick it by ("simple", "ll", "ll128", "ideal"). */
     virtual std::string GetShortName() const = 0;
     /** Bytes on the wire that carry \p payload bytes of data (whole lines with their flags). */
     virtual uint64_t WireBytes(uint64_t payload) const = 0;

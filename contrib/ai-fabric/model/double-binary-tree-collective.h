@@ -16,8 +16,8 @@ namespace ns3
  * Servers are numbered in order of their first rank and joined by NCCL's two binary trees
  * (BinaryTree): tree 0 on the lowest set bit of the server number, tree 1 the same mirrored
  * (an even count of servers) or shifted by one (odd), so a server that is a leaf in one tree is
- * inner in the other.  Channels [0, c/2) run tree 0, the rest tree 1 (one tree with one
- * channel), each carrying 1/Channels of the data.  Inside a server, channel c chains its
+ * inner in the other.  The first ceil(c/2) of c channels run tree 0, the rest tree 1 (one
+ * tree with one channel; NCCL splits at its search-channel count), each carrying 1/Channels of the data.  Inside a server, channel c chains its
  * GPUs from GPU c mod G on: that GPU, the chain's head, talks to the heads of the parent and
  * children servers through its own NIC (rail c), as NCCL's TREE pattern does.  Per chunk of
  * the protocol's step size a rank receives and reduces what its children send (its chain

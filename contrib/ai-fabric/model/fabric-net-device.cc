@@ -279,6 +279,7 @@ FabricNetDevice::AssertPause(uint8_t priority, bool pause)
     SendPfcFrame(priority, pause ? m_pauseQuanta : 0);
     if (pause)
     {
+        m_refreshAt[priority] = Simulator::Now() + QuantaToTime(m_pauseQuanta) / 2;
         m_refreshEvents[priority] = Simulator::Schedule(QuantaToTime(m_pauseQuanta) / 2,
                                                         &FabricNetDevice::RefreshPause,
                                                         this,
@@ -289,11 +290,12 @@ FabricNetDevice::AssertPause(uint8_t priority, bool pause)
 void
 FabricNetDevice::RefreshPause(uint8_t priority)
 {
-    if (!m_asserting[priority])
+    if (!m_asserting[priority] || Simulator::Now() != m_refreshAt[priority])
     {
-        return; // XON was sent at this picosecond, by a frame that ran first (see m_pausePending)
+        return; // a refresh that a later XON or XOFF replaced at this picosecond (m_pausePending)
     }
     SendPfcFrame(priority, m_pauseQuanta);
+    m_refreshAt[priority] = Simulator::Now() + QuantaToTime(m_pauseQuanta) / 2;
     m_refreshEvents[priority] = Simulator::Schedule(QuantaToTime(m_pauseQuanta) / 2,
                                                     &FabricNetDevice::RefreshPause,
                                                     this,

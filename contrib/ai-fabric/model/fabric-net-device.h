@@ -243,6 +243,7 @@ class FabricNetDevice : public NetDevice
     // earlier, and ns-3 then judges that event expired, so cancelling it does nothing.
     std::array<bool, kClasses> m_pausePending{}; //!< an XOFF's StartPause is due
     std::array<Time, kClasses> m_pauseUntil{};   //!< when the last XOFF's pause runs out
+    std::array<Time, kClasses> m_refreshAt{};    //!< when the current XOFF refresh is due
     Time m_pausedTotal;
     uint16_t m_pauseQuanta{};
     uint16_t m_responseQuanta{}; //!< PfcResponseQuanta (0: 802.3's for the rate)

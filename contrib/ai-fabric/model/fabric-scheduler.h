@@ -29,7 +29,7 @@ namespace ns3
  * the same time has run, so when a frame arrival runs before an event scheduled earlier for the
  * same picosecond, EventId::IsRunning() says false and EventId::Cancel() does nothing for that
  * event, which still runs.  Events a frame arrival may cancel check their own state when they
- * run (FabricNetDevice's PFC events, RdmaQueuePair's timeout).
+ * run (FabricNetDevice's PFC events and refreshes, RdmaQueuePair's timeout and pacing).
  */
 class FabricScheduler : public Scheduler
 {

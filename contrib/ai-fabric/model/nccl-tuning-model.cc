@@ -178,6 +178,8 @@ NcclTuningModel::Latency(CollectiveOperation op, Algorithm a, Protocol p) const
     }
     if (op == BROADCAST || op == REDUCE)
     {
+        // NCCL's branch for rings whose channels share their NICs (sameChannels), as NCCL's
+        // search finds them on DGX-class servers: one hop's latency, the chain pipelined.
         return lat + (g.nodes > 1 ? kNetLatency[RING][p] : kNvLinkLatency[RING][p]);
     }
     const uint32_t steps = op == ALL_REDUCE ? 2 * (n - 1) : n - 1;

@@ -167,7 +167,7 @@ RdmaQueuePair::PostSend(uint64_t bytes, CompletionCallback done)
     const uint64_t frames = bytes == 0 ? 1 : (bytes + m_mtu - 1) / m_mtu;
     m_messages.push_back({m_nextMessageId, bytes, m_endSeq, frames, done});
     m_endSeq += frames;
-    if (!m_failed && !m_waitingForPort && !m_paceEvent.IsRunning())
+    if (!m_failed && !m_waitingForPort && !m_pacing)
     {
         SendNext();
     }
@@ -204,13 +204,21 @@ RdmaQueuePair::SendNext()
         if (rate < m_cc->GetLineRate())
         {
             const uint32_t frame = m_mtu + roce::kDataFrameOverheadBytes;
+            m_pacing = true;
             m_paceEvent =
                 Simulator::Schedule(PicoSeconds(roce::WirePicoSeconds(frame, rate.GetBitRate())),
-                                    &RdmaQueuePair::SendNext,
+                                    &RdmaQueuePair::PaceDone,
                                     this);
             return;
         }
     }
+}
+
+void
+RdmaQueuePair::PaceDone()
+{
+    m_pacing = false;
+    SendNext();
 }
 
 void
@@ -334,7 +342,7 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     {
         ArmTimer();
     }
-    if (nak && !m_waitingForPort && !m_paceEvent.IsRunning())
+    if (nak && !m_waitingForPort && !m_pacing)
     {
         SendNext();
     }
@@ -377,6 +385,7 @@ RdmaQueuePair::Timeout()
         m_counters.retryExhausted = 1;
         m_framesInFlight = 0; // the error state sends nothing more
         m_paceEvent.Cancel();
+        m_pacing = false;
         m_failedTrace();
         if (!m_errorCallback.IsNull())
         {
@@ -391,7 +400,7 @@ RdmaQueuePair::Timeout()
     m_sndNxt = m_sndUna;
     m_framesInFlight = 0;
     ArmTimer();
-    if (!m_waitingForPort && !m_paceEvent.IsRunning())
+    if (!m_waitingForPort && !m_pacing)
     {
         SendNext();
     }

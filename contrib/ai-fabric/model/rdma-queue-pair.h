@@ -129,6 +129,8 @@ class RdmaQueuePair : public Object
     };
 
     void SendNext();
+    /** The pacing gap after a frame has passed: send on. */
+    void PaceDone();
     void SendWhenPortHasRoom();
     void SendFrame(uint64_t seq);
     const Message& MessageOf(uint64_t seq) const;
@@ -171,6 +173,11 @@ class RdmaQueuePair : public Object
     uint64_t m_highestSent{0}; //!< one past the highest frame ever sent
     bool m_waitingForPort{false};
     EventId m_paceEvent;
+    /**
+     * A pace event is due (checked instead of m_paceEvent.IsRunning(): under FabricScheduler a
+     * frame arriving at the event's picosecond runs first and ns-3 reports it not running).
+     */
+    bool m_pacing{false};
     EventId m_timer;       //!< the one pending timeout event (it may fire before m_timeoutAt)
     Time m_timeoutAt;      //!< when the retransmission timer expires
 
