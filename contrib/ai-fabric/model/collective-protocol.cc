@@ -20,6 +20,12 @@ CollectiveProtocol::GetTypeId()
     return tid;
 }
 
+CollectiveProtocol::CollectiveProtocol(uint64_t lineBytes, uint64_t lineData)
+    : m_lineBytes(lineBytes),
+      m_lineData(lineData)
+{
+}
+
 TypeId
 CollectiveProtocol::AddAttributes(TypeId tid, uint64_t bufferSize,
                                   const std::string& bufferVariable, Time nvLinkHop,
@@ -70,7 +76,7 @@ CollectiveProtocol::LookupByShortName(const std::string& name)
 uint64_t
 CollectiveProtocol::GetStepPayload() const
 {
-    return PayloadOf(m_bufferSize / kSteps);
+    return m_bufferSize / kSteps / m_lineBytes * m_lineData;
 }
 
 uint32_t

@@ -42,7 +42,10 @@ class CollectiveProtocol : public Object
     /** The name users pick it by ("simple", "ll", "ll128", "ideal"). */
     virtual std::string GetShortName() const = 0;
     /** Bytes on the wire that carry \p payload bytes of data (whole lines with their flags). */
-    virtual uint64_t WireBytes(uint64_t payload) const = 0;
+    uint64_t WireBytes(uint64_t payload) const
+    {
+        return (payload + m_lineData - 1) / m_lineData * m_lineBytes;
+    }
     /** Data bytes of one pipeline step: BufferSize / kSteps of wire, less the flags. */
     uint64_t GetStepPayload() const;
     /**
@@ -59,8 +62,11 @@ class CollectiveProtocol : public Object
     Time GetLaunchLatency() const { return m_launch; }
 
   protected:
-    /** Data bytes that \p wire bytes of whole lines carry. */
-    virtual uint64_t PayloadOf(uint64_t wire) const = 0;
+    /**
+     * A protocol that sends its data in lines of \p lineBytes on the wire, \p lineData of them
+     * data and the rest flags (1 and 1: the data alone).
+     */
+    CollectiveProtocol(uint64_t lineBytes, uint64_t lineData);
     /**
      * \p tid with the attributes every protocol has, at the defaults given: BufferSize
      * (NCCL's \p bufferVariable), NvLinkHopLatency, NetHopLatency and LaunchLatency.
@@ -69,6 +75,8 @@ class CollectiveProtocol : public Object
                                 Time nvLinkHop, Time netHop, Time launch);
 
   private:
+    uint64_t m_lineBytes;
+    uint64_t m_lineData;
     uint64_t m_bufferSize{0};
     Time m_nvLinkHop;
     Time m_netHop;

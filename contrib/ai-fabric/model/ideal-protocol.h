@@ -17,11 +17,11 @@ class IdealProtocol : public CollectiveProtocol
 {
   public:
     static TypeId GetTypeId();
+    IdealProtocol()
+        : CollectiveProtocol(1, 1)
+    {
+    }
     std::string GetShortName() const override { return "ideal"; }
-    uint64_t WireBytes(uint64_t payload) const override { return payload; }
-
-  private:
-    uint64_t PayloadOf(uint64_t wire) const override { return wire; }
 };
 
 } // namespace ns3

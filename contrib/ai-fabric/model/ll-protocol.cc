@@ -19,10 +19,4 @@ LlProtocol::GetTypeId()
     return tid;
 }
 
-uint64_t
-LlProtocol::WireBytes(uint64_t payload) const
-{
-    return (payload + kLineData - 1) / kLineData * kLineBytes;
-}
-
 } // namespace ns3

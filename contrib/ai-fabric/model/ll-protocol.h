@@ -22,11 +22,12 @@ class LlProtocol : public CollectiveProtocol
     static constexpr uint64_t kLineBytes = 16;
     static constexpr uint64_t kLineData = 8;
 
-    std::string GetShortName() const override { return "ll"; }
-    uint64_t WireBytes(uint64_t payload) const override;
+    LlProtocol()
+        : CollectiveProtocol(kLineBytes, kLineData)
+    {
+    }
 
-  private:
-    uint64_t PayloadOf(uint64_t wire) const override { return wire / kLineBytes * kLineData; }
+    std::string GetShortName() const override { return "ll"; }
 };
 
 } // namespace ns3

@@ -19,10 +19,4 @@ Ll128Protocol::GetTypeId()
     return tid;
 }
 
-uint64_t
-Ll128Protocol::WireBytes(uint64_t payload) const
-{
-    return (payload + kLineData - 1) / kLineData * kLineBytes;
-}
-
 } // namespace ns3

@@ -21,11 +21,12 @@ class Ll128Protocol : public CollectiveProtocol
     static constexpr uint64_t kLineBytes = 128;
     static constexpr uint64_t kLineData = 120;
 
-    std::string GetShortName() const override { return "ll128"; }
-    uint64_t WireBytes(uint64_t payload) const override;
+    Ll128Protocol()
+        : CollectiveProtocol(kLineBytes, kLineData)
+    {
+    }
 
-  private:
-    uint64_t PayloadOf(uint64_t wire) const override { return wire / kLineBytes * kLineData; }
+    std::string GetShortName() const override { return "ll128"; }
 };
 
 } // namespace ns3

@@ -18,13 +18,13 @@ class SimpleProtocol : public CollectiveProtocol
 {
   public:
     static TypeId GetTypeId();
+    SimpleProtocol()
+        : CollectiveProtocol(1, 1)
+    {
+    }
     std::string GetShortName() const override { return "simple"; }
-    uint64_t WireBytes(uint64_t payload) const override { return payload; }
     uint32_t GetChunkSteps(bool ringPass) const override;
     uint32_t GetSliceSteps(bool ringPass) const override;
-
-  private:
-    uint64_t PayloadOf(uint64_t wire) const override { return wire; }
 };
 
 } // namespace ns3
