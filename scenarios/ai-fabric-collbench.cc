@@ -31,10 +31,14 @@ Usage()
         << ")\n"
            "                           e.g. rail_optimized:servers=16,gpus_per_server=8\n"
            "  --scenario=FILE          start from a scenario file (its collective section too)\n"
+           "  --server=NAME            server preset (GPUs, NVLink, NICs, accelerator): "
+        << ns3::ServerPreset::Names()
+        << "\n"
            "  --op=NAME                allreduce, reducescatter, allgather, broadcast, reduce,\n"
            "                           alltoall (default allreduce)\n"
            "  --algo=NAME              ring, tree, halving-doubling, recursive-doubling,\n"
-           "                           binomial, pairwise, hierarchical, auto (default auto)\n"
+           "                           binomial, pairwise, pxn, hierarchical, auto (default\n"
+           "                           auto)\n"
            "  --protocol=NAME          simple, ll, ll128: NCCL's protocols (default simple)\n"
            "  --minbytes=N --maxbytes=N --factor=F   sizes N, N*F, ... (K/M/G suffixes = 2^10..)\n"
            "  --ranks=N                ranks on hosts 0..N-1 (default every host)\n"
@@ -91,6 +95,7 @@ ParseArguments(int argc, char** argv)
     std::string scenario;
     std::string topology;
     std::string congestionControl;
+    std::string server;
     json collective = json::object();
     static const std::map<std::string, std::string> sizeFlags = {
         {"--minbytes", "min_bytes"}, {"--maxbytes", "max_bytes"}};
@@ -161,6 +166,10 @@ ParseArguments(int argc, char** argv)
         {
             congestionControl = value;
         }
+        else if (key == "--server")
+        {
+            server = value;
+        }
         else if (textFlags.count(key))
         {
             collective[textFlags.at(key)] = value;
@@ -183,6 +192,10 @@ ParseArguments(int argc, char** argv)
     {
         o.document["topology"] =
             ParseTopologyText(topology.empty() ? kDefaultTopology : topology, "--topology");
+    }
+    if (!server.empty())
+    {
+        o.document["server"] = server;
     }
     if (!congestionControl.empty())
     {

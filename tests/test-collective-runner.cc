@@ -489,3 +489,47 @@ TEST(Collbench, RingChannelsSpreadOverEveryNic)
     EXPECT_GT(busbw[8], 7 * busbw[1]) << busbw[1] << " -> " << busbw[8];
     fs::remove_all(dir);
 }
+
+// Issue 19, server presets: an HGX B200 server's NVLink (18 x NCCL's 40.1 GB/s) carries a
+// one-server ring at 721.8 / 370.8 = 1.95 times an HGX H100's, and a key the user gives
+// wins over the preset.
+TEST(Collbench, ServerPresetSetsTheServersLinksAndKeysWin)
+{
+    const fs::path dir = Scratch("server-preset");
+    std::map<std::string, double> busbw;
+    for (const std::string server : {"hgx_h100", "hgx_b200"})
+    {
+        const fs::path out = dir / server;
+        const Outcome o = Collbench("--server=" + server +
+                                        " --topology=rail_optimized:servers=1 --algo=ring "
+                                        "--protocol=ideal -b 64M -e 64M --out=" + out.string(),
+                                    dir);
+        ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+        busbw[server] = std::stod(ReadCsv(out / "collectives.csv").at(0).at("busbw_GBps"));
+        for (const auto& row : ReadCsv(out / "links.csv"))
+        {
+            if (row.at("medium") == "nvlink")
+            {
+                EXPECT_DOUBLE_EQ(std::stod(row.at("rate_gbps")),
+                                 server == "hgx_b200" ? 5774.4 : 2966.4);
+            }
+        }
+    }
+    EXPECT_NEAR(busbw["hgx_b200"] / busbw["hgx_h100"], 40.1 / 20.6, 0.02 * 40.1 / 20.6);
+    const fs::path out = dir / "nic";
+    const Outcome o = Collbench("--server=hgx_b200 --topology=rail_optimized:servers=2,"
+                                "nic_rate=800Gbps -b 1M -e 1M --out=" + out.string(),
+                                dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    uint32_t nics = 0;
+    for (const auto& row : ReadCsv(out / "links.csv"))
+    {
+        if (row.at("role") == "host" && row.at("medium") != "nvlink")
+        {
+            ++nics;
+            EXPECT_DOUBLE_EQ(std::stod(row.at("rate_gbps")), 800);
+        }
+    }
+    EXPECT_EQ(nics, 16u);
+    fs::remove_all(dir);
+}

@@ -100,7 +100,7 @@ TEST(NcclTuningModel, PicksPerSize)
     EXPECT_EQ(two.Choose(ALL_REDUCE, 1 << 20).algorithm, "tree");
     EXPECT_EQ(two.Choose(ALL_REDUCE, 1 << 20).protocol, "ll128");
     EXPECT_EQ(two.Choose(ALL_GATHER, 1 << 20).algorithm, "ring");
-    EXPECT_EQ(two.Choose(ALL_TO_ALL, 1 << 20).algorithm, "pairwise");
+    EXPECT_EQ(two.Choose(ALL_TO_ALL, 1 << 20).algorithm, "pxn");
 }
 
 TEST(NcclTuningModel, AutoBuildsThePickAndRecordsIt)

@@ -110,6 +110,8 @@ struct Scenario
     nlohmann::json document; //!< as read (echoed into summary.json)
     std::string name{"unnamed"};
     uint32_t seed{0}; //!< scenario.seed (its default there)
+    /** The "server" preset (ServerPreset), or null: the attributes' defaults. */
+    const ns3::ServerPreset* server{nullptr};
     ns3::FabricTopology topology;
     ns3::FabricNetworkHelper network;
     ns3::MessageSourceHelper sources; //!< attributes only; flows are installed by the run

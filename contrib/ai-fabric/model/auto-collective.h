@@ -11,8 +11,8 @@ namespace ns3
  * \ingroup ai-fabric
  * \brief Picks algorithm, protocol and channel count per request as NCCL does
  * (NcclTuningModel) and builds with them; the schedule's algorithm name records the choice
- * ("auto:ring/ll128/16ch").  All-to-all runs pairwise in Simple, as NCCL's point-to-point.  Its
- * own Protocol attribute is not used: the tuner picks the protocol.
+ * ("auto:ring/ll128/16ch").  All-to-all runs pxn in Simple, as NCCL's point-to-point with
+ * PXN.  Its own Protocol attribute is not used: the tuner picks the protocol.
  */
 class AutoCollectiveAlgorithm : public CollectiveAlgorithm
 {

@@ -242,7 +242,7 @@ NcclTuningModel::Choose(CollectiveOperation op, uint64_t bytes) const
     Choice best;
     if (op == ALL_TO_ALL)
     {
-        return {"pairwise", "simple", 1, -1};
+        return {"pxn", "simple", 1, -1};
     }
     best.timeUs = -1;
     for (Algorithm a : {TREE, RING})

@@ -27,7 +27,7 @@ namespace ns3
  * per size as NCCL does.  The fastest combination wins; its channel count is NCCL's count
  * reduced while n < channels x threads x threshold bytes.  CPU-dependent constants take
  * NCCL's Intel values.  Candidates: ring and tree (all-reduce); ring (reduce-scatter,
- * all-gather, broadcast, reduce); all-to-all is point-to-point in NCCL (pairwise, Simple).
+ * all-gather, broadcast, reduce); all-to-all is point-to-point in NCCL (pxn, Simple).
  */
 class NcclTuningModel
 {

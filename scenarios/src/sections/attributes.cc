@@ -4,6 +4,8 @@
 #include "../scenario-keys.h"
 #include "../scenario-sections.h"
 
+#include "ns3/string.h"
+
 using namespace ns3;
 using nlohmann::json;
 
@@ -145,6 +147,11 @@ NetworkSection()
     ScenarioSection section;
     section.keys = {"switch", "port", "routing", "accelerator", "rdma"};
     section.build = [](const json& doc, Scenario& s) {
+        for (const auto& [name, value] :
+             s.server ? s.server->AcceleratorAttributes() : ServerPreset::Values())
+        {
+            s.collectiveHelper.SetAcceleratorAttribute(name, StringValue(value));
+        }
         for (const SectionSchema& schema : AttributeSections(s))
         {
             if (doc.contains(schema.GetName()))

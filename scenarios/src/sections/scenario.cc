@@ -26,6 +26,10 @@ ScenarioSchema()
     SectionSchema schema("scenario");
     schema.Key("name", "a string", defaults.name, "Named in the log and summary.json.")
         .Key("description", "a string", "none", "For the reader; echoed in summary.json.")
+        .Key("server", ServerPreset::Names(), "none: the attributes' defaults (an HGX H100)",
+             "A DGX/HGX-class server preset: GPUs per server, NVLink and NIC rates "
+             "(topology) and the accelerator's HBM and FLOP rates, each from its cited source "
+             "(the module chapter, Server presets); keys the scenario gives win.")
         .Key(kSeed)
         .Key("stop_time", "a time with a unit", "until every event is done",
              "When the simulation stops (required with random failures, which never end).");
@@ -38,9 +42,21 @@ ScenarioSection
 ScenarioKeysSection()
 {
     ScenarioSection section;
-    section.keys = {"name", "description", "seed", "stop_time"};
+    section.keys = {"name", "description", "server", "seed", "stop_time"};
     section.build = [](const json& doc, Scenario& s) {
         s.name = GetString(doc, "scenario", "name", s.name);
+        if (doc.contains("server"))
+        {
+            const std::string server = GetString(doc, "scenario", "server", "");
+            try
+            {
+                s.server = &ServerPreset::Get(server);
+            }
+            catch (const std::invalid_argument&)
+            {
+                Fail("server", doc.at("server"), "allowed: " + ServerPreset::Names());
+            }
+        }
         s.seed = uint32_t(Get(doc, "scenario", kSeed));
         RngSeedManager::SetSeed(s.seed);
         s.stopTime = GetTime(doc, "scenario", "stop_time", s.stopTime);

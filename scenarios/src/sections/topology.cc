@@ -3,6 +3,8 @@
 #include "../scenario-keys.h"
 #include "../scenario-sections.h"
 
+#include "ns3/string.h"
+
 #include <memory>
 #include <regex>
 
@@ -52,7 +54,7 @@ CommonTopologySchema(const SectionSchema::Setter& set)
 }
 
 FabricTopology
-BuildTopology(const json& t)
+BuildTopology(const json& t, const ServerPreset* server)
 {
     const std::string w = "topology";
     if (!t.is_object())
@@ -71,6 +73,10 @@ BuildTopology(const json& t)
     const SectionSchema::Setter set = [&helper](const std::string& n, const AttributeValue& v) {
         helper->SetAttribute(n, v);
     };
+    for (const auto& [name, value] : server ? server->TopologyAttributes() : ServerPreset::Values())
+    {
+        helper->SetAttribute(name, StringValue(value));
+    }
     CommonTopologySchema(set).Bind(tid, set).Apply(t);
     try
     {
@@ -97,7 +103,7 @@ TopologySection()
         {
             Fail("topology", json(nullptr), "required: an object with a \"kind\"");
         }
-        s.topology = BuildTopology(doc.at("topology"));
+        s.topology = BuildTopology(doc.at("topology"), s.server);
     };
     section.schemas = [](Scenario&) {
         const SectionSchema::Setter none = [](const std::string&, const AttributeValue&) {};

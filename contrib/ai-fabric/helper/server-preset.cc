@@ -1,0 +1,106 @@
+#include "server-preset.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+/** Sustained / peak dense BF16 FLOP/s: 400 of an H100's 989 TFLOP/s (Llama 3, Table 4). */
+constexpr double kSustainedFraction = 400.0 / 989.0;
+
+std::string
+Bps(double bitsPerSecond)
+{
+    return std::to_string(std::llround(bitsPerSecond)) + "bps";
+}
+} // namespace
+
+const std::vector<ServerPreset>&
+ServerPreset::All()
+{
+    static const std::vector<ServerPreset> presets{
+        {"hgx_h100",
+         "HGX/DGX H100: 8 H100 SXM, NVLink 4 over 4 NVSwitch chips, 8 x 400G ConnectX-7",
+         8,
+         4,
+         18,
+         20.6,
+         400,
+         3.35,
+         989,
+         "NVIDIA H100 datasheet (HBM3 3.35 TB/s, BF16 989 TFLOP/s dense, 18 NVLinks, 900 GB/s "
+         "both ways); DGX H100 user guide (4 NVSwitch, 8 ConnectX-7 at 400 Gb/s); NCCL 2.30 "
+         "src/graph/topo.h SM90_NVLINK_BW 20.6 GB/s per link"},
+        {"hgx_h200",
+         "HGX/DGX H200: 8 H200 SXM (H100's die and NVLink 4, HBM3e), 8 x 400G ConnectX-7",
+         8,
+         4,
+         18,
+         20.6,
+         400,
+         4.8,
+         989,
+         "NVIDIA H200 datasheet (HBM3e 4.8 TB/s, the H100's BF16 989 TFLOP/s dense and 900 GB/s "
+         "NVLink); DGX H200 user guide (4 NVSwitch, 8 ConnectX-7 at 400 Gb/s); NCCL 2.30 "
+         "SM90_NVLINK_BW 20.6 GB/s per link"},
+        {"hgx_b200",
+         "HGX/DGX B200: 8 B200, NVLink 5 over 2 NVSwitch chips, 8 x 400G ConnectX-7",
+         8,
+         2,
+         18,
+         40.1,
+         400,
+         8.0,
+         2250,
+         "NVIDIA HGX B200 specifications (HBM3e 8 TB/s, BF16 2.25 PFLOP/s dense at 1,000 W, 18 "
+         "NVLink 5 links, 1.8 TB/s both ways); DGX B200 user guide (2 NVLink 5 switches, 8 "
+         "ConnectX-7 at up to 400 Gb/s); NCCL 2.30 SM100_NVLINK_BW 40.1 GB/s per link"},
+    };
+    return presets;
+}
+
+std::string
+ServerPreset::Names()
+{
+    std::string names;
+    for (const ServerPreset& p : All())
+    {
+        names += (names.empty() ? "\"" : ", \"") + p.name + "\"";
+    }
+    return names;
+}
+
+const ServerPreset&
+ServerPreset::Get(const std::string& name)
+{
+    for (const ServerPreset& p : All())
+    {
+        if (p.name == name)
+        {
+            return p;
+        }
+    }
+    throw std::invalid_argument("\"" + name + "\": no such server; allowed: " + Names());
+}
+
+ServerPreset::Values
+ServerPreset::TopologyAttributes() const
+{
+    return {{"GpusPerServer", std::to_string(gpus)},
+            {"NvlinkRate", Bps(nvLinks * nvLinkGBps * 8e9)},
+            {"NicRate", std::to_string(nicGbps) + "Gbps"}};
+}
+
+ServerPreset::Values
+ServerPreset::AcceleratorAttributes() const
+{
+    // Gb/s rounded, as the Accelerator's defaults are written (H100: 8933 and 13400 Gb/s).
+    return {{"ReductionRate", std::to_string(std::lround(hbmTBps * 8000 / 3)) + "Gbps"},
+            {"CopyRate", std::to_string(std::lround(hbmTBps * 8000 / 2)) + "Gbps"},
+            {"SustainedFlops", std::to_string(std::llround(peakBf16Tflops * 1e12 * kSustainedFraction))}};
+}
+
+} // namespace ns3

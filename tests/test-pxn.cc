@@ -1,0 +1,155 @@
+// NCCL's point-to-point all-to-all and all-gather with PXN: the schedule's relays, and on a
+// rail-optimized fabric its scale-out traffic on its rails and its time against the closed form
+// of the NICs' load.
+#include "collective-fixture.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+using namespace aifabric_test;
+
+namespace
+{
+
+/** \p servers x \p gpus, one rank per GPU in server order. */
+CollectiveRequest
+Servers(uint32_t servers, uint32_t gpus, CollectiveOperation op, uint64_t bytes)
+{
+    CollectiveRequest r;
+    r.op = op;
+    r.bytes = bytes;
+    r.ranks = servers * gpus;
+    for (uint32_t rank = 0; rank < r.ranks; ++rank)
+    {
+        r.placement.push_back({rank / gpus, rank % gpus});
+    }
+    return r;
+}
+
+/** Bytes \p rank sends to \p peer in \p s. */
+uint64_t
+BytesTo(const CollectiveSchedule& s, uint32_t rank, uint32_t peer)
+{
+    uint64_t bytes = 0;
+    for (const CollectiveStep& step : s.GetSteps(rank))
+    {
+        bytes += step.kind == CollectiveStep::SEND && step.peer == peer ? step.bytes : 0;
+    }
+    return bytes;
+}
+
+TEST(Pxn, CrossRailMessagesGoOverNvLinkToTheDestinationsRail)
+{
+    // 2 servers x 4 GPUs, 1 MiB blocks: rank 0 (server 0, GPU 0) reaches rank 5 (server 1,
+    // GPU 1) through rank 1 (server 0, GPU 1), which relays it in 512 KiB steps.
+    const uint64_t block = 1 << 20;
+    const CollectiveSchedule s =
+        CollectiveAlgorithm::Create("pxn")->Build(Servers(2, 4, ALL_TO_ALL, 8 * block));
+    EXPECT_EQ(BytesTo(s, 0, 5), 0u);
+    EXPECT_EQ(BytesTo(s, 0, 4), 4 * block); // same rail: its own, and GPUs 1-3's for rank 4
+    EXPECT_EQ(BytesTo(s, 0, 1), 2 * block); // its own block, and the one for rank 5 ...
+    EXPECT_EQ(BytesTo(s, 1, 5), 4 * block); // ... which GPU 1 sends on with its own and those
+                                            // of GPUs 2 and 3 of its server
+    for (uint32_t rank = 0; rank < 8; ++rank)
+    {
+        // Every rank's NIC carries G(S-1) = 4 blocks: to the other server, on its own rail.
+        uint64_t scaleOut = 0;
+        for (uint32_t peer = 0; peer < 8; ++peer)
+        {
+            scaleOut += peer / 4 != rank / 4 ? BytesTo(s, rank, peer) : 0;
+            if (peer / 4 != rank / 4 && peer % 4 != rank % 4)
+            {
+                EXPECT_EQ(BytesTo(s, rank, peer), 0u) << rank << " -> " << peer;
+            }
+        }
+        EXPECT_EQ(scaleOut, 4 * block) << "rank " << rank;
+    }
+    // The relayed pieces are the protocol's steps: 2 of 512 KiB per 1 MiB block.
+    uint32_t relayedSends = 0;
+    for (const CollectiveStep& step : s.GetSteps(1))
+    {
+        relayedSends += step.kind == CollectiveStep::SEND && step.channel == 1 && step.peer == 5;
+    }
+    EXPECT_EQ(relayedSends, 2u * 3);
+    // All-gather is the same traffic: each rank's piece to every other.
+    const CollectiveSchedule g =
+        CollectiveAlgorithm::Create("pxn")->Build(Servers(2, 4, ALL_GATHER, 8 * block));
+    EXPECT_EQ(g.GetNSteps(), s.GetNSteps());
+    EXPECT_EQ(BytesTo(g, 1, 5), 4 * block);
+}
+
+TEST(Pxn, WithoutPlacementOrRailMateEveryMessageIsDirect)
+{
+    CollectiveRequest r = Servers(2, 4, ALL_TO_ALL, 8 << 20);
+    r.placement.clear();
+    const CollectiveSchedule s = CollectiveAlgorithm::Create("pxn")->Build(r);
+    EXPECT_EQ(BytesTo(s, 0, 5), 1u << 20);
+    // Server 0 holds GPUs 0 and 1 only: GPU 0's block for server 1's GPU 2 has no rail-mate.
+    CollectiveRequest partial = Servers(2, 4, ALL_TO_ALL, 6 << 20);
+    partial.ranks = 6;
+    partial.placement = {{0, 0}, {0, 1}, {1, 0}, {1, 1}, {1, 2}, {1, 3}};
+    const CollectiveSchedule p = CollectiveAlgorithm::Create("pxn")->Build(partial);
+    EXPECT_EQ(BytesTo(p, 0, 4), 1u << 20);
+    EXPECT_EQ(BytesTo(p, 0, 3), 0u); // GPU 1 of server 1: through GPU 1 of server 0
+    EXPECT_EQ(BytesTo(p, 1, 3), 2u << 20);
+}
+
+TEST(Pxn, RailOptimizedAllToAllStaysOnTheRailsAtTheNicsClosedForm)
+{
+    // 2 servers x 8 GPUs at 400G, rail-optimized with spines.  Every rank's NIC sends and
+    // receives G(S-1) = 8 blocks of data plus the ACKs of the 8 it receives; NVLink (7.4x
+    // faster) carries 14 blocks each way and never binds.  Pairwise, NCCL-less, sends across
+    // rails through the spines.
+    const uint64_t block = 2 << 20;
+    const uint64_t n = 16 * block;
+    std::vector<Ptr<FabricSwitch>> spines;
+    const auto spinesOf = [&spines](Ptr<FabricNetwork> net) {
+        const FabricTopology& t = net->GetTopology();
+        for (uint32_t id = 0; id < t.Nodes().size(); ++id)
+        {
+            if (t.GetNode(id).role == FabricTopology::Role::Spine)
+            {
+                spines.push_back(net->GetSwitch(id));
+            }
+        }
+    };
+    const auto spineFrames = [&spines] {
+        uint64_t frames = 0;
+        for (const auto& sw : spines)
+        {
+            frames += sw->GetFramesForwarded();
+        }
+        spines.clear();
+        return frames;
+    };
+    // Simple's 512 KiB steps as the relays' pieces, without NCCL's latencies.
+    const ScopedDefaults noLatency("ns3::SimpleProtocol",
+                                   {{"NvLinkHopLatency", "0s"},
+                                    {"NetHopLatency", "0s"},
+                                    {"LaunchLatency", "0s"}});
+    const Attributes simple = {{"Protocol", "ns3::SimpleProtocol"}};
+    const CollectiveRun pxn = RunCollective(RailOptimizedTopologyHelper(2, 8).Build(), "pxn",
+                                            ALL_TO_ALL, n, 16, simple, spinesOf);
+    EXPECT_FALSE(pxn.result.failed);
+    EXPECT_EQ(spineFrames(), 0u);
+    const FatTreeModel m; // 400G links, MTU 4096: the wire and ACK bytes per payload byte
+    const double model = 8 * double(block) * m.Beta();
+    const double t = pxn.result.Duration().GetSeconds();
+    std::cout << "pxn all-to-all " << t * 1e6 << " us, NIC closed form " << model * 1e6 << " us\n";
+    EXPECT_NEAR(t / model, 1.0, 0.05);
+
+    const CollectiveRun pairwise = RunCollective(RailOptimizedTopologyHelper(2, 8).Build(),
+                                                 "pairwise", ALL_TO_ALL, n, 16, simple, spinesOf);
+    EXPECT_GT(spineFrames(), 0u);
+    EXPECT_FALSE(pairwise.result.failed);
+}
+
+TEST(Pxn, AutoRunsAllToAllAsPxn)
+{
+    const CollectiveSchedule s =
+        CollectiveAlgorithm::Create("auto")->Build(Servers(2, 4, ALL_TO_ALL, 8 << 20));
+    EXPECT_EQ(s.GetAlgorithm(), "auto:pxn/simple/1ch");
+    EXPECT_EQ(BytesTo(s, 0, 5), 0u);
+}
+
+} // namespace
