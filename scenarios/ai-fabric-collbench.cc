@@ -31,7 +31,8 @@ Usage()
         << ")\n"
            "                           e.g. rail_optimized:servers=16,gpus_per_server=8\n"
            "  --scenario=FILE          start from a scenario file (its collective section too)\n"
-           "  --server=NAME            server preset (GPUs, NVLink, NICs, accelerator): "
+           "  --server=NAME            server preset (GPUs, NVLink, NICs, accelerator):\n"
+           "                           "
         << ns3::ServerPreset::Names()
         << "\n"
            "  --op=NAME                allreduce, reducescatter, allgather, broadcast, reduce,\n"

@@ -97,7 +97,9 @@ INSTANTIATE_TEST_SUITE_P(
                    [](double n, double p) { return (p - 1) * n; }},
         VolumeCase{"binomial", BROADCAST, false, [](double n, double p) { return (p - 1) * n; }},
         VolumeCase{"binomial", REDUCE, false, [](double n, double p) { return (p - 1) * n; }},
-        VolumeCase{"pairwise", ALL_TO_ALL, false, [](double n, double p) { return (p - 1) * n; }}),
+        VolumeCase{"pairwise", ALL_TO_ALL, false, [](double n, double p) { return (p - 1) * n; }},
+        VolumeCase{"pxn", ALL_TO_ALL, false, [](double n, double p) { return (p - 1) * n; }},
+        VolumeCase{"pxn", ALL_GATHER, false, [](double n, double p) { return (p - 1) * n; }}),
     [](const auto& info) {
         std::string name = std::string(info.param.algorithm) + "_" +
                            CollectiveOperationName(info.param.op);
@@ -283,11 +285,10 @@ TEST(ScheduleEmbed, OneJoinStandsBetweenManyEndsAndManyStarts)
 TEST(ScheduleKeep, APartBuiltAloneEqualsThatPartOfTheWhole)
 {
     // What a process of a distributed run builds: its ranks' steps, every connection.
-    for (const char* algorithm : {"ring", "tree", "hierarchical", "pairwise"})
+    for (const char* algorithm : {"ring", "tree", "hierarchical", "pairwise", "pxn"})
     {
-        CollectiveRequest r = Request(algorithm == std::string("pairwise") ? ALL_TO_ALL : ALL_REDUCE,
-                                      4 << 20,
-                                      16);
+        const bool p2p = algorithm == std::string("pairwise") || algorithm == std::string("pxn");
+        CollectiveRequest r = Request(p2p ? ALL_TO_ALL : ALL_REDUCE, 4 << 20, 16);
         for (uint32_t rank = 0; rank < 16; ++rank)
         {
             r.placement.push_back({rank / 4, rank % 4});

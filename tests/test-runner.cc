@@ -78,7 +78,7 @@ INSTANTIATE_TEST_SUITE_P(
                  "topology.colour"},
         BadInput{"unknown_top_key", Scenario(kTopo, ",\"trafic\":{}"), "", "scenario.trafic"},
         BadInput{"unknown_server", Scenario(kTopo, ",\"server\":\"hgx_h300\""), "",
-                 "server = \"hgx_h300\": allowed: \"hgx_h100\""},
+                 "scenario.server = \"hgx_h300\": allowed: \"hgx_h100\""},
         BadInput{"wrong_type", Scenario("{\"kind\":\"fat_tree\",\"k\":\"four\"}"), "",
                  "topology.k"},
         BadInput{"wrong_unit", Scenario("{\"kind\":\"fat_tree\",\"k\":4,\"nic_rate\":\"100Gbpz\"}"),

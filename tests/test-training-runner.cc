@@ -328,3 +328,32 @@ TEST(RandomStreams, NoTwoConsumersShareAStreamInA256GpuScenario)
     EXPECT_EQ(seen.size(), needs.size());
     fs::remove_all(dir);
 }
+
+// Issue 19, server presets: the "server" key sets the accelerators' FLOP rate (hgx_b200:
+// 2.25 PFLOP/s dense BF16 x 400 / 989), and an accelerator key the scenario gives wins.
+TEST(TrainingRunner, ServerPresetSetsTheAcceleratorAndKeysWin)
+{
+    const fs::path dir = Scratch("server-preset");
+    const std::string job =
+        "[{\"name\":\"a\",\"ranks\":8,\"flops\":4e9,\"parameters\":1000,\"iterations\":1}]";
+    const std::map<std::string, std::pair<std::string, double>> cases = {
+        {"preset", {"\"server\":\"hgx_b200\",", 2250e12 * 400 / 989}},
+        {"key", {"\"server\":\"hgx_b200\",\"accelerator\":{\"sustained_flops\":1e14},", 1e14}},
+        {"none", {"", 400e12}}};
+    for (const auto& [name, c] : cases)
+    {
+        std::ofstream(dir / (name + ".json")) << TrainingScenario(job, c.first);
+        const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                     "--scenario=" + (dir / (name + ".json")).string() +
+                                         " --out=" + (dir / name).string(),
+                                     dir);
+        ASSERT_EQ(o.exitCode, 0) << name << ": " << o.stderrText;
+        const auto ranks = ReadCsv(dir / name / "ranks.csv");
+        ASSERT_EQ(ranks.size(), 8u);
+        for (const auto& r : ranks)
+        {
+            EXPECT_NEAR(std::stod(r.at("compute_s")), 4e9 / c.second, 1e-12) << name;
+        }
+    }
+    fs::remove_all(dir);
+}

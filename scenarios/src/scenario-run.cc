@@ -457,6 +457,19 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
         {"mpi_ranks", m_distribution.ranks},
         {"peak_rss_kb_per_rank", m_peakRssKb},
     };
+    if (const ServerPreset* server = m_scenario.server)
+    {
+        summary["server"] = {{"name", server->name},
+                             {"description", server->description},
+                             {"gpus_per_server", server->gpus},
+                             {"nvswitch_chips", server->nvSwitches},
+                             {"nvlinks_per_gpu", server->nvLinks},
+                             {"nvlink_GBps_per_link", server->nvLinkGBps},
+                             {"nic_Gbps", server->nicGbps},
+                             {"hbm_TBps", server->hbmTBps},
+                             {"peak_bf16_TFLOPs", server->peakBf16Tflops},
+                             {"sources", server->sources}};
+    }
     if (r.rdma)
     {
         // Every payload byte is sent once plus its retransmissions, and accepted once.

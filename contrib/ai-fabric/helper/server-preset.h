@@ -27,7 +27,7 @@ struct ServerPreset
 {
     std::string name;        //!< the key's value, e.g. "hgx_h100"
     std::string description; //!< one line
-    uint32_t gpus{8};
+    uint32_t gpus{8};        //!< GPUs per server
     uint32_t nvSwitches{0};  //!< NVSwitch chips on the baseboard
     uint32_t nvLinks{18};    //!< NVLinks per GPU
     double nvLinkGBps{0};    //!< data rate per link and direction, NCCL's figure
@@ -43,6 +43,7 @@ struct ServerPreset
     /** The presets' names, quoted, comma separated (for messages and docs). */
     static std::string Names();
 
+    /** Attribute values by attribute name, as text for the attributes' checkers. */
     using Values = std::vector<std::pair<std::string, std::string>>;
     /** TopologyHelper attributes: GpusPerServer, NvlinkRate, NicRate. */
     Values TopologyAttributes() const;

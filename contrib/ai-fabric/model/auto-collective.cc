@@ -43,10 +43,11 @@ AutoCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
     Ptr<CollectiveAlgorithm> algorithm = Create(choice.algorithm);
     algorithm->SetAttribute("Protocol",
                             TypeIdValue(CollectiveProtocol::LookupByShortName(choice.protocol)));
-    algorithm->SetAttributeFailSafe("Channels", UintegerValue(choice.channels));
+    // Point-to-point algorithms (pxn) have no channel count to set or record.
+    const bool channels = algorithm->SetAttributeFailSafe("Channels", UintegerValue(choice.channels));
     CollectiveSchedule s = algorithm->Build(r);
-    s.SetAlgorithm("auto:" + choice.algorithm + "/" + choice.protocol + "/" +
-                   std::to_string(choice.channels) + "ch");
+    s.SetAlgorithm("auto:" + choice.algorithm + "/" + choice.protocol +
+                   (channels ? "/" + std::to_string(choice.channels) + "ch" : ""));
     return s;
 }
 

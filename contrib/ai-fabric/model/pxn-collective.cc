@@ -1,6 +1,10 @@
 #include "pxn-collective.h"
 
+#include "ns3/uinteger.h"
+
+#include <algorithm>
 #include <map>
+#include <vector>
 
 namespace ns3
 {
@@ -13,7 +17,15 @@ PxnCollectiveAlgorithm::GetTypeId()
     static TypeId tid = TypeId("ns3::PxnCollectiveAlgorithm")
                             .SetParent<CollectiveAlgorithm>()
                             .SetGroupName("AiFabric")
-                            .AddConstructor<PxnCollectiveAlgorithm>();
+                            .AddConstructor<PxnCollectiveAlgorithm>()
+                            .AddAttribute("ChunkBytes",
+                                          "Bytes a relay forwards at a time: NCCL's network "
+                                          "chunk for point-to-point (P2P_NET_CHUNKSIZE, 128 "
+                                          "KiB in NCCL 2.30, src/init.cc).",
+                                          UintegerValue(128 * 1024),
+                                          MakeUintegerAccessor(
+                                              &PxnCollectiveAlgorithm::m_chunkBytes),
+                                          MakeUintegerChecker<uint64_t>(1));
     return tid;
 }
 
@@ -81,13 +93,12 @@ PxnCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
             }
         }
     }
-    // Relayed messages in pieces of one protocol step, piece k of every message before piece
-    // k + 1 of any, so a relay's queue pair sends them in the order they arrive.
-    const uint64_t stepBytes = std::max<uint64_t>(r.protocol->GetStepPayload(), r.elementBytes);
-    const auto pieces = static_cast<uint32_t>((block + stepBytes - 1) / stepBytes);
-    for (uint32_t k = 0; k < pieces; ++k)
+    // Relayed messages in chunks of whole elements (the last one shorter), chunk k of every
+    // message before chunk k + 1 of any, so a relay's queue pair sends them as they arrive.
+    const uint64_t chunk = std::max<uint64_t>(m_chunkBytes / r.elementBytes, 1) * r.elementBytes;
+    for (uint64_t offset = 0; offset < block; offset += chunk)
     {
-        const uint64_t piece = SplitPiece(block, pieces, k, r.elementBytes);
+        const uint64_t piece = std::min(chunk, block - offset);
         for (const Relayed& m : relayed)
         {
             s.Send(m.from, m.via, piece, {}, 1);

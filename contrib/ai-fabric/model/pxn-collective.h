@@ -17,11 +17,11 @@ namespace ns3
  * leave by the sender's NIC: it crosses NVLink first to the sender's server-mate on the
  * destination's rail (the GPU closest to the NIC NCCL picks for that peer), which forwards it
  * over its own NIC, so the scale-out traffic stays on its rail.  The forwarding rank relays
- * the message in pieces of one protocol step (CollectiveProtocol::GetStepPayload; 512 KiB
- * with Simple's 4 MiB buffer), each sent on once it has arrived, on a connection of its own
- * (channel 1).  Without placement, or when the communicator has no rank on that rail of the
- * sender's server, messages go direct.  On a rail-optimized fabric no frame crosses a spine,
- * and a rank's NIC carries G(S-1) blocks each way for S servers of G GPUs.
+ * the message in pieces of ChunkBytes (NCCL's P2P_NET_CHUNKSIZE, 128 KiB), each sent on once
+ * it has arrived, on a connection of its own (channel 1).  Without placement, or when the
+ * communicator has no rank on that rail of the sender's server, messages go direct.  Within
+ * one rail group of a rail-optimized fabric no frame crosses a spine, and a rank's NIC
+ * carries G(S-1) blocks each way for S servers of G GPUs.
  */
 class PxnCollectiveAlgorithm : public CollectiveAlgorithm
 {
@@ -32,6 +32,8 @@ class PxnCollectiveAlgorithm : public CollectiveAlgorithm
 
   private:
     CollectiveSchedule DoBuild(const CollectiveRequest& request) const override;
+
+    uint64_t m_chunkBytes{};
 };
 
 } // namespace ns3

@@ -26,10 +26,11 @@ ScenarioSchema()
     SectionSchema schema("scenario");
     schema.Key("name", "a string", defaults.name, "Named in the log and summary.json.")
         .Key("description", "a string", "none", "For the reader; echoed in summary.json.")
-        .Key("server", ServerPreset::Names(), "none: the attributes' defaults (an HGX H100)",
-             "A DGX/HGX-class server preset: GPUs per server, NVLink and NIC rates "
+        .Key("server", ServerPreset::Names(), "none: the attributes' defaults",
+             "A DGX/HGX-class server preset: 8 GPUs per server, NVLink and NIC rates "
              "(topology) and the accelerator's HBM and FLOP rates, each from its cited source "
-             "(the module chapter, Server presets); keys the scenario gives win.")
+             "(the module chapter, Server presets); keys the scenario gives win.  Without it "
+             "the rates are an HGX H100's and GPUs per server the topology's default.")
         .Key(kSeed)
         .Key("stop_time", "a time with a unit", "until every event is done",
              "When the simulation stops (required with random failures, which never end).");
@@ -54,7 +55,7 @@ ScenarioKeysSection()
             }
             catch (const std::invalid_argument&)
             {
-                Fail("server", doc.at("server"), "allowed: " + ServerPreset::Names());
+                Fail("scenario.server", doc.at("server"), "allowed: " + ServerPreset::Names());
             }
         }
         s.seed = uint32_t(Get(doc, "scenario", kSeed));
