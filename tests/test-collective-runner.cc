@@ -533,3 +533,35 @@ TEST(Collbench, ServerPresetSetsTheServersLinksAndKeysWin)
     EXPECT_EQ(nics, 16u);
     fs::remove_all(dir);
 }
+
+// collectives.csv sets NCCL's own cost model beside the simulated time: for auto's picks only.
+TEST(Collbench, CsvCarriesNcclsModelForAutoOnly)
+{
+    const fs::path dir = Scratch("nccl-model");
+    for (const std::string algo : {"auto", "ring"})
+    {
+        const fs::path out = dir / algo;
+        const Outcome o = Collbench("--server=hgx_h100 --topology=rail_optimized:servers=1 "
+                                    "--algo=" + algo + " -b 1M -e 4M -f 4 --out=" + out.string(),
+                                    dir);
+        ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+        const auto rows = ReadCsv(out / "collectives.csv");
+        ASSERT_EQ(rows.size(), 2u);
+        for (const auto& row : rows)
+        {
+            if (algo == "auto")
+            {
+                // Latency plus bytes over the model's bandwidth: positive, and below the
+                // simulated time here (NVLink only; the model's LL bandwidth is its cap).
+                const double model = std::stod(row.at("nccl_model_us"));
+                EXPECT_GT(model, 0);
+                EXPECT_LT(model, 2 * std::stod(row.at("time_us")));
+            }
+            else
+            {
+                EXPECT_EQ(row.at("nccl_model_us"), "");
+            }
+        }
+    }
+    fs::remove_all(dir);
+}

@@ -111,6 +111,13 @@ TEST(NcclTuningModel, AutoBuildsThePickAndRecordsIt)
     EXPECT_EQ(s.GetProtocol()->GetShortName(), "ll128");
     const CollectiveSchedule big = automatic->Build(Dgx(1, ALL_REDUCE, uint64_t(1) << 30));
     EXPECT_EQ(big.GetAlgorithm(), "auto:ring/simple/24ch");
+    // The model's prediction travels with the schedule (collectives.csv's nccl_model_us).
+    const CollectiveRequest r = Dgx(2, ALL_REDUCE, 1 << 20);
+    const double predicted = Model(Model::MakeGraph(r)).Choose(ALL_REDUCE, 1 << 20).timeUs;
+    EXPECT_NEAR(s.GetPredictedTime().GetSeconds() * 1e6, predicted, 1e-6);
+    EXPECT_GT(predicted, 0);
+    const CollectiveSchedule a2a = automatic->Build(Dgx(2, ALL_TO_ALL, 1 << 20));
+    EXPECT_TRUE(a2a.GetPredictedTime().IsZero());
 }
 
 } // namespace

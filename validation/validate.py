@@ -2,7 +2,8 @@
 """Run ai-fabric-collbench on the simulated counterpart of every cluster in
 nccl-tests-h100.csv (S servers x 8 GPUs, rail-optimized, 400G NICs, H100 NVLink, auto: NCCL's
 tuner) and print each published busbw beside the simulated one, with the algorithm the tuner
-picked.  Rows NCCL ran with an algorithm this model has (ring, tree; not NVLS or NVLS-tree)
+picked and the busbw NCCL's own cost model predicts for that pick (collbench's
+nccl_model_us).  Rows NCCL ran with an algorithm this model has (ring, tree; not NVLS or NVLS-tree)
 must land within TOLERANCE when bandwidth-bound (>= 64 MiB); the rest are reported with their
 distance.  Exit 1 if a row that must hold does not.
 
@@ -29,20 +30,30 @@ def published():
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
-def simulate(servers, sizes):
-    """{bytes: (busbw, algorithm)} from one collbench sweep over sizes (powers of two)."""
+def bus_factor(op, ranks):
+    """busbw / algbw (nccl-tests' PERFORMANCE.md)."""
+    return 2 * (ranks - 1) / ranks if op == "allreduce" else (ranks - 1) / ranks
+
+
+def simulate(servers, op, sizes):
+    """{bytes: (busbw, algorithm, NCCL's model's busbw)} from one collbench sweep of op over
+    sizes (powers of two)."""
     lo, hi = min(sizes), max(sizes)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r"
         cmd = [str(COLLBENCH), f"--topology=rail_optimized:servers={servers},gpus_per_server=8",
-               f"-b", str(lo), "-e", str(hi), "-f", "2", f"--out={out}"]
+               f"--op={op}", "-b", str(lo), "-e", str(hi), "-f", "2", f"--out={out}"]
         print("$ " + " ".join(cmd[0:1] + [c for c in cmd[1:] if not c.startswith("--out")]),
               file=sys.stderr, flush=True)
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit(f"validate: collbench exited {done.returncode}:\n{done.stderr}")
         with open(out / "collectives.csv") as f:
-            return {int(r["bytes"]): (float(r["busbw_GBps"]), r["algorithm"]) for r in csv.DictReader(f)}
+            rows = list(csv.DictReader(f))
+        factor = bus_factor(op, 8 * servers)
+        return {int(r["bytes"]): (float(r["busbw_GBps"]), r["algorithm"],
+                                  int(r["bytes"]) / float(r["nccl_model_us"]) / 1e3 * factor)
+                for r in rows}
 
 
 def main(argv):
@@ -57,15 +68,16 @@ def main(argv):
             sys.exit(__doc__)
     rows = [r for r in published() if int(r["servers"]) <= 2 or int(r["bytes"]) <= max_bytes]
     results = {}
-    for servers in sorted({int(r["servers"]) for r in rows}):
-        sizes = [int(r["bytes"]) for r in rows if int(r["servers"]) == servers]
-        results[servers] = simulate(servers, sizes)
-    lines = ["| source | servers | bytes | published GB/s | NCCL ran | simulated GB/s | tuner's pick | sim / pub | holds |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    for key in sorted({(int(r["servers"]), r["op"]) for r in rows}):
+        sizes = [int(r["bytes"]) for r in rows if (int(r["servers"]), r["op"]) == key]
+        results[key] = simulate(*key, sizes)
+    lines = ["| source | servers | op | bytes | published GB/s | NCCL ran | simulated GB/s "
+             "| tuner's pick | NCCL's model GB/s | sim / pub | model / pub | holds |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     failed = 0
     for r in rows:
         servers, n, pub = int(r["servers"]), int(r["bytes"]), float(r["busbw_GBps"])
-        sim, pick = results[servers][n]
+        sim, pick, model = results[(servers, r["op"])][n]
         ratio = sim / pub
         modelled = r["nccl_pick"].split("/")[0] in MODELLED
         if not modelled:
@@ -77,8 +89,9 @@ def main(argv):
         else:
             verdict = "NO"
             failed += 1
-        lines.append(f"| {r['source']} | {servers} | {n} | {pub:g} | {r['nccl']}: {r['nccl_pick']} "
-                     f"| {sim:.1f} | {pick} | {ratio:.2f} | {verdict} |")
+        lines.append(f"| {r['source']} | {servers} | {r['op']} | {n} | {pub:g} "
+                     f"| {r['nccl']}: {r['nccl_pick']} | {sim:.1f} | {pick} | {model:.1f} "
+                     f"| {ratio:.2f} | {model / pub:.2f} | {verdict} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if out:

@@ -238,7 +238,7 @@ ScenarioRun::WriteCollectives(std::ostream& os) const
 {
     const CollectiveSpec& c = m_scenario.collective;
     os << "run,op,algorithm,bytes,ranks,root,iteration,status,start_us,end_us,time_us,"
-          "algbw_GBps,busbw_GBps\n";
+          "algbw_GBps,busbw_GBps,nccl_model_us\n";
     os << std::setprecision(12); // picosecond times of runs up to seconds long
     for (std::size_t i = 0; i < m_collectives.size(); ++i)
     {
@@ -259,6 +259,11 @@ ScenarioRun::WriteCollectives(std::ostream& os) const
         else
         {
             os << ',';
+        }
+        os << ',';
+        if (r.predicted.IsStrictlyPositive())
+        {
+            os << r.predicted.GetSeconds() * 1e6;
         }
         os << '\n';
     }

@@ -145,7 +145,8 @@ CollectiveGroup::Launch(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequ
     auto schedule = Prepare(algorithm, request);
     auto running = std::make_shared<Running>();
     running->result = {schedule->GetAlgorithm(), request.op, request.bytes, request.ranks,
-                       fromRankStarts ? Time::Max() : Simulator::Now(), Simulator::Now()};
+                       fromRankStarts ? Time::Max() : Simulator::Now(), Simulator::Now(),
+                       false, schedule->GetPredictedTime()};
     running->ranksLeft = 0;
     running->done = done;
     m_runs.push_back(running);

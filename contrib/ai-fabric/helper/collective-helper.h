@@ -25,6 +25,7 @@ struct CollectiveResult
     Time start;
     Time end; //!< when the last rank finished, or when a rank failed
     bool failed{false}; //!< a rank's queue pair exceeded its retry count: the collective stopped
+    Time predicted;     //!< NCCL's cost model's time for auto's pick (zero: none)
     Time Duration() const { return end - start; }
 };
 

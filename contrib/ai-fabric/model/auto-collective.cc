@@ -5,6 +5,8 @@
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
+#include <cmath>
+
 namespace ns3
 {
 
@@ -48,6 +50,10 @@ AutoCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
     CollectiveSchedule s = algorithm->Build(r);
     s.SetAlgorithm("auto:" + choice.algorithm + "/" + choice.protocol +
                    (channels ? "/" + std::to_string(choice.channels) + "ch" : ""));
+    if (choice.timeUs > 0) // point-to-point has no prediction
+    {
+        s.SetPredictedTime(PicoSeconds(std::llround(choice.timeUs * 1e6)));
+    }
     return s;
 }
 

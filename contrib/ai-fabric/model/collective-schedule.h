@@ -196,6 +196,9 @@ class CollectiveSchedule
     /** The algorithm that built it (with what "auto" chose, e.g. "auto:ring"). */
     const std::string& GetAlgorithm() const { return m_algorithm; }
     void SetAlgorithm(const std::string& name) { m_algorithm = name; }
+    /** The time NCCL's cost model predicts for it, when auto built it (zero: none). */
+    Time GetPredictedTime() const { return m_predicted; }
+    void SetPredictedTime(Time t) { m_predicted = t; }
 
     /** Each connection the schedule uses once: (lower rank, higher rank, channel). */
     std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> GetConnections() const;
@@ -212,6 +215,7 @@ class CollectiveSchedule
     CollectiveOperation m_op;
     uint64_t m_bytes;
     std::string m_algorithm;
+    Time m_predicted;
     // Per rank, the steps and their dependencies in one flat list (step i's are
     // m_deps[m_depsEnd[i - 1] .. m_depsEnd[i])): 24 bytes a step and 4 a dependency, without a
     // heap block per step, since a large schedule holds millions of steps.
