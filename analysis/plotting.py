@@ -11,6 +11,14 @@ from pathlib import Path
 DEFAULT_GPU_PRICE = 270000 / 8
 
 
+def human_bytes(size: float) -> str:
+    """SIZE in bytes as nccl-tests-style text: 1K, 4M, 1G (powers of 1024)."""
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if size >= scale:
+            return f"{size / scale:g}{unit}"
+    return f"{size:g}"
+
+
 def save_whole(fig, out: Path) -> None:
     """Write FIG to OUT via a temporary file in the same folder: whole or not at all."""
     fd, tmp = tempfile.mkstemp(suffix=out.suffix, dir=out.parent.resolve())

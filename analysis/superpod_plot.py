@@ -24,14 +24,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from plotting import save_whole, write_whole  # noqa: E402
-
-
-def human(size: float) -> str:
-    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if size >= scale:
-            return f"{size / scale:g}{unit}"
-    return f"{size:g}"
+from plotting import human_bytes as human, save_whole, write_whole  # noqa: E402
 
 
 def load(folder: Path) -> pd.DataFrame:
