@@ -34,9 +34,13 @@ def save_whole(fig, out: Path) -> None:
 def write_whole(text: str, out: Path) -> None:
     """Write TEXT to OUT whole or not at all."""
     fd, tmp = tempfile.mkstemp(suffix=out.suffix, dir=out.parent.resolve())
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, out)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, out)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def job_rows(folder: Path) -> list:

@@ -9,8 +9,9 @@ scenario names the topology's servers).  One panel per operation, a line per ser
 and the published rows of TABLE.csv (validation/nccl-tests-h100.csv: source, servers, op,
 bytes, busbw_GBps, ...) as marks in the colour of their server count.  The Markdown table
 lists every simulated size with the algorithm the runs recorded and, where one exists, the
-published figure at that size.  Writes both files whole or not at all; exits 1 on a folder
-that is not a collective results folder.
+published figure at that size.  Writes each file whole (via a temporary file) and removes
+the table if the figure cannot be written; exits 1 on a folder that is not a collective
+results folder, or one whose topology does not name its servers.
 """
 import argparse
 import csv
@@ -31,7 +32,10 @@ def load(folder: Path) -> pd.DataFrame:
     path, summary = folder / "collectives.csv", folder / "summary.json"
     if not path.is_file() or not summary.is_file():
         raise FileNotFoundError(f"{folder}: no collectives.csv and summary.json")
-    servers = json.loads(summary.read_text())["scenario"]["topology"].get("servers", "default")
+    topology = json.loads(summary.read_text())["scenario"]["topology"]
+    if "servers" not in topology:
+        raise ValueError(f"{summary}: the scenario's topology does not name its servers")
+    servers = int(topology["servers"])
     runs = pd.read_csv(path)
     runs = runs[runs["status"] == "complete"].copy()
     runs["servers"] = servers
@@ -58,10 +62,12 @@ def main() -> int:
     args = parser.parse_args()
     try:
         sim = pd.concat([load(d) for d in args.results], ignore_index=True)
-    except FileNotFoundError as e:
+        pub = published(args.published)
+        if sim.empty:
+            raise ValueError("no completed run in the folders given")
+    except (OSError, KeyError, ValueError) as e:
         print(f"superpod_plot: error: {e}", file=sys.stderr)
         return 1
-    pub = published(args.published)
     ops = list(dict.fromkeys(sim["op"]))
     servers = sorted(set(sim["servers"]))
     colours = {s: f"C{i}" for i, s in enumerate(servers)}
@@ -97,9 +103,16 @@ def main() -> int:
                      f"| {r['algorithm']} | {shown} |")
     text = "\n".join(lines) + "\n"
     print(text)
-    save_whole(fig, args.out)
+    # Both files or neither: the table first (a text file rarely fails), then the figure,
+    # and the table taken back if the figure cannot be written.
     if args.table:
         write_whole(text, args.table)
+    try:
+        save_whole(fig, args.out)
+    except OSError:
+        if args.table:
+            args.table.unlink()
+        raise
     return 0
 
 

@@ -50,9 +50,14 @@ def simulate(servers, op, sizes):
             sys.exit(f"validate: collbench exited {done.returncode}:\n{done.stderr}")
         with open(out / "collectives.csv") as f:
             rows = list(csv.DictReader(f))
+        failed = [r["bytes"] for r in rows if r["status"] != "complete"]
+        if failed:
+            sys.exit(f"validate: {servers} servers, {op}: runs of {', '.join(failed)} B failed")
         factor = bus_factor(op, 8 * servers)
+        # NCCL's model predicts auto's ring and tree picks, not point-to-point (all-to-all).
         return {int(r["bytes"]): (float(r["busbw_GBps"]), r["algorithm"],
-                                  int(r["bytes"]) / float(r["nccl_model_us"]) / 1e3 * factor)
+                                  int(r["bytes"]) / float(r["nccl_model_us"]) / 1e3 * factor
+                                  if r["nccl_model_us"] else None)
                 for r in rows}
 
 
@@ -89,9 +94,11 @@ def main(argv):
         else:
             verdict = "NO"
             failed += 1
+        shown = (f"{model:.1f} | {ratio:.2f} | {model / pub:.2f}" if model is not None
+                 else f"- | {ratio:.2f} | -")
         lines.append(f"| {r['source']} | {servers} | {r['op']} | {n} | {pub:g} "
-                     f"| {r['nccl']}: {r['nccl_pick']} | {sim:.1f} | {pick} | {model:.1f} "
-                     f"| {ratio:.2f} | {model / pub:.2f} | {verdict} |")
+                     f"| {r['nccl']}: {r['nccl_pick']} | {sim:.1f} | {pick} | {shown} "
+                     f"| {verdict} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if out:
