@@ -73,6 +73,9 @@ TEST(ServerPreset, ValuesFollowFromTheCitedFigures)
     EXPECT_EQ(ValueOf(b200.AcceleratorAttributes(), "CopyRate"), "32000Gbps");
     EXPECT_NEAR(std::stod(ValueOf(b200.AcceleratorAttributes(), "SustainedFlops")),
                 2250e12 * 400 / 989, 1);
+    // H800: 8 NVLinks at NCCL's Hopper rate, the 164.8 GB/s behind DeepSeek's "160 GB/s".
+    EXPECT_EQ(ValueOf(ServerPreset::Get("hgx_h800").TopologyAttributes(), "NvlinkRate"),
+              "1318400000000bps");
     const ServerPreset& h200 = ServerPreset::Get("hgx_h200");
     EXPECT_EQ(ValueOf(h200.TopologyAttributes(), "NvlinkRate"), "2966400000000bps");
     EXPECT_EQ(ValueOf(h200.AcceleratorAttributes(), "ReductionRate"), "12800Gbps");
@@ -92,7 +95,8 @@ TEST(ServerPreset, AnUnknownNameIsRefusedWithTheNames)
     }
     catch (const std::invalid_argument& e)
     {
-        EXPECT_NE(std::string(e.what()).find("\"hgx_h100\", \"hgx_h200\", \"hgx_b200\""),
+        EXPECT_NE(std::string(e.what()).find(
+                      "\"hgx_h100\", \"hgx_h200\", \"hgx_h800\", \"hgx_b200\""),
                   std::string::npos)
             << e.what();
     }

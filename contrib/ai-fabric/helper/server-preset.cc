@@ -46,6 +46,21 @@ ServerPreset::All()
          "NVIDIA H200 datasheet (HBM3e 4.8 TB/s, the H100's BF16 989 TFLOP/s dense and 900 GB/s "
          "NVLink); DGX H200 user guide (4 NVSwitch, 8 ConnectX-7 at 400 Gb/s); NCCL 2.30 "
          "SM90_NVLINK_BW 20.6 GB/s per link"},
+        {"hgx_h800",
+         "HGX H800: 8 H800 (the H100's die, 8 of its 18 NVLinks: 400 GB/s both ways), 8 x 400G "
+         "ConnectX-7; DeepSeek-V3's servers",
+         8,
+         4,
+         8,
+         20.6,
+         400,
+         3.35,
+         989,
+         "DeepSeek-V3 technical report (arXiv 2412.19437) section 3.2.2 (NVLink 160 GB/s per GPU, "
+         "InfiniBand 50 GB/s) and \"Insights into DeepSeek-V3\" (arXiv 2505.09343) (H800 "
+         "NVLink 400 GB/s both ways, 8 x 400G InfiniBand NICs per node); the H100 SXM's HBM3 "
+         "and compute (same GH100 die); NCCL 2.30 SM90_NVLINK_BW 20.6 GB/s per link; the HGX "
+         "H100 baseboard's 4 NVSwitch chips (assumed)"},
         {"hgx_b200",
          "HGX/DGX B200: 8 B200, NVLink 5 over 2 NVSwitch chips, 8 x 400G ConnectX-7",
          8,
