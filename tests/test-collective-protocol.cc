@@ -74,8 +74,14 @@ TEST(Protocol, RingSlicesAsNcclCutsItsChunks)
     const uint32_t steps = 2 * 7;
     EXPECT_EQ(Sends(Ring("ns3::SimpleProtocol", ALL_REDUCE, 8 * block, 8), 0), steps * 8);
     EXPECT_EQ(Sends(Ring("ns3::LlProtocol", ALL_REDUCE, 8 * block, 8), 0), steps * 256);
-    EXPECT_EQ(Sends(Ring("ns3::Ll128Protocol", ALL_REDUCE, 8 * block, 8), 0),
-              steps * ((block + 575999) / 576000));
+    // LL and LL128 forward line by line: messages of at most ForwardUnit (32 KiB) bytes; with
+    // ForwardUnit 0, LL128 cuts whole steps of 576,000 data bytes.
+    EXPECT_EQ(Sends(Ring("ns3::Ll128Protocol", ALL_REDUCE, 8 * block, 8), 0), steps * 256);
+    {
+        ScopedDefaults wholeSteps("ns3::Ll128Protocol", {{"ForwardUnit", "0"}});
+        EXPECT_EQ(Sends(Ring("ns3::Ll128Protocol", ALL_REDUCE, 8 * block, 8), 0),
+                  steps * ((block + 575999) / 576000));
+    }
     EXPECT_EQ(Sends(Ring("ns3::IdealProtocol", ALL_REDUCE, 8 * block, 8), 0), steps);
     // A 3 MiB block: two chunks (2 MiB, 1 MiB), each in two slices.
     EXPECT_EQ(Sends(Ring("ns3::SimpleProtocol", REDUCE_SCATTER, 8 * (3 << 20), 8), 0), 7 * 4);
@@ -117,6 +123,8 @@ TEST(Protocol, SmallRingPaysLaunchAndOneHopPerStep)
 // the whole messages of the transfer alone do not, and their pipelines add latency.
 TEST(Protocol, LargeRingTimeScalesWithTheWireBytes)
 {
+    // Channels as fast as the links: this is about the wire.
+    ScopedDefaults unbounded("ns3::Ll128Protocol", {{"ChannelRate", "0bps"}});
     const uint64_t n = 64 << 20;
     const double alone = RunOnStar("ring", ALL_REDUCE, n, 4).result.Duration().GetSeconds();
     const std::vector<std::pair<const char*, double>> cases{
@@ -128,6 +136,50 @@ TEST(Protocol, LargeRingTimeScalesWithTheWireBytes)
                                .GetSeconds();
         EXPECT_NEAR(run / alone / factor, 1.0, 0.03) << protocol;
     }
+}
+
+// A channel's CTA moves ChannelRate at most: a one-channel ring all-reduce of n bytes on p
+// ranks sends 2(p-1)/p n per rank through it, so at 10 GB/s (a fifth of the 400G links) it
+// takes that over the rate, plus the launch and 2(p-1) network hops (within 2%: LL128's
+// 32 KiB messages fill the pipeline in microseconds).
+TEST(Protocol, ChannelRateBoundsARingChannel)
+{
+    ScopedDefaults slow("ns3::Ll128Protocol", {{"ChannelRate", "10GBps"}});
+    const uint32_t p = 4;
+    const uint64_t n = 64 << 20;
+    const double run =
+        RunOnStar("ring", ALL_REDUCE, n, p, {{"Protocol", "ns3::Ll128Protocol"}, {"Channels", "1"}})
+            .result.Duration()
+            .GetSeconds();
+    const double model = 2.0 * (p - 1) / p * n / 10e9 + Latency("ns3::Ll128Protocol", "LaunchLatency").GetSeconds() +
+                         2 * (p - 1) * Latency("ns3::Ll128Protocol", "NetHopLatency").GetSeconds();
+    EXPECT_NEAR(run / model, 1.0, 0.02) << run * 1e6 << " us, model " << model * 1e6;
+}
+
+// The rate is the channel's, not each connection's: pxn posts a rank's p-1 messages at once
+// on one channel, so they share the CTA's 10 GB/s and take (p-1) n/p over it, not n/p.
+TEST(Protocol, ChannelRateIsSharedByTheChannelsConnections)
+{
+    ScopedDefaults slow("ns3::SimpleProtocol", {{"ChannelRate", "10GBps"}});
+    const uint32_t p = 4;
+    const uint64_t n = 16 << 20;
+    const double run = RunOnStar("pxn", ALL_TO_ALL, n, p, {{"Protocol", "ns3::SimpleProtocol"}})
+                           .result.Duration()
+                           .GetSeconds();
+    const double model = (p - 1.0) / p * n / 10e9;
+    EXPECT_NEAR(run / model, 1.0, 0.02) << run * 1e6 << " us, model " << model * 1e6;
+}
+
+// Two senders sharing a limiter never send more than its rate allows: each reservation
+// starts where the last ended, and an idle limiter starts afresh.
+TEST(Protocol, SendRateLimiterConservesItsRate)
+{
+    SendRateLimiter limiter(DataRate("8Gbps")); // 1 byte per ns
+    EXPECT_EQ(limiter.Reserve(NanoSeconds(0), 1000), NanoSeconds(1000));
+    EXPECT_EQ(limiter.Reserve(NanoSeconds(0), 1000), NanoSeconds(2000)); // the other sender
+    EXPECT_EQ(limiter.Reserve(NanoSeconds(1000), 500), NanoSeconds(1500));
+    EXPECT_EQ(limiter.Reserve(NanoSeconds(10000), 100), NanoSeconds(100)); // idle: afresh
+    EXPECT_EQ(SendRateLimiter().Reserve(NanoSeconds(5), 1 << 20), Time(0));
 }
 
 } // namespace

@@ -190,8 +190,18 @@ CollectiveApplication::Begin()
     m_stepStarted.assign(n, false);
     m_stepConnection.assign(n, 0);
     m_stepsLeft = n;
+    // One send budget per channel: the CTA that runs it feeds all of its queue pairs.
+    const Ptr<const CollectiveProtocol> protocol = m_schedule->GetProtocol();
+    const DataRate channelRate = protocol ? protocol->GetChannelWireRate() : DataRate(0);
+    std::map<uint32_t, Ptr<SendRateLimiter>> limiters;
     for (auto& c : m_connections)
     {
+        Ptr<SendRateLimiter>& limiter = limiters[c->channel];
+        if (!limiter && channelRate.GetBitRate() > 0)
+        {
+            limiter = Create<SendRateLimiter>(channelRate);
+        }
+        c->qp->SetSendRateLimiter(limiter);
         c->sends.clear();
         c->recvs.clear();
         c->nextPost = c->nextMatch = 0;

@@ -41,7 +41,8 @@ struct CollectiveStepRecord
  * a pre-posted receive buffer.  The schedule's protocol sets what travels and when: a message
  * goes as its wire bytes (CollectiveSchedule::WireBytes), a RECV finishes the hop latency
  * after its message arrived, and the first steps start the launch latency after the schedule
- * began.  REDUCE and COPY run on the accelerator's engines.  Schedules
+ * began, and the queue pairs of one channel together send no faster than the protocol's
+ * channel rate (CollectiveProtocol::GetChannelWireRate).  REDUCE and COPY run on the accelerator's engines.  Schedules
  * given to Execute run one after another.  When a queue pair of the rank fails (retry count
  * exceeded) the rank stops: it runs no further step or schedule and fires Failed.
  */

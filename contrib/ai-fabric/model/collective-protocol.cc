@@ -2,9 +2,11 @@
 
 #include "range-checkers.h"
 
+#include "ns3/data-rate.h"
 #include "ns3/object-factory.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -29,7 +31,8 @@ CollectiveProtocol::CollectiveProtocol(uint64_t lineBytes, uint64_t lineData)
 TypeId
 CollectiveProtocol::AddAttributes(TypeId tid, uint64_t bufferSize,
                                   const std::string& bufferVariable, Time nvLinkHop,
-                                  Time netHop, Time launch)
+                                  Time netHop, Time launch, DataRate channelRate,
+                                  const std::string& channelRateSource, uint64_t forwardUnit)
 {
     return tid
         .AddAttribute("BufferSize",
@@ -55,7 +58,42 @@ CollectiveProtocol::AddAttributes(TypeId tid, uint64_t bufferSize,
                       "baseLat for rings).",
                       TimeValue(launch),
                       MakeTimeAccessor(&CollectiveProtocol::m_launch),
-                      MakeTimeChecker(Time(0)));
+                      MakeTimeChecker(Time(0)))
+        .AddAttribute("ChannelRate",
+                      "Data rate one channel (one CTA of the kernel) moves at most: each of its "
+                      "queue pairs sends no faster, flags included at the protocol's line "
+                      "efficiency; 0 bps: no bound below the links'.  " + channelRateSource,
+                      DataRateValue(channelRate),
+                      MakeDataRateAccessor(&CollectiveProtocol::m_channelRate),
+                      MakeDataRateChecker())
+        .AddAttribute("ForwardUnit",
+                      "Data bytes of the largest message a ring or tree forwards: a receiver that "
+                      "reads line by line (LL, LL128) passes data on while the rest of its step "
+                      "still arrives, which messages of this size approximate (at the channel "
+                      "rate each adds under NCCL's hop latency); 0: whole slices, as Simple's "
+                      "per-step flags allow.",
+                      UintegerValue(forwardUnit),
+                      MakeUintegerAccessor(&CollectiveProtocol::m_forwardUnit),
+                      MakeUintegerChecker<uint64_t>());
+}
+
+uint64_t
+CollectiveProtocol::Messages(uint64_t bytes, uint64_t pieces) const
+{
+    pieces = std::max<uint64_t>(1, pieces);
+    if (m_forwardUnit > 0)
+    {
+        pieces = std::max(pieces, (bytes + m_forwardUnit - 1) / m_forwardUnit);
+    }
+    return pieces;
+}
+
+DataRate
+CollectiveProtocol::GetChannelWireRate() const
+{
+    return DataRate(static_cast<uint64_t>(static_cast<double>(m_channelRate.GetBitRate()) *
+                                          static_cast<double>(m_lineBytes) /
+                                          static_cast<double>(m_lineData)));
 }
 
 TypeId

@@ -1,6 +1,7 @@
 #ifndef AI_FABRIC_COLLECTIVE_PROTOCOL_H
 #define AI_FABRIC_COLLECTIVE_PROTOCOL_H
 
+#include "ns3/data-rate.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
@@ -26,7 +27,10 @@ namespace ns3
  * constants for rings (src/graph/tuning.cc, hwLat and baseLat; doc/nccl-facts.md section 1):
  * they are the cost of the GPUs' flag polling, fences and the network proxy, beside the wire
  * time the packets carry.  NCCL's network figure also holds the wire latency (about 1 us on
- * a two-tier fabric), which the packets add again.
+ * a two-tier fabric), which the packets add again.  A channel is one CTA of the kernel, and
+ * one CTA moves data no faster than ChannelRate however fast its links are: the executor
+ * paces every queue pair of the schedule at GetChannelWireRate(), so a channel that waited
+ * cannot catch up at the whole NVLink's rate.
  */
 class CollectiveProtocol : public Object
 {
@@ -60,6 +64,17 @@ class CollectiveProtocol : public Object
     Time GetHopLatency(bool sameServer) const { return sameServer ? m_nvLinkHop : m_netHop; }
     /** The time from a launch to the first step. */
     Time GetLaunchLatency() const { return m_launch; }
+    /**
+     * The rate one channel's queue pair may send its frames' payload at: ChannelRate (data)
+     * scaled by the lines' wire bytes per data byte; 0 bps when ChannelRate is 0 (no bound).
+     */
+    DataRate GetChannelWireRate() const;
+    /**
+     * The messages a ring or tree sends \p bytes of one channel's data in, when the
+     * pipeline cuts them into \p pieces (at least one): more while a message would exceed
+     * ForwardUnit.
+     */
+    uint64_t Messages(uint64_t bytes, uint64_t pieces) const;
 
   protected:
     /**
@@ -69,10 +84,12 @@ class CollectiveProtocol : public Object
     CollectiveProtocol(uint64_t lineBytes, uint64_t lineData);
     /**
      * \p tid with the attributes every protocol has, at the defaults given: BufferSize
-     * (NCCL's \p bufferVariable), NvLinkHopLatency, NetHopLatency and LaunchLatency.
+     * (NCCL's \p bufferVariable), NvLinkHopLatency, NetHopLatency, LaunchLatency and
+     * ChannelRate (its default's source in \p channelRateSource) and ForwardUnit.
      */
     static TypeId AddAttributes(TypeId tid, uint64_t bufferSize, const std::string& bufferVariable,
-                                Time nvLinkHop, Time netHop, Time launch);
+                                Time nvLinkHop, Time netHop, Time launch, DataRate channelRate,
+                                const std::string& channelRateSource, uint64_t forwardUnit);
 
   private:
     uint64_t m_lineBytes;
@@ -81,6 +98,8 @@ class CollectiveProtocol : public Object
     Time m_nvLinkHop;
     Time m_netHop;
     Time m_launch;
+    DataRate m_channelRate;
+    uint64_t m_forwardUnit{0};
 };
 
 } // namespace ns3

@@ -159,7 +159,7 @@ DoubleBinaryTreeCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
         const uint64_t channelBytes = SplitPiece(r.bytes, m_channels, c, r.elementBytes);
         const uint64_t step = r.protocol->GetStepPayload();
         const auto chunks = static_cast<uint32_t>(
-            std::min<uint64_t>(std::max<uint64_t>(1, (channelBytes + step - 1) / step),
+            std::min<uint64_t>(r.protocol->Messages(channelBytes, (channelBytes + step - 1) / step),
                                std::max<uint64_t>(1, channelBytes / r.elementBytes)));
         for (uint32_t k = 0; k < chunks; ++k)
         {

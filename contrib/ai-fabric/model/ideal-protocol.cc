@@ -16,7 +16,7 @@ IdealProtocol::GetTypeId()
                                           .SetGroupName("AiFabric")
                                           .AddConstructor<IdealProtocol>(),
                                       kMaxByteCount, "(none: larger than any message)", Time(0),
-                                      Time(0), Time(0));
+                                      Time(0), Time(0), DataRate(0), "(none)", 0);
     return tid;
 }
 

@@ -15,7 +15,11 @@ LlProtocol::GetTypeId()
                                           .SetGroupName("AiFabric")
                                           .AddConstructor<LlProtocol>(),
                                       8 * 512 * kSteps * kLineBytes, "NCCL_LL_BUFFSIZE",
-                                      NanoSeconds(600), NanoSeconds(2700), NanoSeconds(6600));
+                                      NanoSeconds(600), NanoSeconds(2700), NanoSeconds(6600),
+                                      DataRate(0),
+                                      "NCCL bounds LL's total (llMaxBw), not a channel's "
+                                      "(src/graph/tuning.cc).",
+                                      32 * 1024);
     return tid;
 }
 

@@ -15,7 +15,12 @@ Ll128Protocol::GetTypeId()
                                           .SetGroupName("AiFabric")
                                           .AddConstructor<Ll128Protocol>(),
                                       120 * 640 * kSteps * 8, "NCCL_LL128_BUFFSIZE",
-                                      NanoSeconds(1900), NanoSeconds(4000), NanoSeconds(14000));
+                                      NanoSeconds(1900), NanoSeconds(4000), NanoSeconds(14000),
+                                      DataRate("18.35GBps"),
+                                      "NCCL 2.30's perChMaxRingLL128Bw for Hopper, 36.7 GB/s per "
+                                      "search channel, which its two CTAs share "
+                                      "(src/graph/tuning.cc; doc/nccl-facts.md section 1).",
+                                      32 * 1024);
     return tid;
 }
 

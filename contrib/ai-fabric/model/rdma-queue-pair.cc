@@ -7,6 +7,8 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -198,17 +200,23 @@ RdmaQueuePair::SendNext()
             SendWhenPortHasRoom();
             return;
         }
-        SendFrame(m_sndNxt++);
+        const uint32_t payload = SendFrame(m_sndNxt++);
         m_framesInFlight = m_sndNxt - m_sndUna;
+        int64_t gap = 0; // ps
         const DataRate rate = m_cc->GetRate();
         if (rate < m_cc->GetLineRate())
         {
             const uint32_t frame = m_mtu + roce::kDataFrameOverheadBytes;
+            gap = roce::WirePicoSeconds(frame, rate.GetBitRate());
+        }
+        if (m_limiter)
+        {
+            gap = std::max(gap, m_limiter->Reserve(Simulator::Now(), payload).GetPicoSeconds());
+        }
+        if (gap > 0)
+        {
             m_pacing = true;
-            m_paceEvent =
-                Simulator::Schedule(PicoSeconds(roce::WirePicoSeconds(frame, rate.GetBitRate())),
-                                    &RdmaQueuePair::PaceDone,
-                                    this);
+            m_paceEvent = Simulator::Schedule(PicoSeconds(gap), &RdmaQueuePair::PaceDone, this);
             return;
         }
     }
@@ -229,7 +237,7 @@ RdmaQueuePair::SendWhenPortHasRoom()
                                        MakeCallback(&RdmaQueuePair::SendNext, this));
 }
 
-void
+uint32_t
 RdmaQueuePair::SendFrame(uint64_t seq)
 {
     const Message& m = MessageOf(seq);
@@ -257,6 +265,7 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     {
         ArmTimer();
     }
+    return spec.payloadBytes;
 }
 
 uint64_t

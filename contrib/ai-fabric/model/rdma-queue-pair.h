@@ -3,6 +3,7 @@
 
 #include "rdma-congestion-control.h"
 #include "roce-frame.h"
+#include "send-rate-limiter.h"
 
 #include "ns3/callback.h"
 #include "ns3/event-id.h"
@@ -60,7 +61,8 @@ struct RdmaQpCounters
  *
  * Requester: messages posted with PostSend are cut into frames of the port's payload MTU,
  * numbered with consecutive PSNs, and sent when the port can take a frame (and at the
- * congestion control's rate when that is below line rate).  A cumulative ACK completes the
+ * congestion control's rate when that is below line rate, and no faster than its send rate
+ * limiter when one is set).  A cumulative ACK completes the
  * messages it covers, calling their callbacks; a NAK (PSN sequence error) or a retransmission
  * timeout goes back to the first unacknowledged PSN (go-back-N).
  * Responder: accepts frames in PSN order, ACKs every AckInterval frames and at each message's
@@ -99,6 +101,12 @@ class RdmaQueuePair : public Object
      * zero-length SEND); \p done is called when it is acknowledged.  Returns its id.
      */
     uint64_t PostSend(uint64_t bytes, CompletionCallback done = CompletionCallback());
+    /**
+     * Send frames' payload no faster than \p limiter lets its queue pairs together (besides
+     * the congestion control's pacing): the rate at which the sender produces data, as a
+     * GPU's CTA does; null: no limit.
+     */
+    void SetSendRateLimiter(Ptr<SendRateLimiter> limiter) { m_limiter = limiter; }
     /** Called once when the QP fails (retry count exceeded). */
     using ErrorCallback = Callback<void>;
     void SetErrorCallback(ErrorCallback failed) { m_errorCallback = failed; }
@@ -132,7 +140,8 @@ class RdmaQueuePair : public Object
     /** The pacing gap after a frame has passed: send on. */
     void PaceDone();
     void SendWhenPortHasRoom();
-    void SendFrame(uint64_t seq);
+    /** Put frame \p seq on the wire; returns its payload bytes. */
+    uint32_t SendFrame(uint64_t seq);
     const Message& MessageOf(uint64_t seq) const;
     void ReceiveAck(const FrameInfo& info);
     void ReceiveData(const FrameInfo& info);
@@ -172,6 +181,7 @@ class RdmaQueuePair : public Object
     uint64_t m_sndUna{0};  //!< oldest unacknowledged frame
     uint64_t m_highestSent{0}; //!< one past the highest frame ever sent
     bool m_waitingForPort{false};
+    Ptr<SendRateLimiter> m_limiter;
     EventId m_paceEvent;
     /**
      * A pace event is due (checked instead of m_paceEvent.IsRunning(): under FabricScheduler a

@@ -104,7 +104,8 @@ RingCollectiveAlgorithm::Slices(const CollectiveRequest& r, uint64_t channelByte
     const CollectiveProtocol& protocol = *r.protocol;
     const uint64_t chunk = protocol.GetStepPayload() * protocol.GetChunkSteps(pass);
     const uint64_t chunks = std::max<uint64_t>(1, (channelBytes + chunk - 1) / chunk);
-    const uint64_t slices = chunks * protocol.GetChunkSteps(pass) / protocol.GetSliceSteps(pass);
+    const uint64_t slices = protocol.Messages(
+        channelBytes, chunks * protocol.GetChunkSteps(pass) / protocol.GetSliceSteps(pass));
     // No empty slices while there are elements to fill them.
     return static_cast<uint32_t>(
         std::min<uint64_t>(slices, std::max<uint64_t>(1, channelBytes / r.elementBytes)));

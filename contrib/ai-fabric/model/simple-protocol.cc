@@ -15,7 +15,10 @@ SimpleProtocol::GetTypeId()
                                           .SetGroupName("AiFabric")
                                           .AddConstructor<SimpleProtocol>(),
                                       4 << 20, "NCCL_BUFFSIZE", NanoSeconds(3400),
-                                      NanoSeconds(14000), NanoSeconds(8400));
+                                      NanoSeconds(14000), NanoSeconds(8400), DataRate(0),
+                                      "NCCL bounds no Simple ring channel below its links "
+                                      "(src/graph/tuning.cc).",
+                                      0);
     return tid;
 }
 
