@@ -1,6 +1,8 @@
 // Topology formulas and bills of materials.
 #include "fabric-fixture.h"
 
+#include "ns3/boolean.h"
+
 #include <gtest/gtest.h>
 
 using namespace ns3;
@@ -56,13 +58,26 @@ TEST(Topology, LeafSpineOversubscription)
 
 TEST(Topology, RailOptimizedAndRailOnly)
 {
-    // 8 servers x 8 GPUs: 8 rail leaves, 8 spines, an NVSwitch per server.
+    // 8 servers x 8 GPUs: 8 rail leaves, 8 spines, an NVSwitch per server with its NVLS engine
+    // (endpoints after the hosts, on a link as fast as the server's eight NVLinks).
     const FabricTopology t = RailOptimizedTopologyHelper(8, 8).Build();
     EXPECT_EQ(t.GetNHosts(), 64u);
+    EXPECT_EQ(t.GetNEndpoints(), 72u);
     EXPECT_EQ(t.Count(Role::Leaf), 8u);
     EXPECT_EQ(t.Count(Role::Spine), 8u);
     EXPECT_EQ(t.Count(Role::NvSwitch), 8u);
-    EXPECT_EQ(t.Links().size(), 64u /*nvlink*/ + 64 /*nic*/ + 64 /*leaf-spine*/);
+    EXPECT_EQ(t.Count(Role::NvlsEngine), 8u);
+    EXPECT_EQ(t.Links().size(), 64u /*nvlink*/ + 64 /*nic*/ + 64 /*leaf-spine*/ + 8 /*engine*/);
+    for (uint32_t server = 0; server < 8; ++server)
+    {
+        const uint32_t engine = t.HostNode(*t.NvlsEngineOf(server));
+        EXPECT_EQ(t.GetNode(engine).name, "s" + std::to_string(server) + "nvse");
+        EXPECT_EQ(t.GetLink(t.GetNode(engine).links.at(0)).rate, DataRate("23731.2Gbps"));
+    }
+    RailOptimizedTopologyHelper without(8, 8);
+    without.SetAttribute("Nvls", BooleanValue(false));
+    EXPECT_EQ(without.Build().Links().size(), 192u);
+    EXPECT_FALSE(without.Build().NvlsEngineOf(0));
     for (const auto& n : t.Nodes())
     {
         if (n.role == Role::Host)

@@ -298,19 +298,26 @@ TEST(RandomStreams, NoTwoConsumersShareAStreamInA256GpuScenario)
     const uint64_t links = summary["links"];
     ASSERT_GT(links, 600u) << "large enough that the old literals overlapped";
     std::set<std::string> cables; // links a "link" failure mode applies to: all but NVLink
+    std::set<std::string> engines; // NVSwitches' links to their NVLS engines
     for (const auto& row : ReadCsv(dir / "r" / "links.csv"))
     {
         if (row.at("medium") != "nvlink")
         {
             cables.insert(row.at("link"));
         }
+        if (row.at("role") == "nvls_engine")
+        {
+            engines.insert(row.at("link"));
+        }
     }
+    ASSERT_EQ(engines.size(), 32u);
     // What each consumer needs, from the scenario (not from the code's own bookkeeping): 3 per
-    // link (two ports' ECN markers, the channel's bit errors), 2 per job (placement,
+    // link but the NVLS engines' (inside their switches: two ports' ECN markers, the channel's
+    // bit errors), 2 per job (placement,
     // slowdown), 2 per failure process (time to failure, time to repair): one per GPU and
     // cable.
     const std::map<std::string, int64_t> needs{{"traffic", 1},
-                                              {"network", int64_t(3 * links)},
+                                              {"network", int64_t(3 * (links - engines.size()))},
                                               {"job a", 2},
                                               {"job b", 2},
                                               {"failures", int64_t(2 * (256 + cables.size()))}};

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Run ai-fabric-collbench on the simulated counterpart of every cluster in
 nccl-tests-h100.csv (S servers x 8 GPUs, rail-optimized, 400G NICs, H100 NVLink, auto: NCCL's
-tuner) and print each published busbw beside the simulated one, with the algorithm the tuner
+tuner; the NVSwitches reduce (NVLS) where NCCL ran with its defaults, not where it ran without
+NVLS) and print each published busbw beside the simulated one, with the algorithm the tuner
 picked and the busbw NCCL's own cost model predicts for that pick (collbench's
-nccl_model_us).  Rows NCCL ran with an algorithm this model has (ring, tree; not NVLS or NVLS-tree)
+nccl_model_us).  Rows NCCL ran with an algorithm this model has (ring, tree, NVLS, NVLS-tree)
 must land within TOLERANCE when bandwidth-bound (>= 64 MiB); the rest are reported with their
 distance.  Exit 1 if a row that must hold does not.
 
@@ -22,7 +23,7 @@ COLLBENCH = ROOT / "build" / "scenarios" / "ai-fabric-collbench"
 TABLE = Path(__file__).resolve().parent / "nccl-tests-h100.csv"
 TOLERANCE = 0.10
 BANDWIDTH_BOUND = 64 << 20
-MODELLED = ("ring", "tree")
+MODELLED = ("ring", "tree", "nvls", "nvls-tree")
 
 
 def published():
@@ -35,13 +36,14 @@ def bus_factor(op, ranks):
     return 2 * (ranks - 1) / ranks if op == "allreduce" else (ranks - 1) / ranks
 
 
-def simulate(servers, op, sizes):
+def simulate(servers, op, nvls, sizes):
     """{bytes: (busbw, algorithm, NCCL's model's busbw)} from one collbench sweep of op over
-    sizes (powers of two)."""
+    sizes (powers of two), with the NVSwitches reducing (NVLS) or not, as NCCL ran."""
     lo, hi = min(sizes), max(sizes)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r"
-        cmd = [str(COLLBENCH), f"--topology=rail_optimized:servers={servers},gpus_per_server=8",
+        cmd = [str(COLLBENCH), f"--topology=rail_optimized:servers={servers},gpus_per_server=8,"
+               f"nvls={'true' if nvls else 'false'}",
                f"--op={op}", "-b", str(lo), "-e", str(hi), "-f", "2", f"--out={out}"]
         print("$ " + " ".join(cmd[0:1] + [c for c in cmd[1:] if not c.startswith("--out")]),
               file=sys.stderr, flush=True)
@@ -72,9 +74,11 @@ def main(argv):
         else:
             sys.exit(__doc__)
     rows = [r for r in published() if int(r["servers"]) <= 2 or int(r["bytes"]) <= max_bytes]
+    # NVLS as the cluster had it: on with NCCL's defaults, off where NCCL ran without it.
+    key_of = lambda r: (int(r["servers"]), r["op"], r["nccl"] == "default")
     results = {}
-    for key in sorted({(int(r["servers"]), r["op"]) for r in rows}):
-        sizes = [int(r["bytes"]) for r in rows if (int(r["servers"]), r["op"]) == key]
+    for key in sorted({key_of(r) for r in rows}):
+        sizes = [int(r["bytes"]) for r in rows if key_of(r) == key]
         results[key] = simulate(*key, sizes)
     lines = ["| source | servers | op | bytes | published GB/s | NCCL ran | simulated GB/s "
              "| tuner's pick | NCCL's model GB/s | sim / pub | model / pub | holds |",
@@ -82,7 +86,7 @@ def main(argv):
     failed = 0
     for r in rows:
         servers, n, pub = int(r["servers"]), int(r["bytes"]), float(r["busbw_GBps"])
-        sim, pick, model = results[(servers, r["op"])][n]
+        sim, pick, model = results[key_of(r)][n]
         ratio = sim / pub
         modelled = r["nccl_pick"].split("/")[0] in MODELLED
         if not modelled:

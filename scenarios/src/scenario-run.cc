@@ -195,7 +195,7 @@ ScenarioRun::Run(bool progress)
             }
         }
     }
-    for (uint32_t h = 0; h < m_network->GetNHosts(); ++h)
+    for (uint32_t h = 0; h < m_network->GetNEndpoints(); ++h)
     {
         if (Ptr<RdmaNic> nic = m_network->GetHostNode(h)->GetObject<RdmaNic>())
         {
@@ -442,7 +442,7 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
         {"last_delivery_seconds", m_lastDelivery.GetSeconds()},
         {"events", r.events},
         {"hosts", m_scenario.topology.GetNHosts()},
-        {"switches", m_scenario.topology.GetNNodes() - m_scenario.topology.GetNHosts()},
+        {"switches", m_scenario.topology.GetNNodes() - m_scenario.topology.GetNEndpoints()},
         {"links", m_scenario.topology.Links().size()},
         {"frames_forwarded", r.framesForwarded},
         {"frames_delivered", r.framesDelivered},

@@ -80,24 +80,42 @@ BillOfMaterials::FromTopology(const FabricTopology& topo, const BomPrices& price
     for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
     {
         const auto& node = topo.GetNode(n);
-        if (node.role == FabricTopology::Role::Host)
+        if (node.role == FabricTopology::Role::Host ||
+            node.role == FabricTopology::Role::NvlsEngine)
         {
-            continue;
+            continue; // an NVLS engine is part of its NVSwitch
         }
         double portGbps = 0;
         for (uint32_t l : node.links)
         {
+            if (topo.GetNode(topo.GetLink(l).a).role == FabricTopology::Role::NvlsEngine ||
+                topo.GetNode(topo.GetLink(l).b).role == FabricTopology::Role::NvlsEngine)
+            {
+                continue;
+            }
             portGbps = std::max(portGbps, topo.GetLink(l).rate.GetBitRate() / 1e9);
         }
+        const uint32_t engines = static_cast<uint32_t>(
+            std::count_if(node.links.begin(), node.links.end(), [&](uint32_t l) {
+                const auto& link = topo.GetLink(l);
+                return topo.GetNode(link.a == n ? link.b : link.a).role ==
+                       FabricTopology::Role::NvlsEngine;
+            }));
+        const auto ports = static_cast<uint32_t>(node.links.size()) - engines;
         const std::string item = std::string(FabricTopology::RoleName(node.role)) + " " +
-                                 std::to_string(node.links.size()) + "-port";
+                                 std::to_string(ports) + "-port";
         const bool inServer = node.role == FabricTopology::Role::NvSwitch;
         const double unit =
-            inServer ? 0 : prices.switchPortPer100G * portGbps / 100 * double(node.links.size());
+            inServer ? 0 : prices.switchPortPer100G * portGbps / 100 * double(ports);
         bom.Add("switch", item, portGbps, 1, unit);
     }
     for (const auto& l : topo.Links())
     {
+        if (topo.GetNode(l.a).role == FabricTopology::Role::NvlsEngine ||
+            topo.GetNode(l.b).role == FabricTopology::Role::NvlsEngine)
+        {
+            continue; // inside the NVSwitch
+        }
         const double gbps = l.rate.GetBitRate() / 1e9;
         switch (l.medium)
         {

@@ -1,5 +1,6 @@
 #include "cluster-helper.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/range-checkers.h"
 #include "ns3/uinteger.h"
@@ -133,8 +134,27 @@ TopologyHelper::GetTypeId()
                           "across halls.",
                           DoubleValue(100),
                           MakeDoubleAccessor(&TopologyHelper::m_spineToCoreMetres),
-                          MakeDoubleChecker<double>(0.01, 100000));
+                          MakeDoubleChecker<double>(0.01, 100000))
+            .AddAttribute("Nvls",
+                          "Whether each server's NVSwitch reduces and multicasts (NVLink "
+                          "SHARP, Hopper and later): an NVLS engine on the switch that the "
+                          "nvls and nvls_tree algorithms address.  Servers of one GPU have no "
+                          "NVSwitch.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&TopologyHelper::m_nvls),
+                          MakeBooleanChecker());
     return tid;
+}
+
+FabricTopology
+TopologyHelper::Build() const
+{
+    FabricTopology topology = DoBuild();
+    if (m_nvls)
+    {
+        topology.AddNvlsEngines();
+    }
+    return topology;
 }
 
 TypeId

@@ -89,10 +89,15 @@ class TopologyHelper : public ObjectBase
     {
         return {m_hostToLeafMetres, m_leafToSpineMetres, m_spineToCoreMetres};
     }
-    /** Build the graph; throws std::invalid_argument naming the parameter for bad input. */
-    virtual FabricTopology Build() const = 0;
+    /**
+     * Build the graph, with the NVSwitches' NVLS engines when Nvls is set; throws
+     * std::invalid_argument naming the parameter for bad input.
+     */
+    FabricTopology Build() const;
 
   protected:
+    /** The family's graph: hosts, NVSwitches, switches and cables. */
+    virtual FabricTopology DoBuild() const = 0;
     /** Servers when the Servers attribute is 0, for \p gpusPerServer GPUs each. */
     virtual uint32_t DefaultServers(uint32_t gpusPerServer) const = 0;
     /** GPUs per server when the GpusPerServer attribute is 0. */
@@ -118,6 +123,7 @@ class TopologyHelper : public ObjectBase
     double m_hostToLeafMetres{};
     double m_leafToSpineMetres{};
     double m_spineToCoreMetres{};
+    bool m_nvls{true};
 };
 
 } // namespace ns3

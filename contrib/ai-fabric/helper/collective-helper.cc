@@ -62,6 +62,7 @@ CollectiveGroup::MakeRequest(CollectiveOperation op, uint64_t bytes) const
         const auto& node = topo.GetNode(topo.HostNode(host));
         r.placement.push_back({node.server, node.localIndex});
     }
+    r.engineServers = m_engineServers;
     // Rank 0's NIC and NVLink rates, wherever it is simulated (every process of a distributed
     // run asks the same): the tuner's view of the servers.
     const auto& node0 = topo.GetNode(topo.HostNode(m_hosts[0]));
@@ -88,7 +89,7 @@ CollectiveGroup::Connect(const CollectiveSchedule& schedule)
         {
             continue;
         }
-        auto [qpA, qpB] = m_rdma.Connect(m_network, m_hosts[a], m_hosts[b]);
+        auto [qpA, qpB] = m_rdma.Connect(m_network, EndpointOf(a), EndpointOf(b));
         if (m_apps[a])
         {
             m_apps[a]->AddConnection(b, channel, qpA);
@@ -150,8 +151,9 @@ CollectiveGroup::Launch(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequ
     running->ranksLeft = 0;
     running->done = done;
     m_runs.push_back(running);
-    for (auto& app : m_apps)
+    for (uint32_t rank = 0; rank < GetNRanks(); ++rank) // engines start with their GPUs
     {
+        const Ptr<CollectiveApplication>& app = m_apps[rank];
         if (app)
         {
             ++running->ranksLeft;
@@ -248,7 +250,60 @@ CollectiveHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
         app->SetFailureCallback(MakeCallback(&CollectiveGroup::RankFailed, group));
         group->m_apps.push_back(app);
     }
+    // Each server's NVLS engine, if it has one, is a rank after the GPUs, which start it.
+    const FabricTopology& topo = network->GetTopology();
+    const auto gpus = static_cast<uint32_t>(hosts.size());
+    for (uint32_t rank = 0; rank < gpus; ++rank)
+    {
+        const uint32_t server = topo.GetNode(topo.HostNode(hosts[rank])).server;
+        const auto engine = topo.NvlsEngineOf(server);
+        if (!engine || std::find(group->m_engineServers.begin(), group->m_engineServers.end(),
+                                 server) != group->m_engineServers.end())
+        {
+            continue;
+        }
+        const auto engineRank = static_cast<uint32_t>(gpus + group->m_engines.size());
+        group->m_engines.push_back(*engine);
+        group->m_engineServers.push_back(server);
+        if (!network->IsHostLocal(*engine))
+        {
+            group->m_apps.push_back(nullptr);
+            continue;
+        }
+        auto app = CreateObject<CollectiveApplication>();
+        app->Setup(engineRank, InstallEngineAccelerator(network, *engine));
+        network->GetHostNode(*engine)->AddApplication(app);
+        app->SetStartTime(Seconds(0));
+        app->SetFailureCallback(MakeCallback(&CollectiveGroup::RankFailed, group));
+        group->m_apps.push_back(app);
+        for (uint32_t gpu = 0; gpu < gpus; ++gpu)
+        {
+            if (group->m_apps[gpu] && topo.GetNode(topo.HostNode(hosts[gpu])).server == server)
+            {
+                group->m_apps[gpu]->AddEngine(app);
+            }
+        }
+    }
     return group;
+}
+
+Ptr<Accelerator>
+CollectiveHelper::InstallEngineAccelerator(Ptr<FabricNetwork> network, uint32_t engine) const
+{
+    Ptr<Node> node = network->GetHostNode(engine);
+    Ptr<Accelerator> unit = node->GetObject<Accelerator>();
+    if (!unit)
+    {
+        // The switch reduces and copies as fast as its link brings the data.
+        const FabricTopology& topo = network->GetTopology();
+        const DataRate rate = topo.GetLink(topo.GetNode(topo.HostNode(engine)).links.front()).rate;
+        ObjectFactory factory = m_acceleratorFactory;
+        factory.Set("ReductionRate", DataRateValue(rate));
+        factory.Set("CopyRate", DataRateValue(rate));
+        unit = factory.Create<Accelerator>();
+        node->AggregateObject(unit);
+    }
+    return unit;
 }
 
 Ptr<Accelerator>

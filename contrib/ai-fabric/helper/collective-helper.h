@@ -41,7 +41,10 @@ class CollectiveGroup : public Object
 
     static TypeId GetTypeId();
 
+    /** GPU ranks (the group's NVLS engines, if any, are ranks after them). */
     uint32_t GetNRanks() const { return static_cast<uint32_t>(m_hosts.size()); }
+    /** NVLS engine ranks: one per server of the group whose NVSwitch has an engine. */
+    uint32_t GetNEngines() const { return static_cast<uint32_t>(m_engines.size()); }
     uint32_t GetHost(uint32_t rank) const { return m_hosts[rank]; }
     /** Rank \p rank's application (null if another MPI rank simulates its host). */
     Ptr<CollectiveApplication> GetApplication(uint32_t rank) const { return m_apps[rank]; }
@@ -101,7 +104,15 @@ class CollectiveGroup : public Object
 
     Ptr<FabricNetwork> m_network;
     RdmaHelper m_rdma;
+    /** The endpoint of rank \p rank: its GPU's host, or its engine. */
+    uint32_t EndpointOf(uint32_t rank) const
+    {
+        return rank < m_hosts.size() ? m_hosts[rank] : m_engines[rank - m_hosts.size()];
+    }
+
     std::vector<uint32_t> m_hosts; //!< by rank
+    std::vector<uint32_t> m_engines;       //!< endpoint ids of the engine ranks
+    std::vector<uint32_t> m_engineServers; //!< their servers
     std::vector<Ptr<CollectiveApplication>> m_apps;
     std::vector<std::shared_ptr<Running>> m_runs; //!< Run()s not reported yet
     std::set<std::tuple<uint32_t, uint32_t, uint32_t>> m_connected; //!< (rank, rank, channel)
@@ -132,6 +143,8 @@ class CollectiveHelper
     Ptr<Accelerator> InstallAccelerator(Ptr<FabricNetwork> network, uint32_t host) const;
 
   private:
+    /** The accelerator of NVLS engine \p engine: reducing and copying at its link's rate. */
+    Ptr<Accelerator> InstallEngineAccelerator(Ptr<FabricNetwork> network, uint32_t engine) const;
     ObjectFactory m_acceleratorFactory;
 };
 

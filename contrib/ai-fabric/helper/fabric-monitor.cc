@@ -88,7 +88,7 @@ FabricMonitor::Install(Ptr<FabricNetwork> network)
                 MakeBoundCallback(&FabricMonitor::PausedChanged, this, index));
         }
     }
-    for (uint32_t h = 0; h < network->GetNHosts(); ++h)
+    for (uint32_t h = 0; h < network->GetNEndpoints(); ++h)
     {
         Ptr<Node> node = network->GetHostNode(h);
         Ptr<RdmaNic> nic = node ? node->GetObject<RdmaNic>() : nullptr;

@@ -68,6 +68,7 @@ FabricNetwork::GetForwardingLatency(uint32_t nodeId) const
     switch (node.role)
     {
     case FabricTopology::Role::Host:
+    case FabricTopology::Role::NvlsEngine:
         return Time(0);
     case FabricTopology::Role::NvSwitch:
         return m_nvSwitchLatency;
@@ -90,7 +91,9 @@ FabricNetwork::GetPayloadMtu(uint32_t nodeId, uint32_t linkId) const
 int64_t
 FabricNetwork::AssignStreams(int64_t stream)
 {
-    const auto nLinks = static_cast<int64_t>(m_topology.Links().size());
+    // NVLS engines' links come last and are inside their switches (no errors, no failures):
+    // they take no streams, so the other links' and later consumers' stay as they were.
+    const auto nLinks = static_cast<int64_t>(m_topology.Links().size() - m_topology.Count(FabricTopology::Role::NvlsEngine));
     for (int64_t id = 0; id < nLinks; ++id)
     {
         const auto& link = m_topology.GetLink(id);
@@ -251,7 +254,7 @@ FabricNetworkHelper::Install(const FabricTopology& topology) const
     net->m_rankOfNode = m_rankOfNode;
     const uint32_t seedBase = EcmpSeedBase();
     net->m_localRank = m_localRank;
-    net->m_remoteQps.assign(topo.GetNHosts(), roce::kFirstDataQpn); // above IBA's QP0 and QP1
+    net->m_remoteQps.assign(topo.GetNEndpoints(), roce::kFirstDataQpn); // above IBA's QP0 and QP1
     net->m_switchLatency = ForwardingLatencyOf(m_switchFactory);
     net->m_nvSwitchLatency = ForwardingLatencyOf(m_nvSwitchFactory);
     net->m_payloadMtu = PayloadMtuOf(m_deviceFactory);
@@ -307,11 +310,11 @@ FabricNetworkHelper::Install(const FabricTopology& topology) const
         Ptr<Node> ns3Node = net->m_nodes.Get(n);
         Ptr<FabricSwitch> sw;
         Ptr<FabricEndpoint> ep;
-        if (node.role == FabricTopology::Role::Host)
+        if (node.role == FabricTopology::Role::Host || node.role == FabricTopology::Role::NvlsEngine)
         {
             ep = CreateObject<FabricEndpoint>();
             ep->SetHostId(topo.HostIdOf(n));
-            ep->SetTransit(topo.HostsAreTransit());
+            ep->SetTransit(node.role == FabricTopology::Role::Host && topo.HostsAreTransit());
             ns3Node->AggregateObject(ep);
             net->m_endpoints[n] = ep;
         }

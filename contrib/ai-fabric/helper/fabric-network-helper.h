@@ -33,6 +33,8 @@ class FabricNetwork : public Object
 
     const FabricTopology& GetTopology() const { return m_topology; }
     uint32_t GetNHosts() const { return m_topology.GetNHosts(); }
+    /** Hosts and NVLS engines: the endpoint ids GetHostNode and GetEndpoint take. */
+    uint32_t GetNEndpoints() const { return m_topology.GetNEndpoints(); }
     Ptr<Node> GetNode(uint32_t nodeId) const { return m_nodes.Get(nodeId); }
     Ptr<Node> GetHostNode(uint32_t hostId) const;
     Ptr<FabricEndpoint> GetEndpoint(uint32_t hostId) const;

@@ -20,6 +20,7 @@ Tier(FabricTopology::Role role)
     {
     case FabricTopology::Role::Host:
     case FabricTopology::Role::NvSwitch:
+    case FabricTopology::Role::NvlsEngine:
         return 0;
     case FabricTopology::Role::Leaf:
         return 1;
@@ -80,11 +81,12 @@ FabricPartition::ByGroup(const FabricTopology& topo, uint32_t ranks)
     for (uint32_t id = 0; id < n; ++id)
     {
         const auto& node = topo.GetNode(id);
-        if (node.role == FabricTopology::Role::Host || node.role == FabricTopology::Role::NvSwitch)
+        if (node.role == FabricTopology::Role::Host || node.role == FabricTopology::Role::NvSwitch ||
+            node.role == FabricTopology::Role::NvlsEngine)
         {
-            // An NVSwitch's group is its server.
-            auto it = serverGroup.find(node.role == FabricTopology::Role::Host ? node.server
-                                                                               : node.group);
+            // An NVSwitch's and its engine's group is their server.
+            auto it = serverGroup.find(node.role == FabricTopology::Role::NvSwitch ? node.group
+                                                                                   : node.server);
             group[id] = it == serverGroup.end() || it->second == kShared ? 0 : it->second;
         }
     }
@@ -173,6 +175,14 @@ FabricPartition::FromMap(const FabricTopology& topo,
                                         std::to_string(ranks - 1));
         }
         rank[it->second] = r;
+    }
+    for (uint32_t id = 0; id < n; ++id)
+    {
+        // An NVLS engine the map leaves out goes with its NVSwitch, its only neighbour.
+        if (rank[id] == kShared && topo.GetNode(id).role == FabricTopology::Role::NvlsEngine)
+        {
+            rank[id] = rank[Neighbour(topo, id, topo.GetNode(id).links.front())];
+        }
     }
     std::vector<bool> used(ranks, false);
     for (uint32_t id = 0; id < n; ++id)

@@ -27,7 +27,7 @@ FabricStatsHelper::Install(Ptr<FabricNetwork> network, const ApplicationContaine
         src->TraceConnectWithoutContext("MessageStarted",
                                         MakeCallback(&FabricStatsHelper::MessageStarted, this));
     }
-    for (uint32_t h = 0; h < network->GetNHosts(); ++h)
+    for (uint32_t h = 0; h < network->GetNEndpoints(); ++h)
     {
         if (!network->IsHostLocal(h))
         {

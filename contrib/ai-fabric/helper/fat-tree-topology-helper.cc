@@ -51,7 +51,7 @@ FatTreeTopologyHelper::DefaultServers(uint32_t gpusPerServer) const
 }
 
 FabricTopology
-FatTreeTopologyHelper::Build() const
+FatTreeTopologyHelper::DoBuild() const
 {
     const uint32_t k = m_k;
     if (k < 2 || k % 2 != 0)

@@ -23,9 +23,9 @@ class FatTreeTopologyHelper : public TopologyHelper
     FatTreeTopologyHelper();
     /** \p k must be even and >= 2 (checked by Build). */
     explicit FatTreeTopologyHelper(uint32_t k);
-    FabricTopology Build() const override;
 
   protected:
+    FabricTopology DoBuild() const override;
     uint32_t DefaultServers(uint32_t gpusPerServer) const override;
 
   private:

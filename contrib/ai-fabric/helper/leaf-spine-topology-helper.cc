@@ -68,7 +68,7 @@ LeafSpineTopologyHelper::DefaultServers(uint32_t gpusPerServer) const
 }
 
 FabricTopology
-LeafSpineTopologyHelper::Build() const
+LeafSpineTopologyHelper::DoBuild() const
 {
     if (m_leaves == 0 || m_hostsPerLeaf == 0)
     {

@@ -22,9 +22,9 @@ class LeafSpineTopologyHelper : public TopologyHelper
     /** A leaf-spine with the attributes' defaults. */
     LeafSpineTopologyHelper();
     LeafSpineTopologyHelper(uint32_t leaves, uint32_t hostsPerLeaf, uint32_t oversubscription);
-    FabricTopology Build() const override;
 
   protected:
+    FabricTopology DoBuild() const override;
     uint32_t DefaultServers(uint32_t gpusPerServer) const override;
 
   private:

@@ -63,7 +63,7 @@ RailOptimizedTopologyHelper::RailOptimizedTopologyHelper(uint32_t servers,
 }
 
 FabricTopology
-RailOptimizedTopologyHelper::Build() const
+RailOptimizedTopologyHelper::DoBuild() const
 {
     const ClusterHelper cluster = GetCluster();
     const uint32_t servers = cluster.GetNServers();

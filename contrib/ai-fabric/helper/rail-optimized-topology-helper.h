@@ -28,9 +28,9 @@ class RailOptimizedTopologyHelper : public TopologyHelper
                                 uint32_t serversPerGroup = 0);
     void SetOversubscription(uint32_t ratio) { m_ratio = ratio; }
     void SetRailOnly(bool railOnly) { m_railOnly = railOnly; }
-    FabricTopology Build() const override;
 
   protected:
+    FabricTopology DoBuild() const override;
     uint32_t DefaultServers(uint32_t) const override { return 8; }
     uint32_t DefaultGpusPerServer() const override { return 8; }
 

@@ -27,7 +27,7 @@ RdmaHelper::SetQueuePairAttribute(const std::string& name, const AttributeValue&
 void
 RdmaHelper::Install(Ptr<FabricNetwork> network) const
 {
-    for (uint32_t h = 0; h < network->GetNHosts(); ++h)
+    for (uint32_t h = 0; h < network->GetNEndpoints(); ++h)
     {
         if (!network->IsHostLocal(h))
         {
@@ -42,11 +42,11 @@ RdmaHelper::Install(Ptr<FabricNetwork> network) const
 std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
 RdmaHelper::Connect(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) const
 {
-    const uint32_t hosts = network->GetNHosts();
+    const uint32_t hosts = network->GetNEndpoints();
     if (a >= hosts || b >= hosts || a == b)
     {
         throw std::invalid_argument("RDMA connection " + std::to_string(a) + " <-> " +
-                                    std::to_string(b) + ": hosts must differ and be < " +
+                                    std::to_string(b) + ": endpoints must differ and be < " +
                                     std::to_string(hosts));
     }
     Ptr<RdmaNic> nicA = network->GetHostNode(a)->GetObject<RdmaNic>();

@@ -80,7 +80,8 @@ CollectiveAlgorithm::Build(const CollectiveRequest& request) const
     {
         Refuse(r, name, "placement names " + std::to_string(r.placement.size()) + " ranks");
     }
-    if (!r.simulatedRanks.empty() && r.simulatedRanks.size() != r.ranks)
+    if (!r.simulatedRanks.empty() && r.simulatedRanks.size() != r.ranks &&
+        r.simulatedRanks.size() != r.ranks + r.engineServers.size())
     {
         Refuse(r, name, "simulatedRanks names " + std::to_string(r.simulatedRanks.size()) + " ranks");
     }

@@ -58,6 +58,8 @@ CollectiveApplication::~CollectiveApplication() = default;
 void
 CollectiveApplication::DoDispose()
 {
+    m_engines.clear();
+    m_rounds.clear();
     for (auto& c : m_connections)
     {
         c->qp->SetReceiveCallback(RdmaQueuePair::ReceiveCallback());
@@ -107,10 +109,40 @@ CollectiveApplication::Execute(std::shared_ptr<const CollectiveSchedule> schedul
 {
     NS_ABORT_MSG_IF(m_rank >= schedule->GetNRanks(),
                     "rank " << m_rank << " is not in a schedule of " << schedule->GetNRanks());
+    for (const Ptr<CollectiveApplication>& engine : m_engines)
+    {
+        if (engine->GetRank() < schedule->GetNRanks())
+        {
+            engine->ServeRound(schedule);
+        }
+    }
     m_pending.push_back({std::move(schedule), done});
     if (m_running && !IsBusy())
     {
         Begin();
+    }
+}
+
+void
+CollectiveApplication::AddEngine(Ptr<CollectiveApplication> engine)
+{
+    m_engines.push_back(engine);
+    ++engine->m_served;
+}
+
+void
+CollectiveApplication::ServeRound(const std::shared_ptr<const CollectiveSchedule>& schedule)
+{
+    // The first of the served ranks to run the schedule starts this round on the engine; the
+    // last closes the round.
+    uint32_t& count = m_rounds[schedule.get()];
+    if (count++ == 0)
+    {
+        Execute(schedule);
+    }
+    if (count == m_served)
+    {
+        m_rounds.erase(schedule.get());
     }
 }
 
@@ -311,7 +343,8 @@ CollectiveApplication::PostReadySends(Connection& c)
     {
         const uint32_t i = c.sends[c.nextPost++];
         c.inFlight.push_back(i);
-        c.qp->PostSend(m_schedule->WireBytes(steps[i].bytes), MakeCallback(&Connection::Sent, &c));
+        c.qp->PostSend(m_schedule->WireBytes(steps[i].bytes, m_rank, c.peer),
+                       MakeCallback(&Connection::Sent, &c));
     }
 }
 
@@ -340,7 +373,8 @@ void
 CollectiveApplication::Match(Connection& c, uint64_t bytes, Time arrival)
 {
     const uint32_t i = c.recvs[c.nextMatch++];
-    const uint64_t expected = m_schedule->WireBytes(m_schedule->GetSteps(m_rank)[i].bytes);
+    const uint64_t expected =
+        m_schedule->WireBytes(m_schedule->GetSteps(m_rank)[i].bytes, c.peer, m_rank);
     NS_ABORT_MSG_IF(bytes != expected, "rank " << m_rank << " step " << i << " expected "
                                                << expected << " B from rank " << c.peer
                                                << " and got " << bytes << " B");

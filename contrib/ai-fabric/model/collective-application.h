@@ -77,6 +77,12 @@ class CollectiveApplication : public Application
     void SetFailureCallback(Callback<void, uint32_t> failed) { m_failureCallback = failed; }
     /** Whether the rank stopped because a queue pair failed. */
     bool IsFailed() const { return m_failed; }
+    /**
+     * \p engine (an NVLS engine's rank of this group, on this rank's server) runs every
+     * schedule that has a rank for it, once per round: when the first of the ranks that
+     * serve it is given the schedule.
+     */
+    void AddEngine(Ptr<CollectiveApplication> engine);
 
   protected:
     void DoDispose() override;
@@ -109,6 +115,8 @@ class CollectiveApplication : public Application
     void End();
     /** A queue pair of the rank failed: stop. */
     void ConnectionFailed();
+    /** An engine: one of the ranks it serves was given \p schedule. */
+    void ServeRound(const std::shared_ptr<const CollectiveSchedule>& schedule);
 
     uint32_t m_rank{0};
     Ptr<Accelerator> m_accelerator;
@@ -118,6 +126,10 @@ class CollectiveApplication : public Application
     bool m_running{false};
     bool m_failed{false};
     Callback<void, uint32_t> m_failureCallback;
+    std::vector<Ptr<CollectiveApplication>> m_engines; //!< engines this rank starts
+    uint32_t m_served{0}; //!< an engine: the ranks that start it
+    /** An engine: per schedule of an open round, the served ranks that have been given it. */
+    std::map<const CollectiveSchedule*, uint32_t> m_rounds;
 
     // The schedule being executed.
     std::shared_ptr<const CollectiveSchedule> m_schedule;

@@ -114,17 +114,31 @@ CollectiveSchedule::CollectiveSchedule(CollectiveOperation op, uint64_t bytes, u
 {
 }
 
-CollectiveSchedule::CollectiveSchedule(const CollectiveRequest& request)
-    : CollectiveSchedule(request.op, request.bytes, request.ranks)
+CollectiveSchedule::CollectiveSchedule(const CollectiveRequest& request, bool engines)
+    : CollectiveSchedule(request.op,
+                         request.bytes,
+                         request.ranks +
+                             (engines ? static_cast<uint32_t>(request.engineServers.size()) : 0))
 {
-    NS_ABORT_MSG_IF(!request.simulatedRanks.empty() && request.simulatedRanks.size() != request.ranks,
+    const std::size_t all = request.ranks + request.engineServers.size();
+    NS_ABORT_MSG_IF(!request.simulatedRanks.empty() && request.simulatedRanks.size() != request.ranks &&
+                        request.simulatedRanks.size() != all,
                     "CollectiveSchedule: simulatedRanks names " << request.simulatedRanks.size()
                                                                 << " ranks of " << request.ranks);
     m_kept = request.simulatedRanks;
+    m_kept.resize(m_kept.empty() ? 0 : GetNRanks(), true);
     m_protocol = request.protocol;
     for (const RankPlacement& place : request.placement)
     {
         m_server.push_back(place.server);
+    }
+    if (engines)
+    {
+        m_engineRanks = request.ranks;
+    }
+    if (engines && !m_server.empty())
+    {
+        m_server.insert(m_server.end(), request.engineServers.begin(), request.engineServers.end());
     }
 }
 

@@ -7,6 +7,7 @@
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -66,6 +67,12 @@ struct CollectiveRequest
      * their connections recorded, but not stored.
      */
     std::vector<bool> simulatedRanks;
+    /**
+     * The NVLS engines the group can address (TopologyHelper's Nvls): engine rank ranks + i is
+     * the engine of server engineServers[i].  Only an algorithm that uses them (nvls) builds
+     * steps for them; simulatedRanks may name them after the GPU ranks.
+     */
+    std::vector<uint32_t> engineServers;
     /**
      * How the messages are carried (wire bytes, slices, latencies).  CollectiveAlgorithm::Build
      * sets it from the algorithm's Protocol attribute; null (a schedule built by hand): whole
@@ -138,8 +145,12 @@ class CollectiveSchedule
 {
   public:
     CollectiveSchedule(CollectiveOperation op, uint64_t bytes, uint32_t ranks);
-    /** An empty schedule for \p request, keeping the steps of its simulatedRanks only. */
-    explicit CollectiveSchedule(const CollectiveRequest& request);
+    /**
+     * An empty schedule for \p request, keeping the steps of its simulatedRanks only; with
+     * \p engines, over its GPU ranks and then its NVLS engines (CollectiveRequest::engineServers),
+     * each engine on its server.
+     */
+    explicit CollectiveSchedule(const CollectiveRequest& request, bool engines = false);
 
     /** Append \p step, waiting for \p deps, to \p rank's list; returns its index. */
     uint32_t Add(uint32_t rank, const CollectiveStep& step, const std::vector<uint32_t>& deps);
@@ -181,11 +192,28 @@ class CollectiveSchedule
     uint64_t GetNSteps() const;
     /** How its messages are carried (null: data alone, no latency). */
     Ptr<const CollectiveProtocol> GetProtocol() const { return m_protocol; }
-    /** Bytes on the wire for a message of \p payload bytes. */
+    /** Bytes on the wire for a message of \p payload bytes: the protocol's. */
     uint64_t WireBytes(uint64_t payload) const
     {
         return m_protocol ? m_protocol->WireBytes(payload) : payload;
     }
+    /**
+     * Bytes on the wire for a message of \p payload bytes from rank \p from to rank \p to:
+     * the protocol's, over the engine efficiency when either is an NVLS engine.
+     */
+    uint64_t WireBytes(uint64_t payload, uint32_t from, uint32_t to) const
+    {
+        const uint64_t wire = WireBytes(payload);
+        return (from < m_engineRanks && to < m_engineRanks) || m_engineEfficiency == 1.0
+                   ? wire
+                   : static_cast<uint64_t>(std::ceil(static_cast<double>(wire) / m_engineEfficiency));
+    }
+    /**
+     * The share of NVLink's data rate that transfers to and from the NVLS engines (ranks from
+     * the request's GPU count on: multimem operations) reach; they are sent as their wire
+     * bytes over it.
+     */
+    void SetEngineEfficiency(double efficiency) { m_engineEfficiency = efficiency; }
     /**
      * The latency the protocol adds to a message from \p peer to \p rank: NVLink's when the two
      * share a server (CollectiveRequest::placement), the network's otherwise.
@@ -224,6 +252,8 @@ class CollectiveSchedule
     std::vector<std::vector<uint32_t>> m_deps;
     std::vector<bool> m_kept;     //!< ranks whose steps are stored; empty: all
     Ptr<const CollectiveProtocol> m_protocol;
+    double m_engineEfficiency{1.0};
+    uint32_t m_engineRanks{UINT32_MAX}; //!< the first engine rank (none: UINT32_MAX)
     std::vector<uint32_t> m_server; //!< per rank (empty: each rank on its own server)
     std::vector<uint32_t> m_count; //!< steps per rank, stored or not
     /** Per rank, each (peer, channel) its steps use, in the order of first use. */

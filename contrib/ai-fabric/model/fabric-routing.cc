@@ -29,15 +29,22 @@ using Graph = boost::adjacency_list<boost::vecS,
 using Vertex = boost::graph_traits<Graph>::vertex_descriptor;
 constexpr uint32_t kUnreachable = std::numeric_limits<uint32_t>::max();
 
-/** Shows the search every switch, the destination, and hosts only where hosts relay. */
+/**
+ * Shows the search every switch, the destination, and hosts only where hosts relay; an NVLS
+ * engine never relays.
+ */
 struct VisibleNode
 {
     const FabricTopology* topology{nullptr};
     Vertex destination{0};
     bool operator()(Vertex v) const
     {
-        return v == destination || topology->HostsAreTransit() ||
-               topology->GetNode(v).role != FabricTopology::Role::Host;
+        const FabricTopology::Role role = topology->GetNode(v).role;
+        if (v == destination || role == FabricTopology::Role::NvlsEngine)
+        {
+            return v == destination;
+        }
+        return topology->HostsAreTransit() || role != FabricTopology::Role::Host;
     }
 };
 
@@ -86,7 +93,7 @@ std::vector<ForwardingTable>
 FabricRouting::ComputeTables(const FabricTopology& topo, const std::vector<bool>& linkUp)
 {
     const uint32_t nNodes = topo.GetNNodes();
-    const uint32_t nHosts = topo.GetNHosts();
+    const uint32_t nHosts = topo.GetNEndpoints();
     Graph g(nNodes);
     for (uint32_t i = 0; i < topo.Links().size(); ++i)
     {

@@ -12,6 +12,10 @@ namespace ns3
 uint32_t
 FabricTopology::AddNode(Role role, const std::string& name, uint32_t group)
 {
+    if (role == Role::Host && m_hosts.size() > m_nHosts)
+    {
+        throw std::logic_error("FabricTopology: host '" + name + "' added after an NVLS engine");
+    }
     if (name.empty() || name.find('-') != std::string::npos)
     {
         throw std::invalid_argument("FabricTopology: node name '" + name +
@@ -25,12 +29,51 @@ FabricTopology::AddNode(Role role, const std::string& name, uint32_t group)
     n.group = group;
     m_nodes.push_back(n);
     m_hostIdOfNode.push_back(std::numeric_limits<uint32_t>::max());
-    if (role == Role::Host)
+    if (role == Role::Host || role == Role::NvlsEngine)
     {
         m_hostIdOfNode.back() = static_cast<uint32_t>(m_hosts.size());
         m_hosts.push_back(id);
+        m_nHosts += role == Role::Host;
     }
     return id;
+}
+
+void
+FabricTopology::AddNvlsEngines()
+{
+    const auto nodes = static_cast<uint32_t>(m_nodes.size());
+    for (uint32_t sw = 0; sw < nodes; ++sw)
+    {
+        if (m_nodes[sw].role != Role::NvSwitch)
+        {
+            continue;
+        }
+        uint64_t rate = 0;
+        for (uint32_t l : m_nodes[sw].links)
+        {
+            rate += m_links[l].rate.GetBitRate();
+        }
+        const uint32_t server = m_nodes[sw].group;
+        const uint32_t engine = AddNode(Role::NvlsEngine, m_nodes[sw].name + "e", server);
+        m_nodes[engine].server = server;
+        AddLink(engine, sw, DataRate(rate), 0.0, Medium::NvLink);
+        if (m_engineOfServer.size() <= server)
+        {
+            m_engineOfServer.resize(server + 1, std::numeric_limits<uint32_t>::max());
+        }
+        m_engineOfServer[server] = HostIdOf(engine);
+    }
+}
+
+std::optional<uint32_t>
+FabricTopology::NvlsEngineOf(uint32_t server) const
+{
+    if (server < m_engineOfServer.size() &&
+        m_engineOfServer[server] != std::numeric_limits<uint32_t>::max())
+    {
+        return m_engineOfServer[server];
+    }
+    return std::nullopt;
 }
 
 std::string
@@ -124,6 +167,8 @@ FabricTopology::RoleName(Role r)
         return "spine";
     case Role::Core:
         return "core";
+    case Role::NvlsEngine:
+        return "nvls_engine";
     }
     return "unknown";
 }

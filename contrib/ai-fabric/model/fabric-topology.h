@@ -31,6 +31,11 @@ class FabricTopology
         Leaf,     //!< tier 1: ToR / rail switch
         Spine,    //!< tier 2: aggregation / spine
         Core,     //!< tier 3: fat-tree core
+        /**
+         * An NVSwitch's reduction and multicast engine (NVLink SHARP): an endpoint on the
+         * switch that NVLS collectives address; never a GPU.
+         */
+        NvlsEngine,
     };
     /** What a cable is made of, for latency and the bill of materials. */
     enum class Medium
@@ -77,9 +82,18 @@ class FabricTopology
     /**
      * Add a node; hosts get consecutive host ids in the order added.  Throws
      * std::invalid_argument for an empty name or one with a '-' (link names join node names
-     * with it).
+     * with it), std::logic_error for a host after an engine (AddNvlsEngines comes last).
      */
     uint32_t AddNode(Role role, const std::string& name, uint32_t group = 0);
+    /**
+     * Give every NVSwitch its NVLS engine: a node "<switch>e" of role NvlsEngine on a link
+     * as fast as the switch's GPU links together.  Engines are endpoints after the hosts
+     * (endpoint ids GetNHosts() ...), added after every other node so the others' ids, ports
+     * and routes are unchanged.
+     */
+    void AddNvlsEngines();
+    /** The endpoint id of server \p server's NVLS engine, if it has one. */
+    std::optional<uint32_t> NvlsEngineOf(uint32_t server) const;
     /** Add a host of \p server with local index \p localIndex; returns the node id. */
     uint32_t AddHost(const std::string& name, uint32_t server, uint32_t localIndex);
     /** Add a cable; returns the link id. */
@@ -90,10 +104,13 @@ class FabricTopology
     const Node& GetNode(uint32_t id) const { return m_nodes[id]; }
     const Link& GetLink(uint32_t id) const { return m_links[id]; }
     uint32_t GetNNodes() const { return static_cast<uint32_t>(m_nodes.size()); }
-    uint32_t GetNHosts() const { return static_cast<uint32_t>(m_hosts.size()); }
-    /** Node id of host \p hostId. */
+    /** Hosts (GPUs with their NICs): endpoint ids 0 .. GetNHosts() - 1. */
+    uint32_t GetNHosts() const { return m_nHosts; }
+    /** Endpoints: the hosts, then the NVLS engines. */
+    uint32_t GetNEndpoints() const { return static_cast<uint32_t>(m_hosts.size()); }
+    /** Node id of endpoint (host or engine) \p hostId. */
     uint32_t HostNode(uint32_t hostId) const { return m_hosts[hostId]; }
-    /** Host id of node \p node, or UINT32_MAX if it is not a host. */
+    /** Endpoint id of node \p node, or UINT32_MAX if it is neither a host nor an engine. */
     uint32_t HostIdOf(uint32_t node) const { return m_hostIdOfNode[node]; }
     /**
      * Link \p link's name: its ends' node names joined by '-', the lower node id first (e.g.
@@ -118,7 +135,9 @@ class FabricTopology
   private:
     std::vector<Node> m_nodes;
     std::vector<Link> m_links;
-    std::vector<uint32_t> m_hosts;
+    std::vector<uint32_t> m_hosts; //!< endpoint id -> node id: hosts, then engines
+    uint32_t m_nHosts{0};
+    std::vector<uint32_t> m_engineOfServer; //!< server -> engine endpoint id (UINT32_MAX: none)
     std::vector<uint32_t> m_hostIdOfNode;
     bool m_hostTransit{false};
 };

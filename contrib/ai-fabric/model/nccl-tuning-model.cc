@@ -27,6 +27,18 @@ constexpr double kLlMaxMultiNode[3] = {39.0, 39.0, 20.4};
 constexpr double kPerChannelRingLl128 = 36.7;
 constexpr double kPerChannelTreeLl128[3] = {36.7, 36.7, 29.0};
 constexpr double kPerChannelTree[3] = {38.7, 41.4, 36.0};
+/** NVLS: hwLat[NVLINK][NVLS][Simple], us. */
+constexpr double kNvlsNvLinkLatency = 25.0;
+/** NVLS-tree: hwLat[NVLINK][NVLSTree][Simple], us. */
+constexpr double kNvlsTreeNvLinkLatency = 25.0;
+/** NVLS-tree: hwLat[NET][NVLSTree][Simple], us. */
+constexpr double kNvlsTreeNetLatency = 20.9;
+/** perChMaxNVLSTreeBws, Hopper, per node column (1, 2, 3+ servers). */
+constexpr double kPerChannelNvlsTree[3] = {0, 57.7, 45.5};
+/** nvlsEfficiency on Hopper. */
+constexpr double kNvlsEfficiency = 0.85;
+/** NCCL_NVLS_NCHANNELS on SM90. */
+constexpr uint32_t kNvlsCtas = 16;
 /** getNetOverhead on Intel, us (x3 for Simple). */
 constexpr double kNetOverhead = 1.0;
 /** Search speed ladders for sm90, GB/s. */
@@ -73,7 +85,7 @@ Log2Floor(uint64_t v)
 const char*
 NcclTuningModel::AlgorithmName(Algorithm a)
 {
-    return a == TREE ? "tree" : "ring";
+    return a == TREE ? "tree" : a == RING ? "ring" : a == NVLS ? "nvls" : "nvls_tree";
 }
 
 const char*
@@ -115,6 +127,17 @@ NcclTuningModel::MakeGraph(const CollectiveRequest& r)
         g.speed /= 2;
     }
     g.ctas = std::min<uint32_t>(64, 2 * g.channels);
+    const bool even = std::all_of(perServer.begin(), perServer.end(),
+                                  [&g](const auto& e) { return e.second == g.ranksPerNode; });
+    if (r.engineServers.size() == g.nodes && g.ranksPerNode > 1 && even)
+    {
+        // NVLS's search: a channel per GPU (each a head), the head's NVLink charged twice.
+        g.nvls = true;
+        g.nvlsChannels = g.ranksPerNode;
+        g.nvlsSpeed =
+            LadderSpeed(kIntraSpeeds, r.nvLinkRate.GetBitRate() / 8e9 / (g.ranksPerNode + 1));
+        g.nvlsInterSpeed = LadderSpeed(kInterSpeeds, r.nicRate.GetBitRate() / 8e9);
+    }
     return g;
 }
 
@@ -130,6 +153,25 @@ NcclTuningModel::BusBandwidth(CollectiveOperation op, Algorithm a, Protocol p) c
     if (a == TREE && op != ALL_REDUCE)
     {
         return 0;
+    }
+    if (a == NVLS || a == NVLS_TREE)
+    {
+        const bool one = g.nodes == 1;
+        if (!g.nvls || p != SIMPLE || (a == NVLS) != one ||
+            !(op == ALL_REDUCE || (a == NVLS && (op == REDUCE_SCATTER || op == ALL_GATHER))))
+        {
+            return 0;
+        }
+        const double ppn = g.ranksPerNode;
+        const double ch = g.nvlsChannels;
+        const double intra = g.nvlsSpeed * kNvlsEfficiency * (ch - 1) / ch *
+                             (op == ALL_REDUCE ? 2.0 : (ppn - 1) / ppn);
+        if (a == NVLS)
+        {
+            return ch * std::min(intra, std::min(2 * g.nvlsSpeed, kIntraSpeeds[0]));
+        }
+        const double inter = g.nvlsInterSpeed * (g.nodes <= 2 ? 2 : 1);
+        return ch * std::min({intra, inter, kPerChannelNvlsTree[NodeColumn(g.nodes)]});
     }
     const uint32_t column = NodeColumn(g.nodes);
     const double llMax = g.nodes == 1 ? kLlMaxSingleNode : kLlMaxMultiNode[column];
@@ -168,6 +210,14 @@ double
 NcclTuningModel::Latency(CollectiveOperation op, Algorithm a, Protocol p) const
 {
     const Graph& g = m_graph;
+    if (a == NVLS)
+    {
+        return kNvlsNvLinkLatency; // NCCL's base latency is replaced by NVLink's
+    }
+    if (a == NVLS_TREE)
+    {
+        return kNvlsTreeNvLinkLatency + 2 * Log2Floor(g.nodes) * kNvlsTreeNetLatency;
+    }
     double lat = kBaseLatency[a][p];
     double intra = kNvLinkLatency[a][p];
     const double inter = g.ranksPerNode == 1 ? kNetLatency[TREE][p] : kNetLatency[a][p];
@@ -223,6 +273,10 @@ NcclTuningModel::Time(CollectiveOperation op, Algorithm a, Protocol p, uint64_t 
 uint32_t
 NcclTuningModel::Channels(Algorithm a, Protocol p, uint64_t bytes) const
 {
+    if (a == NVLS || a == NVLS_TREE)
+    {
+        return kNvlsCtas; // no size-based reduction
+    }
     uint64_t threshold = kThreadThreshold[p];
     if (a == RING && p == LL)
     {
@@ -245,7 +299,7 @@ NcclTuningModel::Choose(CollectiveOperation op, uint64_t bytes) const
         return {"pxn", "simple", 1, -1};
     }
     best.timeUs = -1;
-    for (Algorithm a : {TREE, RING})
+    for (Algorithm a : {TREE, RING, NVLS, NVLS_TREE})
     {
         for (Protocol p : {LL, LL128, SIMPLE})
         {

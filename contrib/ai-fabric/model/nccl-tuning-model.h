@@ -27,7 +27,14 @@ namespace ns3
  * per size as NCCL does.  The fastest combination wins; its channel count is NCCL's count
  * reduced while n < channels x threads x threshold bytes.  CPU-dependent constants take
  * NCCL's Intel values.  Candidates: ring and tree (all-reduce); ring (reduce-scatter,
- * all-gather, broadcast, reduce); all-to-all is point-to-point in NCCL (pxn, Simple).
+ * all-gather, broadcast, reduce); NVLS with Simple (all-reduce, reduce-scatter, all-gather)
+ * on one server whose NVSwitch reduces: one search channel per GPU at the largest intra-server
+ * speed of which N+1 fit the NVLink (the head GPU counts twice), its bus bandwidth channels x
+ * min(speed x nvlsEfficiency x (N-1)/N x (2 for all-reduce, else (N-1)/N), twice the speed
+ * up to 60), its latency NVLink's NVLS latency alone, on NCCL_NVLS_NCHANNELS (16) CTAs; across
+ * servers NVLS-tree (all-reduce, Simple): the same intra-server bandwidth, min with the NIC's
+ * speed (twice on two servers) and perChMaxNVLSTreeBw, latency NVLink's NVLS-tree latency plus
+ * 2 log2(servers) network ones; all-to-all is point-to-point in NCCL (pxn, Simple).
  */
 class NcclTuningModel
 {
@@ -36,6 +43,8 @@ class NcclTuningModel
     {
         TREE,
         RING,
+        NVLS,
+        NVLS_TREE,
     };
     enum Protocol
     {
@@ -53,6 +62,14 @@ class NcclTuningModel
         uint32_t channels{0};     //!< search channels
         double speed{0};          //!< GB/s per search channel
         uint32_t ctas{0};         //!< the kernels' channels: twice the search channels
+        /**
+         * Every server's NVSwitch reduces (CollectiveRequest::engineServers): NVLS runs on one
+         * server, NVLS-tree across servers of equal rank counts.
+         */
+        bool nvls{false};
+        uint32_t nvlsChannels{0}; //!< NVLS search channels: one per GPU
+        double nvlsSpeed{0};      //!< GB/s per NVLS search channel inside a server (bwIntra)
+        double nvlsInterSpeed{0}; //!< GB/s per NVLS-tree search channel across servers (bwInter)
     };
     /** The graph for \p request's ranks, placement and NIC and NVLink rates. */
     static Graph MakeGraph(const CollectiveRequest& request);

@@ -59,8 +59,10 @@ BuildPcap(const json& doc, Scenario& s)
         }
         for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
         {
-            const bool host = topo.GetNode(n).role == FabricTopology::Role::Host;
-            if (kind == "all" || (kind == "hosts") == host)
+            const FabricTopology::Role role = topo.GetNode(n).role;
+            const bool host = role == FabricTopology::Role::Host;
+            if (role == FabricTopology::Role::NvlsEngine ? kind == "all"
+                                                          : kind == "all" || (kind == "hosts") == host)
             {
                 s.pcap.nodes.push_back(n);
             }

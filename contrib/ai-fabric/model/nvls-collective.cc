@@ -1,0 +1,171 @@
+#include "nvls-collective.h"
+
+#include "ns3/double.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(NvlsCollectiveAlgorithm);
+
+TypeId
+NvlsCollectiveAlgorithm::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::NvlsCollectiveAlgorithm")
+            .SetParent<CollectiveAlgorithm>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<NvlsCollectiveAlgorithm>()
+            .AddAttribute("Channels",
+                          "Channels (CTAs) each half runs on: NCCL_NVLS_NCHANNELS, 16 on Hopper "
+                          "in NCCL 2.30 (src/transport/nvls.cc).",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&NvlsCollectiveAlgorithm::m_channels),
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("ChunkBytes",
+                          "Bytes of a piece: NCCL_NVLS_CHUNKSIZE, 128 KiB in NCCL 2.30.",
+                          UintegerValue(128 * 1024),
+                          MakeUintegerAccessor(&NvlsCollectiveAlgorithm::m_chunkBytes),
+                          MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("Efficiency",
+                          "Share of NVLink's data rate that multimem loads and stores reach: "
+                          "NCCL 2.30's nvlsEfficiency for Hopper, 0.85 (src/graph/tuning.cc), "
+                          "which its tuner also assumes (0.74 on Blackwell is not modelled).",
+                          DoubleValue(0.85),
+                          MakeDoubleAccessor(&NvlsCollectiveAlgorithm::m_efficiency),
+                          MakeDoubleChecker<double>(0.01, 1.0));
+    return tid;
+}
+
+bool
+NvlsCollectiveAlgorithm::Supports(CollectiveOperation op) const
+{
+    return op == ALL_REDUCE || op == REDUCE_SCATTER || op == ALL_GATHER;
+}
+
+void
+NvlsCollectiveAlgorithm::CheckRequest(const CollectiveRequest& r) const
+{
+    const std::string protocol = r.protocol->GetShortName();
+    if (protocol != "simple" && protocol != "ideal")
+    {
+        throw std::invalid_argument("nvls runs in the simple protocol only, as NCCL's does (got " +
+                                    protocol + ")");
+    }
+    if (r.placement.empty())
+    {
+        throw std::invalid_argument("nvls: the ranks' servers are unknown (no placement)");
+    }
+    const uint32_t server = r.placement.front().server;
+    for (const RankPlacement& place : r.placement)
+    {
+        if (place.server != server)
+        {
+            throw std::invalid_argument("nvls runs inside one server; these ranks span servers " +
+                                        std::to_string(server) + " and " +
+                                        std::to_string(place.server));
+        }
+    }
+    if (r.engineServers.size() != 1 || r.engineServers.front() != server)
+    {
+        throw std::invalid_argument("nvls needs server " + std::to_string(server) +
+                                    "'s NVSwitch to reduce (the topology's nvls = true)");
+    }
+}
+
+uint32_t
+NvlsCollectiveAlgorithm::AddReduce(CollectiveSchedule& s, const std::vector<uint32_t>& gpus,
+                                   uint32_t engine, uint32_t owner, uint64_t bytes,
+                                   uint32_t channel)
+{
+    std::vector<uint32_t> parts;
+    for (uint32_t g : gpus)
+    {
+        s.Send(g, engine, bytes, {}, channel);
+        parts.push_back(s.Recv(engine, g, bytes, {}, channel));
+    }
+    const uint32_t sum = s.Reduce(engine, (gpus.size() - 1) * bytes, parts);
+    s.Send(engine, owner, bytes, {sum}, channel);
+    return s.Recv(owner, engine, bytes, {}, channel);
+}
+
+void
+NvlsCollectiveAlgorithm::AddBroadcast(CollectiveSchedule& s, const std::vector<uint32_t>& gpus,
+                                      uint32_t engine, uint32_t owner, uint64_t bytes,
+                                      uint32_t channel, const std::vector<uint32_t>& after)
+{
+    s.Send(owner, engine, bytes, after, channel);
+    const uint32_t stored = s.Recv(engine, owner, bytes, {}, channel);
+    for (uint32_t g : gpus)
+    {
+        s.Send(engine, g, bytes, {stored}, channel);
+        s.Recv(g, engine, bytes, {}, channel);
+    }
+}
+
+uint32_t
+NvlsCollectiveAlgorithm::Pieces(uint64_t bytes, uint64_t chunk, uint32_t elementBytes)
+{
+    return static_cast<uint32_t>(
+        std::min<uint64_t>(std::max<uint64_t>(1, (bytes + chunk - 1) / chunk),
+                           std::max<uint64_t>(1, bytes / elementBytes)));
+}
+
+CollectiveSchedule
+NvlsCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
+{
+    CollectiveSchedule s(r, true);
+    s.SetEngineEfficiency(m_efficiency);
+    const uint32_t n = r.ranks;
+    const uint32_t engine = n;
+    std::vector<uint32_t> gpus(n);
+    for (uint32_t g = 0; g < n; ++g)
+    {
+        gpus[g] = g;
+    }
+    // Piece j of every owner and channel before piece j + 1 of any: the order in which they
+    // become ready, so no connection holds a ready piece behind one that is not.
+    std::vector<std::vector<uint64_t>> channelBytes(n, std::vector<uint64_t>(m_channels));
+    uint32_t most = 0;
+    for (uint32_t k = 0; k < n; ++k)
+    {
+        const uint64_t slice = SplitPiece(r.bytes, n, k, r.elementBytes);
+        for (uint32_t c = 0; c < m_channels; ++c)
+        {
+            channelBytes[k][c] = SplitPiece(slice, m_channels, c, r.elementBytes);
+            most = std::max(most, Pieces(channelBytes[k][c], m_chunkBytes, r.elementBytes));
+        }
+    }
+    for (uint32_t j = 0; j < most; ++j)
+    {
+        for (uint32_t k = 0; k < n; ++k)
+        {
+            for (uint32_t c = 0; c < m_channels; ++c)
+            {
+                const uint32_t pieces = Pieces(channelBytes[k][c], m_chunkBytes, r.elementBytes);
+                const uint64_t b =
+                    j < pieces ? SplitPiece(channelBytes[k][c], pieces, j, r.elementBytes) : 0;
+                if (b == 0)
+                {
+                    continue;
+                }
+                // The broadcast half on channels of its own, after the reduce if there is one.
+                std::vector<uint32_t> owned;
+                if (r.op != ALL_GATHER)
+                {
+                    owned = {AddReduce(s, gpus, engine, k, b, c)};
+                }
+                if (r.op != REDUCE_SCATTER)
+                {
+                    AddBroadcast(s, gpus, engine, k, b, m_channels + c, owned);
+                }
+            }
+        }
+    }
+    return s;
+}
+
+} // namespace ns3

@@ -1,0 +1,200 @@
+#include "nvls-tree-collective.h"
+
+#include "double-binary-tree-collective.h"
+#include "nvls-collective.h"
+
+#include "ns3/double.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <map>
+#include <cstdint>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(NvlsTreeCollectiveAlgorithm);
+
+namespace
+{
+/** Ranks per server, servers in order of their first rank, each server's ranks by GPU index. */
+std::vector<std::vector<uint32_t>>
+ServersOf(const CollectiveRequest& r)
+{
+    std::vector<std::vector<uint32_t>> servers;
+    std::map<uint32_t, std::size_t> index;
+    for (uint32_t rank = 0; rank < r.placement.size(); ++rank)
+    {
+        const auto [it, added] = index.emplace(r.placement[rank].server, servers.size());
+        if (added)
+        {
+            servers.emplace_back();
+        }
+        servers[it->second].push_back(rank);
+    }
+    for (auto& ranks : servers)
+    {
+        std::sort(ranks.begin(), ranks.end(), [&r](uint32_t a, uint32_t b) {
+            return r.placement[a].localIndex < r.placement[b].localIndex;
+        });
+    }
+    return servers;
+}
+} // namespace
+
+TypeId
+NvlsTreeCollectiveAlgorithm::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::NvlsTreeCollectiveAlgorithm")
+            .SetParent<CollectiveAlgorithm>()
+            .SetGroupName("AiFabric")
+            .AddConstructor<NvlsTreeCollectiveAlgorithm>()
+            .AddAttribute("Channels",
+                          "Channels (CTAs): NCCL_NVLS_NCHANNELS, 16 on Hopper in NCCL 2.30.  "
+                          "Each uses three connections: the reduce, the broadcast and the heads' "
+                          "network ones.",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&NvlsTreeCollectiveAlgorithm::m_channels),
+                          MakeUintegerChecker<uint32_t>(1, 64))
+            .AddAttribute("ChunkBytes",
+                          "Bytes of a piece; 0: NCCL 2.30's, 64 KiB from 4 servers on and 128 "
+                          "KiB below (NCCL_NVLSTREE_MAX_CHUNKSIZE, src/transport/nvls.cc).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&NvlsTreeCollectiveAlgorithm::m_chunkBytes),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("Efficiency",
+                          "Share of NVLink's data rate that multimem loads and stores reach "
+                          "(messages to and from the engines; not the heads' network ones): "
+                          "NCCL 2.30's nvlsEfficiency for Hopper, 0.85 (src/graph/tuning.cc), "
+                          "which its tuner also assumes.",
+                          DoubleValue(0.85),
+                          MakeDoubleAccessor(&NvlsTreeCollectiveAlgorithm::m_efficiency),
+                          MakeDoubleChecker<double>(0.01, 1.0));
+    return tid;
+}
+
+bool
+NvlsTreeCollectiveAlgorithm::Supports(CollectiveOperation op) const
+{
+    return op == ALL_REDUCE;
+}
+
+void
+NvlsTreeCollectiveAlgorithm::CheckRequest(const CollectiveRequest& r) const
+{
+    const std::string protocol = r.protocol->GetShortName();
+    if (protocol != "simple" && protocol != "ideal")
+    {
+        throw std::invalid_argument("nvls_tree runs in the simple protocol only, as NCCL's does (got " +
+                                    protocol + ")");
+    }
+    if (r.placement.empty())
+    {
+        throw std::invalid_argument("nvls_tree: the ranks' servers are unknown (no placement)");
+    }
+    const auto servers = ServersOf(r);
+    if (servers.size() < 2)
+    {
+        throw std::invalid_argument("nvls_tree runs across servers; on one server, nvls");
+    }
+    for (const auto& ranks : servers)
+    {
+        if (ranks.size() != servers.front().size())
+        {
+            throw std::invalid_argument("nvls_tree: every server needs the same number of ranks "
+                                        "(found " + std::to_string(servers.front().size()) +
+                                        " and " + std::to_string(ranks.size()) + ")");
+        }
+        const uint32_t server = r.placement[ranks.front()].server;
+        if (std::find(r.engineServers.begin(), r.engineServers.end(), server) ==
+            r.engineServers.end())
+        {
+            throw std::invalid_argument("nvls_tree needs server " + std::to_string(server) +
+                                        "'s NVSwitch to reduce (the topology's nvls = true)");
+        }
+    }
+}
+
+CollectiveSchedule
+NvlsTreeCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
+{
+    CollectiveSchedule s(r, true);
+    s.SetEngineEfficiency(m_efficiency);
+    const auto servers = ServersOf(r);
+    const auto nodes = static_cast<uint32_t>(servers.size());
+    const auto g = static_cast<uint32_t>(servers.front().size());
+    std::vector<uint32_t> engine(nodes);
+    for (uint32_t i = 0; i < nodes; ++i)
+    {
+        const uint32_t server = r.placement[servers[i].front()].server;
+        engine[i] = r.ranks + static_cast<uint32_t>(std::find(r.engineServers.begin(),
+                                                              r.engineServers.end(), server) -
+                                                    r.engineServers.begin());
+    }
+    const uint64_t chunk = m_chunkBytes > 0 ? m_chunkBytes : nodes >= 4 ? 64 << 10 : 128 << 10;
+    const uint32_t net = 2 * m_channels; // the heads' network connections: channels of their own
+    // Piece j of every slice and channel before piece j + 1 of any (NvlsCollectiveAlgorithm).
+    std::vector<std::vector<uint64_t>> channelBytes(g, std::vector<uint64_t>(m_channels));
+    uint32_t most = 0;
+    for (uint32_t h = 0; h < g; ++h)
+    {
+        const uint64_t slice = SplitPiece(r.bytes, g, h, r.elementBytes);
+        for (uint32_t c = 0; c < m_channels; ++c)
+        {
+            channelBytes[h][c] = SplitPiece(slice, m_channels, c, r.elementBytes);
+            most = std::max(most, NvlsCollectiveAlgorithm::Pieces(channelBytes[h][c], chunk,
+                                                                  r.elementBytes));
+        }
+    }
+    for (uint32_t j = 0; j < most; ++j)
+    {
+        for (uint32_t h = 0; h < g; ++h)
+        {
+            for (uint32_t c = 0; c < m_channels; ++c)
+            {
+                const uint32_t pieces =
+                    NvlsCollectiveAlgorithm::Pieces(channelBytes[h][c], chunk, r.elementBytes);
+                const uint64_t b =
+                    j < pieces ? SplitPiece(channelBytes[h][c], pieces, j, r.elementBytes) : 0;
+                if (b == 0)
+                {
+                    continue;
+                }
+                const uint32_t tree = c % 2;
+                for (uint32_t i = 0; i < nodes; ++i)
+                {
+                    const uint32_t head = servers[i][h];
+                    const auto node = DoubleBinaryTreeCollectiveAlgorithm::BinaryTree(nodes, i, tree);
+                    std::vector<uint32_t> sum{NvlsCollectiveAlgorithm::AddReduce(
+                        s, servers[i], engine[i], head, b, c)};
+                    for (uint32_t child : node.children)
+                    {
+                        sum.push_back(s.Recv(head, servers[child][h], b, {}, net + c));
+                    }
+                    uint32_t total = sum.front();
+                    if (sum.size() > 1)
+                    {
+                        total = s.Reduce(head, (sum.size() - 1) * b, sum);
+                    }
+                    if (node.parent != UINT32_MAX) // the root has none
+                    {
+                        const uint32_t up = servers[node.parent][h];
+                        s.Send(head, up, b, {total}, net + c);
+                        total = s.Recv(head, up, b, {}, net + c);
+                    }
+                    for (uint32_t child : node.children)
+                    {
+                        s.Send(head, servers[child][h], b, {total}, net + c);
+                    }
+                    NvlsCollectiveAlgorithm::AddBroadcast(s, servers[i], engine[i], head, b,
+                                                          m_channels + c, {total});
+                }
+            }
+        }
+    }
+    return s;
+}
+
+} // namespace ns3
