@@ -18,6 +18,21 @@ using ns3::checks::RunCollective;
 using ns3::checks::RunOnFatTree;
 using ns3::checks::RunOnStar;
 using ns3::checks::ScopedDefaults;
+
+/** A request for \p op of \p bytes over \p servers x \p gpus, one rank per GPU in server order. */
+inline ns3::CollectiveRequest
+ServersRequest(uint32_t servers, uint32_t gpus, ns3::CollectiveOperation op, uint64_t bytes)
+{
+    ns3::CollectiveRequest r;
+    r.op = op;
+    r.bytes = bytes;
+    r.ranks = servers * gpus;
+    for (uint32_t rank = 0; rank < r.ranks; ++rank)
+    {
+        r.placement.push_back({rank / gpus, rank % gpus});
+    }
+    return r;
+}
 } // namespace aifabric_test
 
 #endif

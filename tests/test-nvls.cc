@@ -16,14 +16,7 @@ namespace
 CollectiveRequest
 OneServer(uint32_t gpus, CollectiveOperation op, uint64_t bytes)
 {
-    CollectiveRequest r;
-    r.op = op;
-    r.bytes = bytes;
-    r.ranks = gpus;
-    for (uint32_t rank = 0; rank < gpus; ++rank)
-    {
-        r.placement.push_back({0, rank});
-    }
+    CollectiveRequest r = ServersRequest(1, gpus, op, bytes);
     r.engineServers = {0};
     return r;
 }
@@ -103,14 +96,7 @@ TEST(Nvls, TreeKeepsNvlsBytesAndEachHeadOnItsRail)
     const uint32_t servers = 4;
     const uint32_t g = 4;
     const uint64_t d = uint64_t(g) * 16 * 4 * 50000; // 200,000 B per head and channel: 4 pieces
-    CollectiveRequest r;
-    r.op = ALL_REDUCE;
-    r.bytes = d;
-    r.ranks = servers * g;
-    for (uint32_t rank = 0; rank < r.ranks; ++rank)
-    {
-        r.placement.push_back({rank / g, rank % g});
-    }
+    CollectiveRequest r = ServersRequest(servers, g, ALL_REDUCE, d);
     r.engineServers = {0, 1, 2, 3};
     const CollectiveSchedule s = CollectiveAlgorithm::Create("nvls_tree")->Build(r);
     ASSERT_EQ(s.GetNRanks(), r.ranks + servers);
@@ -193,16 +179,10 @@ TEST(Nvls, TunerModelsNvlsTreeAcrossServers)
 {
     for (const auto& [servers, busbw] : {std::pair<uint32_t, double>{2, 461.6}, {4, 364.0}})
     {
-        CollectiveRequest r;
-        r.op = ALL_REDUCE;
-        r.ranks = servers * 8;
-        for (uint32_t rank = 0; rank < r.ranks; ++rank)
+        CollectiveRequest r = ServersRequest(servers, 8, ALL_REDUCE, 0);
+        for (uint32_t server = 0; server < servers; ++server)
         {
-            r.placement.push_back({rank / 8, rank % 8});
-            if (rank % 8 == 0)
-            {
-                r.engineServers.push_back(rank / 8);
-            }
+            r.engineServers.push_back(server);
         }
         r.nvLinkRate = DataRate("2966.4Gbps");
         r.nicRate = DataRate("400Gbps");

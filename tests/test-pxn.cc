@@ -11,21 +11,6 @@ using namespace aifabric_test;
 namespace
 {
 
-/** \p servers x \p gpus, one rank per GPU in server order. */
-CollectiveRequest
-Servers(uint32_t servers, uint32_t gpus, CollectiveOperation op, uint64_t bytes)
-{
-    CollectiveRequest r;
-    r.op = op;
-    r.bytes = bytes;
-    r.ranks = servers * gpus;
-    for (uint32_t rank = 0; rank < r.ranks; ++rank)
-    {
-        r.placement.push_back({rank / gpus, rank % gpus});
-    }
-    return r;
-}
-
 /** Bytes \p rank sends to \p peer in \p s. */
 uint64_t
 BytesTo(const CollectiveSchedule& s, uint32_t rank, uint32_t peer)
@@ -84,7 +69,7 @@ TEST(Pxn, CrossRailMessagesGoOverNvLinkToTheDestinationsRail)
     // GPU 1) through rank 1 (server 0, GPU 1), which relays it in NCCL's 128 KiB chunks.
     const uint64_t block = 1 << 20;
     const CollectiveSchedule s =
-        CollectiveAlgorithm::Create("pxn")->Build(Servers(2, 4, ALL_TO_ALL, 8 * block));
+        CollectiveAlgorithm::Create("pxn")->Build(ServersRequest(2, 4, ALL_TO_ALL, 8 * block));
     EXPECT_EQ(BytesTo(s, 0, 5), 0u);
     EXPECT_EQ(BytesTo(s, 0, 4), 4 * block); // same rail: its own, and GPUs 1-3's for rank 4
     EXPECT_EQ(BytesTo(s, 0, 1), 2 * block); // its own block, and the one for rank 5 ...
@@ -99,14 +84,14 @@ TEST(Pxn, CrossRailMessagesGoOverNvLinkToTheDestinationsRail)
     EXPECT_EQ(relayedSends, 8u * 3); // 8 chunks of each of 3 server-mates' blocks
     // All-gather is the same traffic: each rank's piece to every other.
     const CollectiveSchedule g =
-        CollectiveAlgorithm::Create("pxn")->Build(Servers(2, 4, ALL_GATHER, 8 * block));
+        CollectiveAlgorithm::Create("pxn")->Build(ServersRequest(2, 4, ALL_GATHER, 8 * block));
     EXPECT_EQ(g.GetNSteps(), s.GetNSteps());
     EXPECT_EQ(BytesTo(g, 1, 5), 4 * block);
     // Three servers: a relay carries its server-mates' blocks to two servers on its rail, and a
     // block that is no whole number of chunks ends in a shorter one.
     const uint64_t odd = 300 * 1024;
     const CollectiveSchedule three =
-        CollectiveAlgorithm::Create("pxn")->Build(Servers(3, 4, ALL_TO_ALL, 12 * odd));
+        CollectiveAlgorithm::Create("pxn")->Build(ServersRequest(3, 4, ALL_TO_ALL, 12 * odd));
     ExpectOnRails(three, 3, 4, odd);
     EXPECT_EQ(BytesTo(three, 1, 5), 4 * odd);
     EXPECT_EQ(BytesTo(three, 1, 9), 4 * odd);
@@ -114,12 +99,12 @@ TEST(Pxn, CrossRailMessagesGoOverNvLinkToTheDestinationsRail)
 
 TEST(Pxn, WithoutPlacementOrRailMateEveryMessageIsDirect)
 {
-    CollectiveRequest r = Servers(2, 4, ALL_TO_ALL, 8 << 20);
+    CollectiveRequest r = ServersRequest(2, 4, ALL_TO_ALL, 8 << 20);
     r.placement.clear();
     const CollectiveSchedule s = CollectiveAlgorithm::Create("pxn")->Build(r);
     EXPECT_EQ(BytesTo(s, 0, 5), 1u << 20);
     // Server 0 holds GPUs 0 and 1 only: GPU 0's block for server 1's GPU 2 has no rail-mate.
-    CollectiveRequest partial = Servers(2, 4, ALL_TO_ALL, 6 << 20);
+    CollectiveRequest partial = ServersRequest(2, 4, ALL_TO_ALL, 6 << 20);
     partial.ranks = 6;
     partial.placement = {{0, 0}, {0, 1}, {1, 0}, {1, 1}, {1, 2}, {1, 3}};
     const CollectiveSchedule p = CollectiveAlgorithm::Create("pxn")->Build(partial);
@@ -182,7 +167,7 @@ TEST(Pxn, RailOptimizedAllToAllStaysOnTheRailsAtTheNicsClosedForm)
 TEST(Pxn, AutoRunsAllToAllAsPxn)
 {
     const CollectiveSchedule s =
-        CollectiveAlgorithm::Create("auto")->Build(Servers(2, 4, ALL_TO_ALL, 8 << 20));
+        CollectiveAlgorithm::Create("auto")->Build(ServersRequest(2, 4, ALL_TO_ALL, 8 << 20));
     EXPECT_EQ(s.GetAlgorithm(), "auto:pxn/simple");
     EXPECT_EQ(BytesTo(s, 0, 5), 0u);
 }

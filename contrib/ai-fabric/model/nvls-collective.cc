@@ -4,6 +4,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <functional>
 #include <stdexcept>
 
 namespace ns3
@@ -106,12 +107,43 @@ NvlsCollectiveAlgorithm::AddBroadcast(CollectiveSchedule& s, const std::vector<u
     }
 }
 
-uint32_t
-NvlsCollectiveAlgorithm::Pieces(uint64_t bytes, uint64_t chunk, uint32_t elementBytes)
+void
+NvlsCollectiveAlgorithm::ForEachPiece(const CollectiveRequest& r, uint32_t slices,
+                                      uint32_t channels, uint64_t chunk,
+                                      const std::function<void(uint32_t, uint32_t, uint64_t)>& piece)
 {
-    return static_cast<uint32_t>(
-        std::min<uint64_t>(std::max<uint64_t>(1, (bytes + chunk - 1) / chunk),
-                           std::max<uint64_t>(1, bytes / elementBytes)));
+    // Piece j of every slice and channel before piece j + 1 of any: the order in which they
+    // become ready, so no connection holds a ready piece behind one that is not.
+    std::vector<std::vector<uint64_t>> bytes(slices, std::vector<uint64_t>(channels));
+    std::vector<std::vector<uint32_t>> pieces(slices, std::vector<uint32_t>(channels));
+    uint32_t most = 0;
+    for (uint32_t k = 0; k < slices; ++k)
+    {
+        const uint64_t slice = SplitPiece(r.bytes, slices, k, r.elementBytes);
+        for (uint32_t c = 0; c < channels; ++c)
+        {
+            bytes[k][c] = SplitPiece(slice, channels, c, r.elementBytes);
+            pieces[k][c] = static_cast<uint32_t>(
+                std::min<uint64_t>(std::max<uint64_t>(1, (bytes[k][c] + chunk - 1) / chunk),
+                                   std::max<uint64_t>(1, bytes[k][c] / r.elementBytes)));
+            most = std::max(most, pieces[k][c]);
+        }
+    }
+    for (uint32_t j = 0; j < most; ++j)
+    {
+        for (uint32_t k = 0; k < slices; ++k)
+        {
+            for (uint32_t c = 0; c < channels; ++c)
+            {
+                const uint64_t b =
+                    j < pieces[k][c] ? SplitPiece(bytes[k][c], pieces[k][c], j, r.elementBytes) : 0;
+                if (b > 0)
+                {
+                    piece(k, c, b);
+                }
+            }
+        }
+    }
 }
 
 CollectiveSchedule
@@ -126,45 +158,18 @@ NvlsCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
     {
         gpus[g] = g;
     }
-    // Piece j of every owner and channel before piece j + 1 of any: the order in which they
-    // become ready, so no connection holds a ready piece behind one that is not.
-    std::vector<std::vector<uint64_t>> channelBytes(n, std::vector<uint64_t>(m_channels));
-    uint32_t most = 0;
-    for (uint32_t k = 0; k < n; ++k)
-    {
-        const uint64_t slice = SplitPiece(r.bytes, n, k, r.elementBytes);
-        for (uint32_t c = 0; c < m_channels; ++c)
+    ForEachPiece(r, n, m_channels, m_chunkBytes, [&](uint32_t k, uint32_t c, uint64_t b) {
+        // The broadcast half on channels of its own, after the reduce if there is one.
+        std::vector<uint32_t> owned;
+        if (r.op != ALL_GATHER)
         {
-            channelBytes[k][c] = SplitPiece(slice, m_channels, c, r.elementBytes);
-            most = std::max(most, Pieces(channelBytes[k][c], m_chunkBytes, r.elementBytes));
+            owned = {AddReduce(s, gpus, engine, k, b, c)};
         }
-    }
-    for (uint32_t j = 0; j < most; ++j)
-    {
-        for (uint32_t k = 0; k < n; ++k)
+        if (r.op != REDUCE_SCATTER)
         {
-            for (uint32_t c = 0; c < m_channels; ++c)
-            {
-                const uint32_t pieces = Pieces(channelBytes[k][c], m_chunkBytes, r.elementBytes);
-                const uint64_t b =
-                    j < pieces ? SplitPiece(channelBytes[k][c], pieces, j, r.elementBytes) : 0;
-                if (b == 0)
-                {
-                    continue;
-                }
-                // The broadcast half on channels of its own, after the reduce if there is one.
-                std::vector<uint32_t> owned;
-                if (r.op != ALL_GATHER)
-                {
-                    owned = {AddReduce(s, gpus, engine, k, b, c)};
-                }
-                if (r.op != REDUCE_SCATTER)
-                {
-                    AddBroadcast(s, gpus, engine, k, b, m_channels + c, owned);
-                }
-            }
+            AddBroadcast(s, gpus, engine, k, b, m_channels + c, owned);
         }
-    }
+    });
     return s;
 }
 

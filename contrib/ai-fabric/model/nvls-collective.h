@@ -3,6 +3,7 @@
 
 #include "collective-algorithm.h"
 
+#include <functional>
 #include <vector>
 
 namespace ns3
@@ -46,8 +47,14 @@ class NvlsCollectiveAlgorithm : public CollectiveAlgorithm
     static void AddBroadcast(CollectiveSchedule& s, const std::vector<uint32_t>& gpus,
                              uint32_t engine, uint32_t owner, uint64_t bytes, uint32_t channel,
                              const std::vector<uint32_t>& after);
-    /** Pieces of at most \p chunk bytes (whole elements, at least one) of \p bytes. */
-    static uint32_t Pieces(uint64_t bytes, uint64_t chunk, uint32_t elementBytes);
+    /**
+     * Call \p piece(slice, channel, bytes) for every non-empty piece of \p r's buffer cut into
+     * \p slices slices, each into \p channels channels, each into pieces of at most \p chunk
+     * bytes (whole elements): piece j of every slice and channel before piece j + 1 of any.
+     */
+    static void ForEachPiece(const CollectiveRequest& r, uint32_t slices, uint32_t channels,
+                             uint64_t chunk,
+                             const std::function<void(uint32_t, uint32_t, uint64_t)>& piece);
 
   protected:
     void CheckRequest(const CollectiveRequest& request) const override;

@@ -135,65 +135,38 @@ NvlsTreeCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
     }
     const uint64_t chunk = m_chunkBytes > 0 ? m_chunkBytes : nodes >= 4 ? 64 << 10 : 128 << 10;
     const uint32_t net = 2 * m_channels; // the heads' network connections: channels of their own
-    // Piece j of every slice and channel before piece j + 1 of any (NvlsCollectiveAlgorithm).
-    std::vector<std::vector<uint64_t>> channelBytes(g, std::vector<uint64_t>(m_channels));
-    uint32_t most = 0;
-    for (uint32_t h = 0; h < g; ++h)
-    {
-        const uint64_t slice = SplitPiece(r.bytes, g, h, r.elementBytes);
-        for (uint32_t c = 0; c < m_channels; ++c)
+    NvlsCollectiveAlgorithm::ForEachPiece(r, g, m_channels, chunk, [&](uint32_t h, uint32_t c,
+                                                                      uint64_t b) {
+        const uint32_t tree = c % 2;
+        for (uint32_t i = 0; i < nodes; ++i)
         {
-            channelBytes[h][c] = SplitPiece(slice, m_channels, c, r.elementBytes);
-            most = std::max(most, NvlsCollectiveAlgorithm::Pieces(channelBytes[h][c], chunk,
-                                                                  r.elementBytes));
-        }
-    }
-    for (uint32_t j = 0; j < most; ++j)
-    {
-        for (uint32_t h = 0; h < g; ++h)
-        {
-            for (uint32_t c = 0; c < m_channels; ++c)
+            const uint32_t head = servers[i][h];
+            const auto node = DoubleBinaryTreeCollectiveAlgorithm::BinaryTree(nodes, i, tree);
+            std::vector<uint32_t> sum{NvlsCollectiveAlgorithm::AddReduce(
+                s, servers[i], engine[i], head, b, c)};
+            for (uint32_t child : node.children)
             {
-                const uint32_t pieces =
-                    NvlsCollectiveAlgorithm::Pieces(channelBytes[h][c], chunk, r.elementBytes);
-                const uint64_t b =
-                    j < pieces ? SplitPiece(channelBytes[h][c], pieces, j, r.elementBytes) : 0;
-                if (b == 0)
-                {
-                    continue;
-                }
-                const uint32_t tree = c % 2;
-                for (uint32_t i = 0; i < nodes; ++i)
-                {
-                    const uint32_t head = servers[i][h];
-                    const auto node = DoubleBinaryTreeCollectiveAlgorithm::BinaryTree(nodes, i, tree);
-                    std::vector<uint32_t> sum{NvlsCollectiveAlgorithm::AddReduce(
-                        s, servers[i], engine[i], head, b, c)};
-                    for (uint32_t child : node.children)
-                    {
-                        sum.push_back(s.Recv(head, servers[child][h], b, {}, net + c));
-                    }
-                    uint32_t total = sum.front();
-                    if (sum.size() > 1)
-                    {
-                        total = s.Reduce(head, (sum.size() - 1) * b, sum);
-                    }
-                    if (node.parent != UINT32_MAX) // the root has none
-                    {
-                        const uint32_t up = servers[node.parent][h];
-                        s.Send(head, up, b, {total}, net + c);
-                        total = s.Recv(head, up, b, {}, net + c);
-                    }
-                    for (uint32_t child : node.children)
-                    {
-                        s.Send(head, servers[child][h], b, {total}, net + c);
-                    }
-                    NvlsCollectiveAlgorithm::AddBroadcast(s, servers[i], engine[i], head, b,
-                                                          m_channels + c, {total});
-                }
+                sum.push_back(s.Recv(head, servers[child][h], b, {}, net + c));
             }
+            uint32_t total = sum.front();
+            if (sum.size() > 1)
+            {
+                total = s.Reduce(head, (sum.size() - 1) * b, sum);
+            }
+            if (node.parent != UINT32_MAX) // the root has none
+            {
+                const uint32_t up = servers[node.parent][h];
+                s.Send(head, up, b, {total}, net + c);
+                total = s.Recv(head, up, b, {}, net + c);
+            }
+            for (uint32_t child : node.children)
+            {
+                s.Send(head, servers[child][h], b, {total}, net + c);
+            }
+            NvlsCollectiveAlgorithm::AddBroadcast(s, servers[i], engine[i], head, b,
+                                                  m_channels + c, {total});
         }
-    }
+    });
     return s;
 }
 
