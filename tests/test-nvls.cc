@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 using namespace ns3;
 using namespace aifabric_test;
 
@@ -60,17 +62,20 @@ TEST(Nvls, EachGpuMovesNvlsBytes)
     }
 }
 
-// On one 8-GPU server at NVLink's 370.8 GB/s with multimem at NCCL's 0.85 of it: reduce-scatter
-// sends D per GPU and all-gather receives D, so each runs at algbw 0.85 x 370.8 = 315.2 GB/s,
-// within 3% (framing, the fill of a pipeline of 128 KiB pieces).  All-reduce runs both halves at once, each GPU's
-// NVLink carrying D(N+1)/N each way: busbw 2(N-1)/(N+1) x 315.2 = 490.3 GB/s at most; it
-// reaches 93-96% of that (a piece's broadcast waits for every GPU's part of it, so the two
-// halves do not keep both directions busy all the time), and at least 1.2 x the ring's 370.
+// On one 8-GPU server at NVLink's 370.8 GB/s with multimem at NCCL's 0.85 of it, in NCCL's
+// form latency + bytes / bandwidth, the latency NVLS's 25 us: reduce-scatter sends D per GPU
+// and all-gather receives D, so each takes 25 us + D / (0.85 x 370.8 GB/s), within 3%
+// (framing, the fill of a pipeline of 64 KiB pieces).  All-reduce runs both halves at once,
+// each GPU's NVLink carrying D(N+1)/N each way: 25 us + D(N+1)/N / 315.2 GB/s at least (busbw
+// 2(N-1)/(N+1) x 315.2 = 490.3 GB/s at most); it takes at most 1/0.93 of that (a piece's
+// broadcast waits for every GPU's part of it, so the two halves do not keep both directions
+// busy all the time), and its busbw is at least 1.2 x the ring's 370.8.
 TEST(Nvls, OneServerRunsAtItsClosedForms)
 {
     const uint32_t n = 8;
     const uint64_t d = 256 << 20;
     const double nvlink = 0.85 * 370.8e9;
+    const double latency = 25e-6;
     const auto seconds = [&](CollectiveOperation op) {
         const CollectiveRun run =
             RunCollective(RailOptimizedTopologyHelper(1, n).Build(), "nvls", op, d, n);
@@ -78,13 +83,13 @@ TEST(Nvls, OneServerRunsAtItsClosedForms)
         EXPECT_EQ(run.framesDropped, 0u);
         return run.result.Duration().GetSeconds();
     };
-    EXPECT_NEAR(d / seconds(REDUCE_SCATTER) / nvlink, 1.0, 0.03);
-    EXPECT_NEAR(d / seconds(ALL_GATHER) / nvlink, 1.0, 0.03);
-    const double busbw = 2.0 * (n - 1) / n * d / seconds(ALL_REDUCE);
-    const double bound = 2.0 * (n - 1) / (n + 1) * nvlink;
-    EXPECT_LE(busbw, bound);
-    EXPECT_GE(busbw, 0.93 * bound) << busbw / 1e9 << " GB/s, closed form " << bound / 1e9;
-    EXPECT_GE(busbw, 1.2 * 370.8e9);
+    EXPECT_NEAR(seconds(REDUCE_SCATTER) / (latency + d / nvlink), 1.0, 0.03);
+    EXPECT_NEAR(seconds(ALL_GATHER) / (latency + d / nvlink), 1.0, 0.03);
+    const double t = seconds(ALL_REDUCE);
+    const double bound = latency + d * (n + 1.0) / n / nvlink;
+    EXPECT_GE(t, bound);
+    EXPECT_LE(t, bound / 0.93) << t * 1e6 << " us, closed form " << bound * 1e6;
+    EXPECT_GE(2.0 * (n - 1) / n * d / t, 1.2 * 370.8e9);
 }
 
 // NVLS-tree over 4 servers of 4 GPUs: every GPU's NVLink carries what NVLS's does (to and
@@ -151,6 +156,67 @@ TEST(Nvls, RefusesWhatItCannotRun)
     uneven.placement[7].server = 1;
     uneven.engineServers = {0, 1};
     EXPECT_THROW(tree->Build(uneven), std::invalid_argument);
+}
+
+uint64_t
+LargestSend(const CollectiveSchedule& s, uint32_t rank)
+{
+    uint64_t most = 0;
+    for (const CollectiveStep& step : s.GetSteps(rank))
+    {
+        most = std::max(most, step.kind == CollectiveStep::SEND ? step.bytes : 0);
+    }
+    return most;
+}
+
+// NCCL's pieces (src/enqueue.cc): NVLS 128 KiB, cut to 64/32/16 KiB below 64/8/2 x 16
+// channels x 8 GPUs x the piece; NVLS-tree on 4 servers 64 KiB, cut to 32 KiB below 1 x.  And
+// NCCL's own NVLS latencies in place of the rings': no launch latency, 25 us over a piece's
+// engine messages (4 for all-reduce, 2 for reduce-scatter), 20.9 us per network hop.
+TEST(Nvls, RunsNcclsPiecesAndLatencies)
+{
+    Ptr<CollectiveAlgorithm> nvls = CollectiveAlgorithm::Create("nvls");
+    const struct
+    {
+        uint64_t bytes;
+        uint64_t piece;
+    } cases[] = {{1ULL << 30, 128 << 10}, {(1ULL << 30) - (1 << 20), 64 << 10},
+                 {64 << 20, 64 << 10},    {(64 << 20) - (1 << 20), 32 << 10},
+                 {8 << 20, 32 << 10},     {(8 << 20) - (1 << 20), 16 << 10}};
+    for (const auto& c : cases)
+    {
+        // Pieces split their slice evenly: the largest within (piece/2, piece].
+        const uint64_t largest = LargestSend(nvls->Build(OneServer(8, ALL_REDUCE, c.bytes)), 0);
+        EXPECT_LE(largest, c.piece) << c.bytes;
+        EXPECT_GT(largest, c.piece / 2) << c.bytes;
+    }
+    Ptr<CollectiveAlgorithm> tree = CollectiveAlgorithm::Create("nvls_tree");
+    const auto fourServers = [](uint64_t bytes) {
+        CollectiveRequest r = ServersRequest(4, 8, ALL_REDUCE, bytes);
+        r.engineServers = {0, 1, 2, 3};
+        return r;
+    };
+    EXPECT_EQ(LargestSend(tree->Build(fourServers(8 << 20)), 0), 64u << 10);
+    const uint64_t below = LargestSend(tree->Build(fourServers((8 << 20) - (1 << 20))), 0);
+    EXPECT_LE(below, 32u << 10);
+    EXPECT_GT(below, 16u << 10);
+
+    const CollectiveSchedule ar = nvls->Build(OneServer(8, ALL_REDUCE, 1 << 20));
+    EXPECT_EQ(ar.GetLaunchLatency(), Time(0));
+    EXPECT_EQ(ar.GetHopLatency(8, 0), NanoSeconds(6250));
+    EXPECT_EQ(ar.GetHopLatency(0, 8), NanoSeconds(6250));
+    EXPECT_EQ(nvls->Build(OneServer(8, REDUCE_SCATTER, 1 << 20)).GetHopLatency(0, 8),
+              NanoSeconds(12500));
+    const CollectiveSchedule t = tree->Build(fourServers(1 << 20));
+    EXPECT_EQ(t.GetLaunchLatency(), Time(0));
+    EXPECT_EQ(t.GetHopLatency(32, 0), NanoSeconds(6250));
+    EXPECT_EQ(t.GetHopLatency(0, 8), NanoSeconds(20900));
+    // Other algorithms keep the protocol's (rings' NVLink 3.4 us, network 14 us, launch 8.4).
+    const CollectiveSchedule ring =
+        CollectiveAlgorithm::Create("ring")->Build(ServersRequest(2, 8, ALL_REDUCE, 1 << 20));
+    EXPECT_EQ(ring.GetLaunchLatency(), NanoSeconds(8400));
+    EXPECT_EQ(ring.GetHopLatency(0, 1), NanoSeconds(3400));
+    EXPECT_EQ(ring.GetHopLatency(0, 8), NanoSeconds(14000));
 }
 
 // NCCL's model on a DGX H100 (doc/nccl-facts.md section 1.6): NVLS all-reduce 8 search

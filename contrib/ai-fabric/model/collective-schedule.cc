@@ -150,7 +150,37 @@ CollectiveSchedule::GetHopLatency(uint32_t rank, uint32_t peer) const
         return Time();
     }
     const bool sameServer = !m_server.empty() && m_server[rank] == m_server[peer];
+    if (m_algorithmLatencies)
+    {
+        if (rank >= m_engineRanks || peer >= m_engineRanks)
+        {
+            return m_engineHop;
+        }
+        if (!sameServer)
+        {
+            return m_netHop;
+        }
+    }
     return m_protocol->GetHopLatency(sameServer);
+}
+
+Time
+CollectiveSchedule::GetLaunchLatency() const
+{
+    if (!m_protocol)
+    {
+        return Time();
+    }
+    return m_algorithmLatencies ? m_launch : m_protocol->GetLaunchLatency();
+}
+
+void
+CollectiveSchedule::SetAlgorithmLatencies(Time launch, Time engineHop, Time netHop)
+{
+    m_algorithmLatencies = true;
+    m_launch = launch;
+    m_engineHop = engineHop;
+    m_netHop = netHop;
 }
 
 uint32_t

@@ -216,11 +216,20 @@ class CollectiveSchedule
     void SetEngineEfficiency(double efficiency) { m_engineEfficiency = efficiency; }
     /**
      * The latency the protocol adds to a message from \p peer to \p rank: NVLink's when the two
-     * share a server (CollectiveRequest::placement), the network's otherwise.
+     * share a server (CollectiveRequest::placement), the network's otherwise; with an
+     * algorithm's own latencies (SetAlgorithmLatencies), theirs for messages to or from an
+     * engine and across servers.
      */
     Time GetHopLatency(uint32_t rank, uint32_t peer) const;
     /** The time from launch to the first step. */
-    Time GetLaunchLatency() const { return m_protocol ? m_protocol->GetLaunchLatency() : Time(); }
+    Time GetLaunchLatency() const;
+    /**
+     * Latencies of an algorithm NCCL gives constants of its own (NVLS, NVLS-tree: its
+     * baseLat and hwLat rows, not the rings' the protocol holds): steps start \p launch after
+     * the launch, a message to or from an engine adds \p engineHop, one between servers
+     * \p netHop.  Ignored without a protocol (data alone, no latency).
+     */
+    void SetAlgorithmLatencies(Time launch, Time engineHop, Time netHop);
     /** The algorithm that built it (with what "auto" chose, e.g. "auto:ring"). */
     const std::string& GetAlgorithm() const { return m_algorithm; }
     void SetAlgorithm(const std::string& name) { m_algorithm = name; }
@@ -253,6 +262,10 @@ class CollectiveSchedule
     std::vector<bool> m_kept;     //!< ranks whose steps are stored; empty: all
     Ptr<const CollectiveProtocol> m_protocol;
     double m_engineEfficiency{1.0};
+    bool m_algorithmLatencies{false}; //!< the three below replace the protocol's
+    Time m_launch;
+    Time m_engineHop;
+    Time m_netHop;
     uint32_t m_engineRanks{UINT32_MAX}; //!< the first engine rank (none: UINT32_MAX)
     std::vector<uint32_t> m_server; //!< per rank (empty: each rank on its own server)
     std::vector<uint32_t> m_count; //!< steps per rank, stored or not

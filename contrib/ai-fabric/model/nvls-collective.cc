@@ -1,11 +1,13 @@
 #include "nvls-collective.h"
 
 #include "ns3/double.h"
+#include "ns3/nstime.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <functional>
 #include <stdexcept>
+#include <utility>
 
 namespace ns3
 {
@@ -27,10 +29,22 @@ NvlsCollectiveAlgorithm::GetTypeId()
                           MakeUintegerAccessor(&NvlsCollectiveAlgorithm::m_channels),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("ChunkBytes",
-                          "Bytes of a piece: NCCL_NVLS_CHUNKSIZE, 128 KiB in NCCL 2.30.",
+                          "Bytes of the largest piece: NCCL_NVLS_CHUNKSIZE, 128 KiB in NCCL "
+                          "2.30; smaller collectives get NCCL's smaller pieces (64, 32 and 16 "
+                          "KiB below 64, 8 and 2 x Channels x GPUs x the piece, "
+                          "src/enqueue.cc).",
                           UintegerValue(128 * 1024),
                           MakeUintegerAccessor(&NvlsCollectiveAlgorithm::m_chunkBytes),
                           MakeUintegerChecker<uint64_t>(1))
+            .AddAttribute("Latency",
+                          "What synchronising through the NVSwitch adds to a collective: NCCL "
+                          "2.30's hwLat for NVLS over NVLink, 25 us, with no base latency "
+                          "(src/graph/tuning.cc).  It is spread over the messages on a piece's "
+                          "way: four for all-reduce (to the engine, to the owner, back to the "
+                          "engine, out to every GPU), two for reduce-scatter and all-gather.",
+                          TimeValue(MicroSeconds(25)),
+                          MakeTimeAccessor(&NvlsCollectiveAlgorithm::m_latency),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("Efficiency",
                           "Share of NVLink's data rate that multimem loads and stores reach: "
                           "NCCL 2.30's nvlsEfficiency for Hopper, 0.85 (src/graph/tuning.cc), "
@@ -151,6 +165,8 @@ NvlsCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
     CollectiveSchedule s(r, true);
     s.SetEngineEfficiency(m_efficiency);
+    const uint32_t legs = r.op == ALL_REDUCE ? 4 : 2;
+    s.SetAlgorithmLatencies(Time(0), m_latency / legs, Time(0));
     const uint32_t n = r.ranks;
     const uint32_t engine = n;
     std::vector<uint32_t> gpus(n);
@@ -158,7 +174,20 @@ NvlsCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
     {
         gpus[g] = g;
     }
-    ForEachPiece(r, n, m_channels, m_chunkBytes, [&](uint32_t k, uint32_t c, uint64_t b) {
+    // NCCL's pieces for smaller collectives (src/enqueue.cc, calcCollChunking): each step
+    // down while the collective is below a multiple of the pieces in flight at once.
+    const uint64_t concurrent = uint64_t{m_channels} * n;
+    uint64_t chunk = m_chunkBytes;
+    for (const auto& [times, smaller] : {std::pair<uint64_t, uint64_t>{64, 64 << 10},
+                                         {8, 32 << 10},
+                                         {2, 16 << 10}})
+    {
+        if (r.bytes < times * concurrent * chunk && chunk > smaller)
+        {
+            chunk = smaller;
+        }
+    }
+    ForEachPiece(r, n, m_channels, chunk, [&](uint32_t k, uint32_t c, uint64_t b) {
         // The broadcast half on channels of its own, after the reduce if there is one.
         std::vector<uint32_t> owned;
         if (r.op != ALL_GATHER)

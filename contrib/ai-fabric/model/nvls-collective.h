@@ -3,6 +3,8 @@
 
 #include "collective-algorithm.h"
 
+#include "ns3/nstime.h"
+
 #include <functional>
 #include <vector>
 
@@ -24,6 +26,8 @@ namespace ns3
  * the second (D/N out, D in).  The broadcast half runs on channels of its own, as NCCL's kernel
  * gives the two halves separate warps.  Multimem operations reach Efficiency of NVLink's data
  * rate (NCCL's nvlsEfficiency), so every message is sent as its wire bytes over Efficiency.
+ * Latency is NCCL's own for NVLS (its tuning constants' NVLS row, not the rings' the
+ * protocol holds): no launch latency, and 25 us spread over a piece's messages.
  * Across servers NCCL runs NVLS-tree, not this.
  */
 class NvlsCollectiveAlgorithm : public CollectiveAlgorithm
@@ -65,6 +69,7 @@ class NvlsCollectiveAlgorithm : public CollectiveAlgorithm
     uint32_t m_channels{};
     uint64_t m_chunkBytes{};
     double m_efficiency{};
+    Time m_latency;
 };
 
 } // namespace ns3

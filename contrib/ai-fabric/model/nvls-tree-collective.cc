@@ -4,11 +4,13 @@
 #include "nvls-collective.h"
 
 #include "ns3/double.h"
+#include "ns3/nstime.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <map>
 #include <cstdint>
+#include <map>
+#include <utility>
 #include <stdexcept>
 
 namespace ns3
@@ -59,11 +61,29 @@ NvlsTreeCollectiveAlgorithm::GetTypeId()
                           MakeUintegerAccessor(&NvlsTreeCollectiveAlgorithm::m_channels),
                           MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("ChunkBytes",
-                          "Bytes of a piece; 0: NCCL 2.30's, 64 KiB from 4 servers on and 128 "
-                          "KiB below (NCCL_NVLSTREE_MAX_CHUNKSIZE, src/transport/nvls.cc).",
+                          "Bytes of the largest piece; 0: NCCL 2.30's, 64 KiB from 4 servers on "
+                          "and 128 KiB below (NCCL_NVLSTREE_MAX_CHUNKSIZE, "
+                          "src/transport/nvls.cc).  Smaller collectives get NCCL's smaller "
+                          "pieces (256, 128, 64 and 32 KiB below 32, 16, 4 and 1 x Channels x "
+                          "GPUs per server x the piece, src/enqueue.cc).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&NvlsTreeCollectiveAlgorithm::m_chunkBytes),
                           MakeUintegerChecker<uint64_t>())
+            .AddAttribute("NvLinkLatency",
+                          "What synchronising through the NVSwitch adds: NCCL 2.30's hwLat for "
+                          "NVLS-tree over NVLink, 25 us, with no base latency "
+                          "(src/graph/tuning.cc), spread over the four messages a piece takes "
+                          "to and from its server's engine.",
+                          TimeValue(MicroSeconds(25)),
+                          MakeTimeAccessor(&NvlsTreeCollectiveAlgorithm::m_nvLinkLatency),
+                          MakeTimeChecker(Time(0)))
+            .AddAttribute("NetHopLatency",
+                          "What each hop between servers' heads adds beside the packets' own: "
+                          "NCCL 2.30's hwLat for NVLS-tree over the network, 20.9 us per tree "
+                          "level (src/graph/tuning.cc).",
+                          TimeValue(NanoSeconds(20900)),
+                          MakeTimeAccessor(&NvlsTreeCollectiveAlgorithm::m_netHopLatency),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("Efficiency",
                           "Share of NVLink's data rate that multimem loads and stores reach "
                           "(messages to and from the engines; not the heads' network ones): "
@@ -133,7 +153,19 @@ NvlsTreeCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
                                                               r.engineServers.end(), server) -
                                                     r.engineServers.begin());
     }
-    const uint64_t chunk = m_chunkBytes > 0 ? m_chunkBytes : nodes >= 4 ? 64 << 10 : 128 << 10;
+    s.SetAlgorithmLatencies(Time(0), m_nvLinkLatency / 4, m_netHopLatency);
+    uint64_t chunk = m_chunkBytes > 0 ? m_chunkBytes : nodes >= 4 ? 64 << 10 : 128 << 10;
+    const uint64_t concurrent = uint64_t{m_channels} * g; // NCCL's channels x heads
+    for (const auto& [times, smaller] : {std::pair<uint64_t, uint64_t>{32, 256 << 10},
+                                         {16, 128 << 10},
+                                         {4, 64 << 10},
+                                         {1, 32 << 10}})
+    {
+        if (r.bytes < times * concurrent * chunk && chunk > smaller)
+        {
+            chunk = smaller;
+        }
+    }
     const uint32_t net = 2 * m_channels; // the heads' network connections: channels of their own
     NvlsCollectiveAlgorithm::ForEachPiece(r, g, m_channels, chunk, [&](uint32_t h, uint32_t c,
                                                                       uint64_t b) {

@@ -3,6 +3,8 @@
 
 #include "collective-algorithm.h"
 
+#include "ns3/nstime.h"
+
 namespace ns3
 {
 
@@ -19,7 +21,9 @@ namespace ns3
  * each through its own NIC, so the network traffic stays on rail h; each head then stores the
  * result to its engine, which multicasts it to the server's GPUs (AddBroadcast).  Pieces are
  * of ChunkBytes (NCCL_NVLSTREE_MAX_CHUNKSIZE: 64 KiB from 4 servers on, else 128 KiB).  Each
- * GPU's NVLink carries what NVLS's does, D(N+1)/N each way, at Efficiency.
+ * GPU's NVLink carries what NVLS's does, D(N+1)/N each way, at Efficiency.  Latencies are
+ * NCCL's own for NVLS-tree (no launch latency, 25 us over NVLink spread over a piece's four
+ * engine messages, 20.9 us per network hop), not the rings' the protocol holds.
  */
 class NvlsTreeCollectiveAlgorithm : public CollectiveAlgorithm
 {
@@ -37,6 +41,8 @@ class NvlsTreeCollectiveAlgorithm : public CollectiveAlgorithm
     uint32_t m_channels{};
     uint64_t m_chunkBytes{};
     double m_efficiency{};
+    Time m_nvLinkLatency;
+    Time m_netHopLatency;
 };
 
 } // namespace ns3
