@@ -6,7 +6,8 @@
 
 Each run is a collective sweep (the runner's collective section: nccl-tests' sizes, factor
 4) with algorithm auto on a rail-optimized fabric of hgx_h100 servers (8 H100, NVLink 4, 8 x
-400G NICs, non-blocking spines) with NVLS off (the NVSwitches do not reduce).  Sizes run from 1 MiB to 1 GiB on 1 and 4 servers, to 256
+400G NICs, non-blocking spines; the NVSwitches reduce, so NCCL's NVLS and NVLS-tree are
+candidates).  Sizes run from 1 MiB to 1 GiB on 1 and 4 servers, to 256
 MiB on 16 and 32 (to 64 MiB for all-to-all there: 256 ranks' all-to-all moves 255 blocks per
 rank), since packets cost simulation time.  analysis/superpod_plot.py draws busbw against
 size, one panel per operation and a line per server count, with the published rows as marks,
@@ -34,8 +35,7 @@ def scenario(op: str, servers: int) -> dict:
         "description": f"{op} over {servers} DGX H100 servers, NCCL's tuner",
         "seed": 1,
         "server": "hgx_h100",
-        # NVLS off, as NCCL_NVLS_ENABLE=0 runs: these figures predate the NVLS engines.
-        "topology": {"kind": "rail_optimized", "servers": servers, "nvls": False},
+        "topology": {"kind": "rail_optimized", "servers": servers},
         "collective": {"op": op, "algorithm": "auto", "min_bytes": 1 << 20,
                        "max_bytes": max_bytes(op, servers), "factor": 4},
     }
