@@ -142,7 +142,7 @@ TEST(SectionSchema, PrintKeysListsEverySettableAttributeOfTheBoundTypes)
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.stderrText.find("no such section; sections: scenario, topology, switch, port, "
                                   "routing, accelerator, rdma, traffic, traffic.flows, "
-                                  "collective, training, training.jobs, link_events, failures, "
+                                  "collective, training, training.jobs, training.jobs.model, link_events, failures, "
                                   "failures.components, failures.inject, availability, prices, "
                                   "monitor, pcap"),
               std::string::npos)

@@ -52,7 +52,7 @@ TEST(ServerPreset, HgxH100IsTheAttributesDefaults)
         EXPECT_EQ(Parsed(tid, name, ValueOf(h100.TopologyAttributes(), name)), DefaultOf(tid, name))
             << name;
     }
-    for (const char* name : {"ReductionRate", "CopyRate", "SustainedFlops"})
+    for (const char* name : {"ReductionRate", "CopyRate", "SustainedFlops", "PeakFlops"})
     {
         const TypeId tid = Accelerator::GetTypeId();
         EXPECT_EQ(Parsed(tid, name, ValueOf(h100.AcceleratorAttributes(), name)),

@@ -541,3 +541,45 @@ TEST(TrainingJob, TooManyRanksForTheFabricIsRefusedAtInstall)
     EXPECT_THROW(helper.Install(net, rdma, 3), std::invalid_argument);
     Simulator::Destroy();
 }
+
+// A Llama 3 8B job (the model's defaults) over TP 2 x PP 2: each stage gets its 16 layers'
+// attention and MLP halves, each at its FLOPs over TP at the sustained rate, the output
+// layer's on the last stage; the ideal compute is that slowest stage's forward and backward
+// (twice the forward) of every micro-batch; activations are b s h BF16 elements and each rank
+// reduces the gradients of its quarter of the weights.
+TEST(TrainingJob, ModelGivesEachStageItsLayersCompute)
+{
+    Ptr<TransformerModel> model = CreateObject<TransformerModel>();
+    Ptr<TrainingJob> job = CreateObject<TrainingJob>();
+    job->SetAttribute("Ranks", UintegerValue(4));
+    job->SetAttribute("TensorParallel", UintegerValue(2));
+    job->SetAttribute("PipelineParallel", UintegerValue(2));
+    job->SetAttribute("MicroBatches", UintegerValue(4));
+    job->SetAttribute("MicroBatchSize", UintegerValue(2));
+    job->SetAttribute("Model", PointerValue(model));
+    job->Check();
+    Ptr<Accelerator> gpu = CreateObject<Accelerator>();
+    job->SetRank(0, 0, 0, gpu);
+    const TrainingProgramSpec s = job->GetProgramSpec();
+    ASSERT_EQ(s.stageHalves.size(), 2u);
+    const auto ps = [&](double flops) { return gpu->ComputeTime(flops / 2).GetPicoSeconds(); };
+    for (const auto& halves : s.stageHalves)
+    {
+        ASSERT_EQ(halves.size(), 32u);
+        EXPECT_EQ(halves[0], ps(model->GetAttentionFlops(2)));
+        EXPECT_EQ(halves[1], ps(model->GetMlpFlops(0, 2)));
+    }
+    EXPECT_EQ(s.stageHalves[1].back(),
+              ps(model->GetMlpFlops(31, 2) + model->GetLogitFlops(2)));
+    int64_t last = 0;
+    for (int64_t f : s.stageHalves[1])
+    {
+        last += 3 * f;
+    }
+    EXPECT_EQ(job->GetIdealComputeTime(), PicoSeconds(4 * last));
+    EXPECT_EQ(s.layers, 32u);
+    EXPECT_EQ(s.activationBytes, 2u * 8192 * 4096 * 2);
+    EXPECT_EQ(job->GetGradientBytes(), (8030261248u + 3) / 4 * 4);
+    EXPECT_EQ(job->GetSamplesPerIteration(), 2.0 * 4 * 1);
+    EXPECT_EQ(job->GetTokensPerSample(), 8192.0);
+}

@@ -37,6 +37,10 @@ TrainingScenario(const std::string& jobs, const std::string& extra = "")
 
 const std::string kJob = "{\"name\":\"a\",\"ranks\":8,\"compute_time\":\"500us\","
                          "\"parameters\":1000000,\"iterations\":2";
+/** A small transformer (2 layers, h 256, 8 heads, 1024-wide MLP, 128-token sequences). */
+const std::string kTinyModel =
+    "{\"layers\":2,\"hidden_size\":256,\"ffn_hidden_size\":1024,\"attention_heads\":8,"
+    "\"kv_heads\":0,\"vocab_size\":1000,\"sequence_length\":128}";
 
 struct BadJob
 {
@@ -158,6 +162,28 @@ INSTANTIATE_TEST_SUITE_P(
         BadJob{"negative_activation_bytes",
                TrainingScenario("[" + kJob + ",\"layers\":2,\"activation_bytes\":-1}]"),
                "training.jobs[0].activation_bytes"},
+        BadJob{"model_and_layers",
+               TrainingScenario("[{\"ranks\":8,\"model\":" + kTinyModel + ",\"layers\":4}]"),
+               "Layers is given by the Model"},
+        BadJob{"model_and_compute_time",
+               TrainingScenario("[" + kJob + ",\"parameters\":0,\"model\":" + kTinyModel + "}]"),
+               "ComputeTime is given by the Model"},
+        BadJob{"model_file_unreadable",
+               TrainingScenario("[{\"ranks\":8,\"model\":\"@DIR@/none.json\"}]"),
+               "training.jobs[0].model"},
+        BadJob{"model_unknown_key",
+               TrainingScenario("[{\"ranks\":8,\"model\":{\"depth\":3}}]"),
+               "training.jobs[0].model.depth"},
+        BadJob{"model_heads_not_dividing_hidden",
+               TrainingScenario("[{\"ranks\":8,\"model\":{\"hidden_size\":100}}]"),
+               "AttentionHeads (32) must divide HiddenSize (100)"},
+        BadJob{"micro_batch_size_without_model",
+               TrainingScenario("[" + kJob + ",\"micro_batch_size\":2}]"),
+               "MicroBatchSize applies only with a Model"},
+        BadJob{"expert_parallel_on_dense_model",
+               TrainingScenario("[{\"ranks\":8,\"expert_parallel\":2,\"model\":" + kTinyModel +
+                                "}]"),
+               "needs MoeLayers > 0 (a Model with Experts)"},
         BadJob{"with_a_collective",
                TrainingScenario("[" + kJob + "}]", "\"collective\":{\"bytes\":1024},"),
                "training"}),
@@ -361,6 +387,68 @@ TEST(TrainingRunner, ServerPresetSetsTheAcceleratorAndKeysWin)
         {
             EXPECT_NEAR(std::stod(r.at("compute_s")), 4e9 / c.second, 1e-12) << name;
         }
+    }
+    fs::remove_all(dir);
+}
+
+// The shipped model presets, each on one GPU (nothing to communicate): their parameters are
+// the published totals, and an iteration of m micro-batches of b sequences takes, at the
+// default 400 TFLOP/s sustained, the FLOPs of PaLM's model-FLOPs formula (Chowdhery et al.,
+// 2022, appendix B): per token 6N + 12 L Q s, with N the weights of the matrix products
+// (all but the input embedding, when not tied, and the norms) and Q the query width; so MFU is
+// 400 / 989 of the H100's peak.
+TEST(TrainingRunner, ModelPresetsHaveTheirParametersAndFlops)
+{
+    const fs::path dir = Scratch("model-presets");
+    const struct
+    {
+        const char* file;
+        double published; // parameters
+        double tolerance;
+        double layers, hidden, queryWidth, vocab, sequence;
+        bool tied;
+    } presets[] = {
+        {"llama3-8b", 8.03e9, 0.001, 32, 4096, 4096, 128256, 8192, false},
+        {"llama3-70b", 70.6e9, 0.001, 80, 8192, 8192, 128256, 8192, false},
+        {"llama3-405b", 405.8e9, 0.001, 126, 16384, 16384, 128256, 8192, false},
+        {"gpt3-175b", 175.0e9, 0.005, 96, 12288, 12288, 50257, 2048, true},
+        {"mixtral-8x7b", 46.7e9, 0.002, 32, 4096, 4096, 32000, 4096, false},
+    };
+    const uint32_t m = 2;
+    const uint32_t b = 2;
+    for (const auto& p : presets)
+    {
+        const std::string model = std::string(AI_FABRIC_SCENARIO_DIR) + "/models/" + p.file + ".json";
+        std::ofstream(dir / "s.json") << TrainingScenario(
+            "[{\"ranks\":1,\"micro_batches\":" + std::to_string(m) +
+            ",\"micro_batch_size\":" + std::to_string(b) + ",\"model\":\"" + model + "\"}]");
+        const fs::path out = dir / p.file;
+        const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                     "--scenario=" + (dir / "s.json").string() +
+                                         " --out=" + out.string(),
+                                     dir);
+        ASSERT_EQ(o.exitCode, 0) << p.file << ": " << o.stderrText;
+        const json job = json::parse(ReadFile(out / "summary.json")).at("training").at("jobs")[0];
+        const double parameters = job.at("model").at("parameters").get<double>();
+        EXPECT_NEAR(parameters / p.published, 1.0, p.tolerance) << p.file;
+        // Weights outside the matrix products: two norms a layer and the final one, and the
+        // input embedding (a lookup) unless the output layer shares it.
+        const double norms = (2 * p.layers + 1) * p.hidden;
+        const double n = parameters - norms - (p.tied ? 0 : p.vocab * p.hidden);
+        // Mixtral: only the top 2 of 8 experts' weights per token, and the router's.
+        const double experts = std::string(p.file) == "mixtral-8x7b" ? 8 : 0;
+        const double expertWeights = 3 * p.hidden * 14336;
+        const double used = n - (experts > 0 ? p.layers * (experts - 2) * expertWeights : 0);
+        const double perToken = 6 * used + 12 * p.layers * p.queryWidth * p.sequence;
+        const double tokens = double(m) * b * p.sequence;
+        const double seconds = tokens * perToken / 400e12;
+        EXPECT_NEAR(job.at("mean_iteration_s").get<double>() / seconds, 1.0, 1e-9) << p.file;
+        EXPECT_NEAR(job.at("model").at("model_flops_per_iteration").get<double>() /
+                        (tokens * perToken),
+                    1.0, 1e-12)
+            << p.file;
+        EXPECT_NEAR(job.at("model").at("mfu").get<double>(), 400.0 / 989, 1e-9) << p.file;
+        EXPECT_NEAR(job.at("tokens_per_s").get<double>(), tokens / seconds, tokens / seconds * 1e-9);
     }
     fs::remove_all(dir);
 }

@@ -192,6 +192,15 @@ ScenarioRun::TrainingSummary() const
             j["interrupted_at_s"] = Sec(job->GetInterruptionTime());
             j["interruption"] = job->GetInterruptionCause();
         }
+        if (Ptr<const TransformerModel> model = job->GetModel())
+        {
+            j["model"] = {{"parameters", model->GetParameters()},
+                          {"layers", model->GetLayers()},
+                          {"moe_layers", model->GetMoeLayers()},
+                          {"sequence_length", model->GetSequenceLength()},
+                          {"model_flops_per_iteration", job->GetModelFlopsPerIteration()},
+                          {"mfu", job->GetMfu()}};
+        }
         if (job->GetSamplesPerIteration() > 0 && mean > 0)
         {
             j["samples_per_s"] = job->GetSamplesPerIteration() / mean;

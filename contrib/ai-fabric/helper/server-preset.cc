@@ -115,7 +115,8 @@ ServerPreset::AcceleratorAttributes() const
     // Gb/s rounded, as the Accelerator's defaults are written (H100: 8933 and 13400 Gb/s).
     return {{"ReductionRate", std::to_string(std::lround(hbmTBps * 8000 / 3)) + "Gbps"},
             {"CopyRate", std::to_string(std::lround(hbmTBps * 8000 / 2)) + "Gbps"},
-            {"SustainedFlops", std::to_string(std::llround(peakBf16Tflops * 1e12 * kSustainedFraction))}};
+            {"SustainedFlops", std::to_string(std::llround(peakBf16Tflops * 1e12 * kSustainedFraction))},
+            {"PeakFlops", std::to_string(std::llround(peakBf16Tflops * 1e12))}};
 }
 
 } // namespace ns3

@@ -47,7 +47,7 @@ struct ServerPreset
     using Values = std::vector<std::pair<std::string, std::string>>;
     /** TopologyHelper attributes: GpusPerServer, NvlinkRate, NicRate. */
     Values TopologyAttributes() const;
-    /** Accelerator attributes: ReductionRate, CopyRate, SustainedFlops. */
+    /** Accelerator attributes: ReductionRate, CopyRate, SustainedFlops, PeakFlops. */
     Values AcceleratorAttributes() const;
 };
 

@@ -45,6 +45,12 @@ Accelerator::GetTypeId()
                           DoubleValue(400e12),
                           MakeDoubleAccessor(&Accelerator::m_sustainedFlops),
                           MakeDoubleChecker<double>(1.0))
+            .AddAttribute("PeakFlops",
+                          "Dense peak FLOP/s of the precision trained in, for model FLOPs "
+                          "utilization (MFU).  Default 989e12: an H100 SXM's 989 TFLOP/s dense BF16 "
+                          "(NVIDIA H100 datasheet).",
+                          DoubleValue(989e12), MakeDoubleAccessor(&Accelerator::m_peakFlops),
+                          MakeDoubleChecker<double>(1.0))
             .AddAttribute("NicAffinity",
                           "Host port index of the GPU's scale-out NIC (set by the helper from "
                           "the topology: the port that is not NVLink).",

@@ -40,6 +40,8 @@ class Accelerator : public Object
     DataRate GetReductionRate() const { return m_reductionRate; }
     /** Sustained FLOP/s of training compute. */
     double GetSustainedFlops() const { return m_sustainedFlops; }
+    /** Dense peak FLOP/s (for MFU). */
+    double GetPeakFlops() const { return m_peakFlops; }
     /** How long \p flops of training compute take at the sustained rate. */
     Time ComputeTime(double flops) const;
     DataRate GetCopyRate() const { return m_copyRate; }
@@ -57,6 +59,7 @@ class Accelerator : public Object
     DataRate m_reductionRate;
     DataRate m_copyRate;
     double m_sustainedFlops;
+    double m_peakFlops;
     uint32_t m_nicAffinity{};
     std::string m_job;
     Time m_reductionFreeAt; //!< when the reduction engine finishes its queued work

@@ -10,6 +10,7 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -137,6 +138,27 @@ TrainingJob::GetTypeId()
                           MakeUintegerChecker<uint8_t>(0, 7))
             .AddAttribute("StartTime", "When the first iteration starts.", TimeValue(Time(0)),
                           MakeTimeAccessor(&TrainingJob::m_startTime), MakeTimeChecker(Time(0)))
+            .AddAttribute("Model",
+                          "The transformer the job trains (null: none).  It gives Layers, "
+                          "MoeLayers (its mixture-of-experts layers, where it has them), "
+                          "ExpertTopK, Parameters, ActivationBytes (MicroBatchSize sequences "
+                          "of its hidden size at ActivationElementBytes), TokensPerSample and "
+                          "SamplesPerIteration, and the compute: each layer's attention and "
+                          "MLP FLOPs, over TensorParallel, at the GPU's SustainedFlops (the "
+                          "output layer's on the last stage); leave those attributes and "
+                          "ComputeTime and Flops unset.",
+                          PointerValue(), MakePointerAccessor(&TrainingJob::m_model),
+                          MakePointerChecker<TransformerModel>())
+            .AddAttribute("MicroBatchSize",
+                          "Sequences per micro-batch (b), with a Model.", UintegerValue(1),
+                          MakeUintegerAccessor(&TrainingJob::m_microBatchSize),
+                          MakeUintegerChecker<uint32_t>(1, 1000000))
+            .AddAttribute("ActivationElementBytes",
+                          "Bytes per activation element, with a Model.  Default 2: BF16 "
+                          "activations of mixed-precision training.",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&TrainingJob::m_activationElementBytes),
+                          MakeUintegerChecker<uint32_t>(1, 8))
             .AddTraceSource("Span",
                             "A rank finished a compute span or its part of a collective.",
                             MakeTraceSourceAccessor(&TrainingJob::m_spanTrace),
@@ -202,19 +224,51 @@ TrainingJob::Check() const
         Bad(job + "TensorParallel x ExpertParallel x DataParallel x PipelineParallel = " +
             Str(model * m_dp) + " but Ranks = " + Str(m_ranks) + "; they must be equal");
     }
-    if (m_layers % m_pp != 0)
+    if (m_model)
     {
-        Bad(job + "Layers (" + Str(m_layers) + ") must be a multiple of PipelineParallel (" +
+        try
+        {
+            m_model->Check();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            Bad(job + "Model: " + e.what());
+        }
+        for (const char* given : {"ComputeTime", "Flops", "Layers", "MoeLayers", "ExpertTopK",
+                                  "Parameters", "ActivationBytes", "SamplesPerIteration",
+                                  "TokensPerSample"})
+        {
+            if (!IsDefault(given))
+            {
+                Bad(job + given + " is given by the Model; leave it unset");
+            }
+        }
+    }
+    else
+    {
+        for (const char* modelOnly : {"MicroBatchSize", "ActivationElementBytes"})
+        {
+            if (!IsDefault(modelOnly))
+            {
+                Bad(job + modelOnly + " applies only with a Model");
+            }
+        }
+    }
+    const uint32_t layers = Layers();
+    if (layers % m_pp != 0)
+    {
+        Bad(job + "Layers (" + Str(layers) + ") must be a multiple of PipelineParallel (" +
             Str(m_pp) + ")");
     }
-    if (m_moeLayers > m_layers || (m_moeLayers > 0 && m_layers % m_moeLayers != 0))
+    const uint32_t moe = MoeLayers();
+    if (!m_model && (moe > layers || (moe > 0 && layers % moe != 0)))
     {
-        Bad(job + "MoeLayers (" + Str(m_moeLayers) + ") must divide Layers (" + Str(m_layers) +
-            ")");
+        Bad(job + "MoeLayers (" + Str(moe) + ") must divide Layers (" + Str(layers) + ")");
     }
-    if (m_ep > 1 && m_moeLayers == 0)
+    if (m_ep > 1 && moe == 0)
     {
-        Bad(job + "ExpertParallel = " + Str(m_ep) + " needs MoeLayers > 0");
+        Bad(job + "ExpertParallel = " + Str(m_ep) + " needs MoeLayers > 0" +
+            (m_model ? " (a Model with Experts)" : ""));
     }
     if (m_computeTime.IsStrictlyPositive() && m_flops > 0)
     {
@@ -233,11 +287,104 @@ TrainingJob::GetLayout() const
     return l;
 }
 
+bool
+TrainingJob::IsDefault(const std::string& name) const
+{
+    TypeId::AttributeInformation info;
+    GetTypeId().LookupAttributeByName(name, &info);
+    Ptr<AttributeValue> value = info.checker->Create();
+    GetAttribute(name, *value);
+    return value->SerializeToString(info.checker) ==
+           info.initialValue->SerializeToString(info.checker);
+}
+
+uint32_t
+TrainingJob::Layers() const
+{
+    return m_model ? m_model->GetLayers() : m_layers;
+}
+
+uint32_t
+TrainingJob::MoeLayers() const
+{
+    return m_model ? m_model->GetMoeLayers() : m_moeLayers;
+}
+
+uint32_t
+TrainingJob::ExpertTopK() const
+{
+    return m_model ? std::max<uint32_t>(1, m_model->GetExpertTopK()) : m_expertTopK;
+}
+
+uint64_t
+TrainingJob::Parameters() const
+{
+    return m_model ? m_model->GetParameters() : m_parameters;
+}
+
+uint64_t
+TrainingJob::ActivationBytes() const
+{
+    return m_model ? m_model->GetActivationElements(m_microBatchSize) * m_activationElementBytes
+                   : m_activationBytes;
+}
+
+double
+TrainingJob::GetSamplesPerIteration() const
+{
+    return m_model ? double(m_microBatchSize) * m_microBatches * GetLayout().dp
+                   : m_samplesPerIteration;
+}
+
+double
+TrainingJob::GetTokensPerSample() const
+{
+    return m_model ? double(m_model->GetSequenceLength()) : m_tokensPerSample;
+}
+
+double
+TrainingJob::GetModelFlopsPerIteration() const
+{
+    return m_model ? 3 * m_model->GetForwardFlops(1) * GetSamplesPerIteration() : 0;
+}
+
+double
+TrainingJob::GetMfu() const
+{
+    const double mean = GetMeanIterationTime().GetSeconds();
+    return m_model && mean > 0 && m_peakFlops > 0
+               ? GetModelFlopsPerIteration() / (m_ranks * m_peakFlops * mean)
+               : 0;
+}
+
+std::vector<std::vector<int64_t>>
+TrainingJob::ModelStageHalves(Ptr<Accelerator> gpu) const
+{
+    const uint32_t perStage = Layers() / m_pp;
+    const auto ps = [&](double flops) { return gpu->ComputeTime(flops / m_tp).GetPicoSeconds(); };
+    std::vector<std::vector<int64_t>> halves(m_pp);
+    for (uint32_t stage = 0; stage < m_pp; ++stage)
+    {
+        for (uint32_t i = 0; i < perStage; ++i)
+        {
+            const uint32_t layer = stage * perStage + i;
+            double mlp = m_model->GetMlpFlops(layer, m_microBatchSize);
+            if (layer + 1 == Layers())
+            {
+                mlp += m_model->GetLogitFlops(m_microBatchSize);
+            }
+            halves[stage].push_back(ps(m_model->GetAttentionFlops(m_microBatchSize)));
+            halves[stage].push_back(ps(mlp));
+        }
+    }
+    return halves;
+}
+
 uint64_t
 TrainingJob::GetGradientBytes() const
 {
     const uint64_t shards = uint64_t(m_tp) * m_pp;
-    return (m_parameters + shards - 1) / shards * m_gradientElementBytes;
+    return (Parameters() + shards - 1) / shards * m_gradientElementBytes;
 }
 
 TrainingProgramSpec
@@ -248,19 +395,27 @@ TrainingJob::GetProgramSpec() const
     s.compute = m_resolvedCompute;
     s.backwardRatio = m_backwardRatio;
     s.optimizer = m_optimizerTime;
-    s.layers = m_layers;
+    s.layers = Layers();
     s.microBatches = m_microBatches;
     s.tp = l.tp;
     s.ep = l.ep;
     s.dp = l.dp;
     s.pp = l.pp;
-    s.moeLayers = m_moeLayers;
-    s.activationBytes = m_activationBytes;
-    s.expertTopK = m_expertTopK;
+    s.moeLayers = MoeLayers();
+    s.activationBytes = ActivationBytes();
+    s.expertTopK = ExpertTopK();
     s.gradientBytes = GetGradientBytes();
     s.gradientElementBytes = m_gradientElementBytes;
     s.bucketBytes = m_bucketBytes;
     s.overlap = m_overlap;
+    s.stageHalves = m_stageHalves;
+    if (m_model)
+    {
+        for (uint32_t l = 0; l < s.layers; ++l)
+        {
+            s.moe.push_back(m_model->IsMoeLayer(l));
+        }
+    }
     return s;
 }
 
@@ -277,6 +432,24 @@ TrainingJob::SetRank(uint32_t rank, uint32_t host, uint32_t server, Ptr<Accelera
     if (rank == 0)
     {
         m_resolvedCompute = m_flops > 0 ? gpu->ComputeTime(m_flops) : m_computeTime;
+        m_peakFlops = gpu->GetPeakFlops();
+        if (m_model)
+        {
+            // The slowest stage's forward and backward of every micro-batch, as the program
+            // runs them (a half's backward rounded from its forward).
+            m_stageHalves = ModelStageHalves(gpu);
+            int64_t slowest = 0;
+            for (const auto& halves : m_stageHalves)
+            {
+                int64_t stage = 0;
+                for (int64_t f : halves)
+                {
+                    stage += f + static_cast<int64_t>(std::llround(f * m_backwardRatio));
+                }
+                slowest = std::max(slowest, stage);
+            }
+            m_resolvedCompute = PicoSeconds(slowest * m_microBatches);
+        }
     }
 }
 
@@ -366,7 +539,7 @@ TrainingJob::Start()
 bool
 TrainingJob::IsFreeTransfer(const JobOp& op) const
 {
-    return op.comm >= JobComm::ACTIVATION_SEND && m_activationBytes == 0;
+    return op.comm >= JobComm::ACTIVATION_SEND && ActivationBytes() == 0;
 }
 
 const JobOp&

@@ -5,6 +5,7 @@
 #include "collective-application.h"
 #include "parallel-layout.h"
 #include "training-program.h"
+#include "transformer-model.h"
 
 #include "ns3/object.h"
 #include "ns3/random-variable-stream.h"
@@ -116,14 +117,31 @@ class TrainingJob : public Object
     double GetSlowdown(uint32_t rank) const { return m_rankState[rank].slowdown; }
     const std::vector<JobIteration>& GetIterations() const { return m_iterations; }
     const std::vector<JobRankIteration>& GetRankIterations() const { return m_rankIterations; }
-    /** Compute per rank per iteration at nominal speed: ComputeTime + OptimizerTime. */
+    /**
+     * Compute per rank per iteration at nominal speed: ComputeTime (with a Model, its slowest
+     * stage's) + OptimizerTime.
+     */
     Time GetIdealComputeTime() const;
     /** Mean iteration duration (zero before the first ends). */
     Time GetMeanIterationTime() const;
     /** Ideal compute time over mean iteration time: the fraction of the compute used. */
     double GetUtilization() const;
-    double GetSamplesPerIteration() const { return m_samplesPerIteration; }
-    double GetTokensPerSample() const { return m_tokensPerSample; }
+    /** SamplesPerIteration, or with a Model MicroBatchSize x MicroBatches x DP. */
+    double GetSamplesPerIteration() const;
+    /** TokensPerSample, or with a Model its sequence length. */
+    double GetTokensPerSample() const;
+    /** The model trained (null: the job is described by its numbers). */
+    Ptr<const TransformerModel> GetModel() const { return m_model; }
+    /**
+     * With a Model, its FLOPs per iteration as MFU counts them: three forward passes (the
+     * backward twice the forward, Kaplan et al.'s 6N per token) of every sample; else 0.
+     */
+    double GetModelFlopsPerIteration() const;
+    /**
+     * Model FLOPs utilization: GetModelFlopsPerIteration over Ranks x the GPU's PeakFlops x
+     * the mean iteration time; 0 without a Model or an iteration.
+     */
+    double GetMfu() const;
     bool IsFinished() const { return m_iterations.size() == m_nIterations; }
     /**
      * Stop the job in the middle of its iteration because of \p cause (a failed GPU, or a
@@ -191,6 +209,16 @@ class TrainingJob : public Object
     const JobOp& OpAt(uint32_t r, std::size_t op) const;
     /** A pipeline transfer of zero bytes: a dependency between stages, no packets. */
     bool IsFreeTransfer(const JobOp& op) const;
+    /** Whether attribute \p name holds its default (the value its TypeId declares). */
+    bool IsDefault(const std::string& name) const;
+    // The description in force: the Model's where one is given, else the attributes.
+    uint32_t Layers() const;
+    uint32_t MoeLayers() const;
+    uint32_t ExpertTopK() const;
+    uint64_t Parameters() const;
+    uint64_t ActivationBytes() const;
+    /** Per stage, each layer half's forward compute of one micro-batch on \p gpu, ps. */
+    std::vector<std::vector<int64_t>> ModelStageHalves(Ptr<Accelerator> gpu) const;
 
     // Attributes.
     std::string m_name;
@@ -218,9 +246,14 @@ class TrainingJob : public Object
     double m_tokensPerSample;
     uint8_t m_trafficClass;
     Time m_startTime;
+    Ptr<TransformerModel> m_model;
+    uint32_t m_microBatchSize;
+    uint32_t m_activationElementBytes;
 
     std::map<uint32_t, double> m_serverSlowdown;
-    Time m_resolvedCompute; //!< ComputeTime, or Flops at rank 0's GPU's rate
+    Time m_resolvedCompute; //!< ComputeTime, Flops at rank 0's GPU's rate, or the Model's slowest stage
+    std::vector<std::vector<int64_t>> m_stageHalves; //!< with a Model (TrainingProgramSpec)
+    double m_peakFlops{0};  //!< rank 0's GPU's
     TrainingProgramSpec m_spec;
     std::vector<std::unique_ptr<TrainingProgram>> m_programs; //!< by stage
     std::vector<RankState> m_rankState;

@@ -1,6 +1,7 @@
 #include "training-program.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace ns3
 {
@@ -157,7 +158,25 @@ TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage
 bool
 TrainingProgram::IsMoeLayer(uint32_t layer) const
 {
+    if (!m_spec.moe.empty())
+    {
+        return m_spec.moe[layer];
+    }
     return m_spec.moeLayers > 0 && (layer + 1) % (m_spec.layers / m_spec.moeLayers) == 0;
+}
+
+int64_t
+TrainingProgram::Half(JobOp::Phase phase, uint32_t microBatch, uint32_t half) const
+{
+    if (m_spec.stageHalves.empty())
+    {
+        const int64_t total = phase == JobOp::FORWARD ? m_forward : m_backward;
+        return Part(Part(total, m_spec.microBatches, microBatch), 2 * m_layersPerStage, half);
+    }
+    const int64_t forward = m_spec.stageHalves[m_stage][half];
+    return phase == JobOp::FORWARD
+               ? forward
+               : static_cast<int64_t>(std::llround(forward * m_spec.backwardRatio));
 }
 
 void
@@ -226,23 +245,20 @@ TrainingProgram::Compute(JobOp::Phase phase, uint32_t microBatch, int64_t ps)
 void
 TrainingProgram::Forward(uint32_t mb)
 {
-    const uint32_t m = m_spec.microBatches;
-    const int64_t pass = Part(m_forward, m, mb);
-    const uint32_t halves = 2 * m_layersPerStage;
     if (m_stage > 0)
     {
         Collective(JobComm::ACTIVATION_RECV, 0, true, JobOp::FORWARD, mb);
     }
     for (uint32_t l = 0; l < m_layersPerStage; ++l)
     {
-        Compute(JobOp::FORWARD, mb, Part(pass, halves, 2 * l));
+        Compute(JobOp::FORWARD, mb, Half(JobOp::FORWARD, mb, 2 * l));
         TensorAllReduce(JobOp::FORWARD, mb);
         const bool moe = IsMoeLayer(m_stage * m_layersPerStage + l);
         if (moe)
         {
             ExpertAllToAll(JobOp::FORWARD, mb);
         }
-        Compute(JobOp::FORWARD, mb, Part(pass, halves, 2 * l + 1));
+        Compute(JobOp::FORWARD, mb, Half(JobOp::FORWARD, mb, 2 * l + 1));
         if (moe)
         {
             ExpertAllToAll(JobOp::FORWARD, mb);
@@ -258,12 +274,14 @@ TrainingProgram::Forward(uint32_t mb)
 void
 TrainingProgram::Backward(uint32_t mb)
 {
-    const uint32_t m = m_spec.microBatches;
-    const int64_t pass = Part(m_backward, m, mb);
-    const uint32_t halves = 2 * m_layersPerStage;
-    const bool lastBackward = mb == m - 1;
+    const bool lastBackward = mb == m_spec.microBatches - 1;
     if (lastBackward && m_spec.overlap && m_bucketSizes > 0)
     {
+        int64_t pass = 0;
+        for (uint32_t h = 0; h < 2 * m_layersPerStage; ++h)
+        {
+            pass += Half(JobOp::BACKWARD, mb, h);
+        }
         const uint64_t bucket = BucketSize(m_spec);
         for (uint32_t k = 0; k < BucketCount(m_spec); ++k)
         {
@@ -286,13 +304,13 @@ TrainingProgram::Backward(uint32_t mb)
         {
             ExpertAllToAll(JobOp::BACKWARD, mb);
         }
-        Compute(JobOp::BACKWARD, mb, Part(pass, halves, 2 * l + 1));
+        Compute(JobOp::BACKWARD, mb, Half(JobOp::BACKWARD, mb, 2 * l + 1));
         if (moe)
         {
             ExpertAllToAll(JobOp::BACKWARD, mb);
         }
         TensorAllReduce(JobOp::BACKWARD, mb);
-        Compute(JobOp::BACKWARD, mb, Part(pass, halves, 2 * l));
+        Compute(JobOp::BACKWARD, mb, Half(JobOp::BACKWARD, mb, 2 * l));
         TensorAllReduce(JobOp::BACKWARD, mb);
     }
     if (lastBackward)

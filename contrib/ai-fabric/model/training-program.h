@@ -78,6 +78,15 @@ struct TrainingProgramSpec
     uint32_t gradientElementBytes{4};
     uint64_t bucketBytes{0};
     bool overlap{true};
+    /**
+     * Per stage, the forward compute of one micro-batch for each half of its layers in order
+     * (attention, MLP, attention, ...), ps, the output layer's in the last half of the last
+     * stage; a half's backward is backwardRatio times it.  Empty: \c compute split evenly
+     * over the micro-batches and halves.
+     */
+    std::vector<std::vector<int64_t>> stageHalves;
+    /** Per layer, whether it is mixture-of-experts; empty: moeLayers spread evenly. */
+    std::vector<bool> moe;
 };
 
 /**
@@ -110,6 +119,8 @@ class TrainingProgram
   private:
     void Forward(uint32_t microBatch);
     void Backward(uint32_t microBatch);
+    /** The compute of half \p half of the stage's layers for micro-batch \p microBatch. */
+    int64_t Half(JobOp::Phase phase, uint32_t microBatch, uint32_t half) const;
     /** Compute of \p ps; gradient buckets ready inside it are started there. */
     void Compute(JobOp::Phase phase, uint32_t microBatch, int64_t ps);
     void Collective(JobComm comm, uint32_t request, bool blocking, JobOp::Phase phase,
@@ -124,7 +135,7 @@ class TrainingProgram
     const TrainingProgramSpec& m_spec;
     uint32_t m_stage;
     uint32_t m_layersPerStage;
-    int64_t m_forward;  //!< all micro-batches' forward compute, ps
+    int64_t m_forward;  //!< all micro-batches' forward compute, ps (without stageHalves)
     int64_t m_backward; //!< and backward
     // Which collectives the spec has, from Requests() once.
     bool m_tensor;

@@ -3,11 +3,15 @@
 #include "../scenario-keys.h"
 #include "../scenario-sections.h"
 
+#include "ns3/pointer.h"
 #include "ns3/string.h"
+#include "ns3/transformer-model.h"
 
+#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
+#include <sstream>
 
 using namespace ns3;
 using nlohmann::json;
@@ -51,6 +55,64 @@ TrainingSchema()
     return MovedRdmaKeys(schema);
 }
 
+/** The keys of a job's model: TransformerModel's attributes. */
+SectionSchema
+ModelSchema(const SectionSchema::Setter& set)
+{
+    SectionSchema schema("training.jobs.model");
+    schema.Bind(TransformerModel::GetTypeId(), set)
+        .Key("description", "text", "\"\"",
+             "What the model is and where its figures come from (not read).");
+    return schema;
+}
+
+/**
+ * Job \p j's model, if it has one: its "model" key, an object of model keys or the name of a
+ * file holding one (shipped presets: scenarios/models/).
+ */
+Ptr<TransformerModel>
+ReadModel(const json& j, const std::string& wj)
+{
+    if (!j.contains("model"))
+    {
+        return nullptr;
+    }
+    const std::string wm = Path(wj, "model");
+    json m = j.at("model");
+    std::string origin = wm;
+    if (m.is_string())
+    {
+        const std::string path = m.get<std::string>();
+        std::ifstream in(path);
+        if (path.empty() || !in)
+        {
+            Fail(wm, m, "cannot read the file (a model file, e.g. scenarios/models/llama3-8b.json, "
+                        "or an object of model keys)");
+        }
+        std::stringstream text;
+        text << in.rdbuf();
+        m = ParseScenarioText(text.str(), path);
+        origin = path;
+    }
+    if (!m.is_object())
+    {
+        Fail(wm, m, "an object of model keys or the name of a file holding one");
+    }
+    ObjectFactory factory(TransformerModel::GetTypeId().GetName());
+    ModelSchema([&](const std::string& n, const AttributeValue& v) { factory.Set(n, v); })
+        .Apply(m, origin);
+    Ptr<TransformerModel> model = factory.Create<TransformerModel>();
+    try
+    {
+        model->Check();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        Fail(origin, m, e.what());
+    }
+    return model;
+}
+
 /** The keys of a training job object: TrainingJob's attributes and how it is placed. */
 SectionSchema
 JobSchema(const SectionSchema::Setter& set)
@@ -59,7 +121,10 @@ JobSchema(const SectionSchema::Setter& set)
     schema
         .Key("name", "1 to 64 letters, digits, '_', '-' or '.'", "job<index> (job0, job1, ...)",
              "The job's name in results (TrainingJob::Name); names must differ.")
-        .Bind(TrainingJob::GetTypeId(), set, {"Name"}) // named by its index unless given
+        .Bind(TrainingJob::GetTypeId(), set, {"Name", "Model"}) // named by its index unless given
+        .Key("model", "a file of model keys (training.jobs.model) or an object of them", "none",
+             "The transformer the job trains (TrainingJob::Model): its layers, parameters, "
+             "activations and compute follow from it.  Presets: scenarios/models/.")
         .Key(PlacementKey())
         .Key("placement_map", "a file of \"rank gpu\" lines (GPUs by name, e.g. s3g5, or host id)",
              "none", "The map placement's file (MapPlacement::File), rank by rank.")
@@ -119,6 +184,11 @@ BuildTraining(const json& doc, Scenario& s)
         }
         helper.SetJobAttribute("Name", StringValue(name));
         job.Set("Name", StringValue(name));
+        if (Ptr<TransformerModel> model = ReadModel(j, wj))
+        {
+            helper.SetJobAttribute("Model", PointerValue(model));
+            job.Set("Model", PointerValue(model));
+        }
         if (!j.contains("ranks"))
         {
             Fail(Path(wj, "ranks"), json(nullptr), "required: the job's number of GPUs");
@@ -228,7 +298,8 @@ TrainingSection()
     section.schemas = [](Scenario&) {
         return std::vector<SectionSchema>{
             TrainingSchema(),
-            JobSchema([](const std::string&, const AttributeValue&) {})};
+            JobSchema([](const std::string&, const AttributeValue&) {}),
+            ModelSchema([](const std::string&, const AttributeValue&) {})};
     };
     return section;
 }
