@@ -211,6 +211,12 @@ TEST(Nvls, RunsNcclsPiecesAndLatencies)
     EXPECT_EQ(t.GetLaunchLatency(), Time(0));
     EXPECT_EQ(t.GetHopLatency(32, 0), NanoSeconds(6250));
     EXPECT_EQ(t.GetHopLatency(0, 8), NanoSeconds(20900));
+    // The ideal protocol adds no latency, NVLS's neither.
+    Ptr<CollectiveAlgorithm> ideal = CollectiveAlgorithm::Create("nvls");
+    ideal->SetAttribute("Protocol", TypeIdValue(IdealProtocol::GetTypeId()));
+    const CollectiveSchedule free = ideal->Build(OneServer(8, ALL_REDUCE, 1 << 20));
+    EXPECT_EQ(free.GetLaunchLatency(), Time(0));
+    EXPECT_EQ(free.GetHopLatency(0, 8), Time(0));
     // Other algorithms keep the protocol's (rings' NVLink 3.4 us, network 14 us, launch 8.4).
     const CollectiveSchedule ring =
         CollectiveAlgorithm::Create("ring")->Build(ServersRequest(2, 8, ALL_REDUCE, 1 << 20));

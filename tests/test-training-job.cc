@@ -206,6 +206,58 @@ TEST(TrainingProgram, CountsOpsAndKeepsComputeExact)
     EXPECT_EQ(buckets[1].bytes, 2u << 20);
 }
 
+// Sequence parallelism turns each tensor all-reduce into an all-gather before the layer half
+// and a reduce-scatter after it (on a ring the same bytes: 2(n-1)/n S = (n-1)/n S twice) and
+// pipeline transfers into 1/tp of the activation; ZeRO-1 reduce-scatters the buckets and
+// all-gathers the BF16 parameters after the optimizer, blocking.
+TEST(TrainingProgram, SequenceParallelAndDistributedOptimizerChangeTheCollectives)
+{
+    TrainingProgramSpec s;
+    s.compute = MicroSeconds(100);
+    s.layers = 4;
+    s.microBatches = 3;
+    s.tp = 4;
+    s.pp = 2;
+    s.dp = 2;
+    s.activationBytes = 1 << 20;
+    s.gradientBytes = 10 << 20;
+    s.bucketBytes = 4 << 20;
+    s.sequenceParallel = true;
+    s.distributedOptimizer = true;
+    const auto tensor = TrainingProgram::Requests(s, JobComm::TENSOR);
+    ASSERT_EQ(tensor.size(), 2u);
+    EXPECT_EQ(tensor[0].op, ALL_GATHER);
+    EXPECT_EQ(tensor[1].op, REDUCE_SCATTER);
+    EXPECT_EQ(tensor[0].bytes, 1u << 20);
+    EXPECT_EQ(TrainingProgram::Requests(s, JobComm::ACTIVATION_SEND).at(0).bytes, 256u << 10);
+    const auto data = TrainingProgram::Requests(s, JobComm::DATA);
+    ASSERT_EQ(data.size(), 3u); // 4 MiB and 2 MiB buckets, then the parameters
+    EXPECT_EQ(data[0].op, REDUCE_SCATTER);
+    EXPECT_EQ(data[1].op, REDUCE_SCATTER);
+    EXPECT_EQ(data[2].op, ALL_GATHER);
+    EXPECT_EQ(data[2].bytes, (10u << 20) / 4 * 2); // FP32 gradients, BF16 parameters
+    for (uint32_t stage = 0; stage < 2; ++stage)
+    {
+        const TrainingProgram p(s, stage);
+        std::map<std::pair<JobComm, uint32_t>, uint32_t> calls;
+        for (const auto& op : p.GetOps())
+        {
+            calls[{op.comm, op.request}] += op.kind == JobOp::COLLECTIVE;
+        }
+        // 2 layers a stage, an all-gather and a reduce-scatter a half, each way, 3 micro-batches.
+        EXPECT_EQ((calls[{JobComm::TENSOR, 0}]), 2u * 2 * 2 * 3);
+        EXPECT_EQ((calls[{JobComm::TENSOR, 1}]), 2u * 2 * 2 * 3);
+        EXPECT_EQ((calls[{JobComm::DATA, 0}]), 2u);
+        EXPECT_EQ((calls[{JobComm::DATA, 1}]), 1u);
+        EXPECT_EQ((calls[{JobComm::DATA, 2}]), 1u);
+        const JobOp& last = p.GetOps().back();
+        EXPECT_EQ(last.kind, JobOp::COLLECTIVE);
+        EXPECT_EQ(last.request, 2u);
+        EXPECT_TRUE(last.blocking);
+        EXPECT_EQ(last.phase, JobOp::OPTIMIZER);
+    }
+}
+
 TEST(TrainingJob, WithoutCommunicationAnIterationIsExactlyItsCompute)
 {
     const JobOutcome o = RunJob(Star(8, DataRate("400Gbps"), 3),
@@ -265,6 +317,28 @@ TEST(TrainingJob, DataParallelWithoutOverlapAddsTheAllReduceAlone)
         EXPECT_NEAR(it.Duration().GetSeconds(), expected, 0.01 * expected)
             << "all-reduce alone " << alone.As(Time::US);
         EXPECT_EQ(it.compute, MilliSeconds(1));
+    }
+}
+
+// ZeRO-1 without overlap: compute, then the gradients' reduce-scatter (64 MiB of FP32), then
+// the parameters' all-gather (32 MiB of BF16), each as long as alone.
+TEST(TrainingJob, DistributedOptimizerAddsTheReduceScatterAndTheAllGatherAlone)
+{
+    const auto alone = [](CollectiveOperation op, uint64_t bytes) {
+        return RunOnStar("ring", op, bytes, 8, {{"Protocol", "ns3::SimpleProtocol"}})
+            .result.Duration()
+            .GetSeconds();
+    };
+    const double rs = alone(REDUCE_SCATTER, 64 << 20);
+    const double ag = alone(ALL_GATHER, 32 << 20);
+    JobConfig config = DataParallel(false, "67108864");
+    config.attributes.emplace_back("DistributedOptimizer", "true");
+    const JobOutcome o = RunJob(Star(16, DataRate("400Gbps"), 3), config);
+    for (const auto& it : o.iterations)
+    {
+        const double expected = 1e-3 + rs + ag;
+        EXPECT_NEAR(it.Duration().GetSeconds(), expected, 0.01 * expected)
+            << "reduce-scatter " << rs * 1e6 << " us, all-gather " << ag * 1e6 << " us";
     }
 }
 
@@ -582,4 +656,87 @@ TEST(TrainingJob, ModelGivesEachStageItsLayersCompute)
     EXPECT_EQ(job->GetGradientBytes(), (8030261248u + 3) / 4 * 4);
     EXPECT_EQ(job->GetSamplesPerIteration(), 2.0 * 4 * 1);
     EXPECT_EQ(job->GetTokensPerSample(), 8192.0);
+}
+
+// A small model over PP 2 run as packets: each stage's ranks compute exactly their layers'
+// halves (the output layer's on the last stage), forward and backward of every micro-batch.
+TEST(TrainingJob, ModelStagesComputeTheirOwnLayers)
+{
+    Ptr<TransformerModel> model = CreateObject<TransformerModel>();
+    for (const auto& [name, value] : std::vector<std::pair<std::string, uint64_t>>{
+             {"Layers", 4}, {"HiddenSize", 256}, {"FfnHiddenSize", 1024},
+             {"AttentionHeads", 8}, {"KvHeads", 0}, {"VocabSize", 32000},
+             {"SequenceLength", 128}})
+    {
+        model->SetAttribute(name, UintegerValue(value));
+    }
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("400Gbps"), 3));
+    net->AssignStreams(100);
+    RdmaHelper rdma;
+    rdma.Install(net);
+    TrainingJobHelper helper;
+    helper.SetJobAttribute("Ranks", UintegerValue(2));
+    helper.SetJobAttribute("PipelineParallel", UintegerValue(2));
+    helper.SetJobAttribute("MicroBatches", UintegerValue(3));
+    helper.SetJobAttribute("Model", PointerValue(model));
+    Ptr<TrainingJob> job = helper.Install(net, rdma, 10);
+    Simulator::Run();
+    ASSERT_TRUE(job->IsFinished());
+    Ptr<Accelerator> gpu = CreateObject<Accelerator>();
+    const auto ps = [&](double flops) { return gpu->ComputeTime(flops).GetPicoSeconds(); };
+    const auto pass = [&](int64_t forward) { return forward + 2 * forward; };
+    int64_t first = 0;
+    int64_t last = 0;
+    for (uint32_t l = 0; l < 2; ++l)
+    {
+        first += pass(ps(model->GetAttentionFlops(1))) + pass(ps(model->GetMlpFlops(l, 1)));
+        last += pass(ps(model->GetAttentionFlops(1))) +
+                pass(ps(model->GetMlpFlops(2 + l, 1) + (l == 1 ? model->GetLogitFlops(1) : 0)));
+    }
+    const auto& ranks = job->GetRankIterations();
+    ASSERT_EQ(ranks.size(), 2u);
+    EXPECT_EQ(ranks[0].compute, PicoSeconds(3 * first));
+    EXPECT_EQ(ranks[1].compute, PicoSeconds(3 * last));
+    EXPECT_GT(last, first);
+    EXPECT_EQ(job->GetIdealComputeTime(), PicoSeconds(3 * last));
+    Simulator::Destroy();
+}
+
+// A MoE model with a dense first layer over EP 2: the expert all-to-alls come only in its MoE
+// layers, each rank reduces the gradients of its half of the routed experts, and both expert
+// ranks train their own samples.
+TEST(TrainingJob, ModelExpertsSplitOverExpertParallel)
+{
+    Ptr<TransformerModel> model = CreateObject<TransformerModel>();
+    for (const auto& [name, value] : std::vector<std::pair<std::string, uint64_t>>{
+             {"Layers", 4}, {"HiddenSize", 256}, {"FfnHiddenSize", 1024},
+             {"AttentionHeads", 8}, {"KvHeads", 0}, {"VocabSize", 1000},
+             {"SequenceLength", 128}, {"Experts", 4}, {"ExpertTopK", 2},
+             {"ExpertFfnHiddenSize", 512}, {"DenseLayers", 1}})
+    {
+        model->SetAttribute(name, UintegerValue(value));
+    }
+    Ptr<TrainingJob> job = CreateObject<TrainingJob>();
+    job->SetAttribute("Ranks", UintegerValue(4));
+    job->SetAttribute("ExpertParallel", UintegerValue(2));
+    job->SetAttribute("MicroBatches", UintegerValue(2));
+    job->SetAttribute("Model", PointerValue(model));
+    job->Check();
+    const TrainingProgramSpec s = job->GetProgramSpec();
+    EXPECT_EQ(s.moe, (std::vector<bool>{false, true, true, true}));
+    const TrainingProgram p(s, 0);
+    uint32_t expert = 0;
+    for (const auto& op : p.GetOps())
+    {
+        expert += op.kind == JobOp::COLLECTIVE && op.comm == JobComm::EXPERT;
+    }
+    EXPECT_EQ(expert, 3u * 2 * 2 * 2); // 3 MoE layers, dispatch and combine, each way, 2 mbs
+    // Routed experts: 3 layers x 4 experts x 3 x 256 x 512; a rank holds half of them.
+    const uint64_t routed = 3ULL * 4 * 3 * 256 * 512;
+    EXPECT_EQ(model->GetRoutedExpertParameters(), routed);
+    EXPECT_EQ(job->GetGradientBytes(), (model->GetParameters() - routed / 2) * 4);
+    EXPECT_EQ(job->GetSamplesPerIteration(), 1.0 * 2 * 2 * 2); // b x m x DP x EP
+    job->SetAttribute("ExpertParallel", UintegerValue(3));
+    job->SetAttribute("Ranks", UintegerValue(3));
+    EXPECT_THROW(job->Check(), std::invalid_argument); // 3 does not divide 4 experts
 }

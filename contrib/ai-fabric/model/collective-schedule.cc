@@ -177,6 +177,10 @@ CollectiveSchedule::GetLaunchLatency() const
 void
 CollectiveSchedule::SetAlgorithmLatencies(Time launch, Time engineHop, Time netHop)
 {
+    if (!m_protocol || m_protocol->GetShortName() == "ideal")
+    {
+        return; // data alone, no latency
+    }
     m_algorithmLatencies = true;
     m_launch = launch;
     m_engineHop = engineHop;

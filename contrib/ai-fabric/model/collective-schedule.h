@@ -227,7 +227,7 @@ class CollectiveSchedule
      * Latencies of an algorithm NCCL gives constants of its own (NVLS, NVLS-tree: its
      * baseLat and hwLat rows, not the rings' the protocol holds): steps start \p launch after
      * the launch, a message to or from an engine adds \p engineHop, one between servers
-     * \p netHop.  Ignored without a protocol (data alone, no latency).
+     * \p netHop.  Ignored without a protocol or under "ideal" (data alone, no latency).
      */
     void SetAlgorithmLatencies(Time launch, Time engineHop, Time netHop);
     /** The algorithm that built it (with what "auto" chose, e.g. "auto:ring"). */

@@ -138,6 +138,31 @@ TrainingJob::GetTypeId()
                           MakeUintegerChecker<uint8_t>(0, 7))
             .AddAttribute("StartTime", "When the first iteration starts.", TimeValue(Time(0)),
                           MakeTimeAccessor(&TrainingJob::m_startTime), MakeTimeChecker(Time(0)))
+            .AddAttribute("SequenceParallel",
+                          "Megatron's sequence parallelism (Korthikanti et al., \"Reducing "
+                          "Activation Recomputation in Large Transformer Models\", 2022): each "
+                          "tensor-parallel all-reduce becomes an all-gather before the layer "
+                          "half and a reduce-scatter after it (the same bytes on a ring: "
+                          "4 all-gathers and 4 reduce-scatters a layer), and pipeline transfers "
+                          "carry 1/TensorParallel of the activation.  Needs TensorParallel > 1.",
+                          BooleanValue(false), MakeBooleanAccessor(&TrainingJob::m_sequenceParallel),
+                          MakeBooleanChecker())
+            .AddAttribute("DistributedOptimizer",
+                          "ZeRO-1 (Rajbhandari et al., \"ZeRO\", SC'20; Megatron's distributed "
+                          "optimizer): gradient buckets are reduce-scattered over the "
+                          "data-parallel group instead of all-reduced, each rank updates its "
+                          "shard, and after the optimizer step the updated parameters are "
+                          "all-gathered (blocking) at ParameterElementBytes.  Needs "
+                          "DataParallel > 1.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&TrainingJob::m_distributedOptimizer),
+                          MakeBooleanChecker())
+            .AddAttribute("ParameterElementBytes",
+                          "Bytes per parameter the distributed optimizer all-gathers.  Default "
+                          "2: BF16 weights, Megatron's distributed optimizer's all-gather.",
+                          UintegerValue(2),
+                          MakeUintegerAccessor(&TrainingJob::m_parameterElementBytes),
+                          MakeUintegerChecker<uint32_t>(1, 8))
             .AddAttribute("Model",
                           "The transformer the job trains (null: none).  It gives Layers, "
                           "MoeLayers (its mixture-of-experts layers, where it has them), "
@@ -254,6 +279,19 @@ TrainingJob::Check() const
             }
         }
     }
+    const ParallelLayout layout = GetLayout();
+    if (m_sequenceParallel && m_tp < 2)
+    {
+        Bad(job + "SequenceParallel needs TensorParallel > 1");
+    }
+    if (m_distributedOptimizer && layout.dp < 2)
+    {
+        Bad(job + "DistributedOptimizer needs DataParallel > 1 (it shards over the replicas)");
+    }
+    if (!m_distributedOptimizer && !IsDefault("ParameterElementBytes"))
+    {
+        Bad(job + "ParameterElementBytes applies only with DistributedOptimizer");
+    }
     const uint32_t layers = Layers();
     if (layers % m_pp != 0)
     {
@@ -264,6 +302,11 @@ TrainingJob::Check() const
     if (!m_model && (moe > layers || (moe > 0 && layers % moe != 0)))
     {
         Bad(job + "MoeLayers (" + Str(moe) + ") must divide Layers (" + Str(layers) + ")");
+    }
+    if (m_model && m_ep > 1 && m_model->GetExperts() % m_ep != 0)
+    {
+        Bad(job + "ExpertParallel (" + Str(m_ep) + ") must divide the Model's Experts (" +
+            Str(m_model->GetExperts()) + ")");
     }
     if (m_ep > 1 && moe == 0)
     {
@@ -332,7 +375,9 @@ TrainingJob::ActivationBytes() const
 double
 TrainingJob::GetSamplesPerIteration() const
 {
-    return m_model ? double(m_microBatchSize) * m_microBatches * GetLayout().dp
+    // Expert-parallel ranks are data replicas of the dense layers: each trains its own samples.
+    const ParallelLayout l = GetLayout();
+    return m_model ? double(m_microBatchSize) * m_microBatches * l.dp * l.ep
                    : m_samplesPerIteration;
 }
 
@@ -384,7 +429,10 @@ uint64_t
 TrainingJob::GetGradientBytes() const
 {
     const uint64_t shards = uint64_t(m_tp) * m_pp;
-    return (Parameters() + shards - 1) / shards * m_gradientElementBytes;
+    // With a MoE model a rank holds 1/ExpertParallel of the routed experts.
+    const uint64_t experts = m_model ? m_model->GetRoutedExpertParameters() : 0;
+    const uint64_t held = Parameters() - experts + experts / m_ep;
+    return (held + shards - 1) / shards * m_gradientElementBytes;
 }
 
 TrainingProgramSpec
@@ -409,6 +457,9 @@ TrainingJob::GetProgramSpec() const
     s.bucketBytes = m_bucketBytes;
     s.overlap = m_overlap;
     s.stageHalves = m_stageHalves;
+    s.sequenceParallel = m_sequenceParallel;
+    s.distributedOptimizer = m_distributedOptimizer;
+    s.parameterElementBytes = m_parameterElementBytes;
     if (m_model)
     {
         for (uint32_t l = 0; l < s.layers; ++l)

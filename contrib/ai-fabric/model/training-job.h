@@ -96,7 +96,10 @@ class TrainingJob : public Object
     ParallelLayout GetLayout() const;
     /** The iteration's description from the attributes (compute from FLOPs once placed). */
     TrainingProgramSpec GetProgramSpec() const;
-    /** The bytes each rank's gradient reduction covers: Parameters / (TP x PP) of them. */
+    /**
+     * The bytes each rank's gradient reduction covers: Parameters / (TP x PP) of them (with a
+     * MoE Model, its routed experts over ExpertParallel too).
+     */
     uint64_t GetGradientBytes() const;
     uint8_t GetTrafficClass() const { return m_trafficClass; }
 
@@ -246,6 +249,9 @@ class TrainingJob : public Object
     double m_tokensPerSample;
     uint8_t m_trafficClass;
     Time m_startTime;
+    bool m_sequenceParallel;
+    bool m_distributedOptimizer;
+    uint32_t m_parameterElementBytes;
     Ptr<TransformerModel> m_model;
     uint32_t m_microBatchSize;
     uint32_t m_activationElementBytes;

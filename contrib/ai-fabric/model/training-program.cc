@@ -76,6 +76,10 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
     case JobComm::TENSOR:
         if (s.tp > 1 && s.activationBytes > 0)
         {
+            if (s.sequenceParallel)
+            {
+                return {{ALL_GATHER, s.activationBytes, 1}, {REDUCE_SCATTER, s.activationBytes, 1}};
+            }
             return {{ALL_REDUCE, s.activationBytes, 1}};
         }
         return {};
@@ -94,10 +98,16 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
         }
         const uint64_t bucket = BucketSize(s);
         const uint64_t last = s.gradientBytes - uint64_t(BucketCount(s) - 1) * bucket;
-        std::vector<JobRequest> r{{ALL_REDUCE, std::min(bucket, s.gradientBytes), s.gradientElementBytes}};
+        const CollectiveOperation reduce = s.distributedOptimizer ? REDUCE_SCATTER : ALL_REDUCE;
+        std::vector<JobRequest> r{{reduce, std::min(bucket, s.gradientBytes), s.gradientElementBytes}};
         if (last != r[0].bytes)
         {
-            r.push_back({ALL_REDUCE, last, s.gradientElementBytes});
+            r.push_back({reduce, last, s.gradientElementBytes});
+        }
+        if (s.distributedOptimizer)
+        {
+            const uint64_t elements = s.gradientBytes / s.gradientElementBytes;
+            r.push_back({ALL_GATHER, elements * s.parameterElementBytes, s.parameterElementBytes});
         }
         return r;
     }
@@ -105,9 +115,15 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
     case JobComm::ACTIVATION_RECV:
     case JobComm::GRADIENT_SEND:
     case JobComm::GRADIENT_RECV:
-        // Zero bytes: the stages still wait for each other, at no communication cost.
-        return s.pp > 1 ? std::vector<JobRequest>{{BROADCAST, s.activationBytes, 1}}
-                        : std::vector<JobRequest>{};
+        // Zero bytes: the stages still wait for each other, at no communication cost.  With
+        // sequence parallelism each rank holds and sends 1/tp of the activation.
+        if (s.pp <= 1)
+        {
+            return {};
+        }
+        return {{BROADCAST,
+                 s.sequenceParallel ? (s.activationBytes + s.tp - 1) / s.tp : s.activationBytes,
+                 1}};
     }
     return {};
 }
@@ -118,8 +134,13 @@ TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage
       m_layersPerStage(spec.layers / spec.pp),
       m_tensor(!Requests(spec, JobComm::TENSOR).empty()),
       m_expert(!Requests(spec, JobComm::EXPERT).empty()),
-      m_bucketSizes(Requests(spec, JobComm::DATA).size())
+      m_bucketSizes(Requests(spec, JobComm::DATA).size()),
+      m_parameterGather(0)
 {
+    if (spec.distributedOptimizer && m_bucketSizes > 0)
+    {
+        m_parameterGather = --m_bucketSizes; // the last DATA request
+    }
     const int64_t total = spec.compute.GetPicoSeconds();
     m_forward = static_cast<int64_t>(std::llround(total / (1 + spec.backwardRatio)));
     m_backward = total - m_forward;
@@ -151,6 +172,11 @@ TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage
     {
         m_ops.push_back({JobOp::COMPUTE, JobOp::OPTIMIZER});
         m_ops.back().picoseconds = spec.optimizer.GetPicoSeconds();
+    }
+    if (m_parameterGather > 0)
+    {
+        Collective(JobComm::DATA, static_cast<uint32_t>(m_parameterGather), true,
+                   JobOp::OPTIMIZER, m - 1);
     }
     m_ops.shrink_to_fit();
 }
@@ -188,11 +214,20 @@ TrainingProgram::Collective(JobComm comm, uint32_t request, bool blocking, JobOp
 }
 
 void
-TrainingProgram::TensorAllReduce(JobOp::Phase phase, uint32_t microBatch)
+TrainingProgram::TensorBefore(JobOp::Phase phase, uint32_t microBatch)
+{
+    if (m_tensor && m_spec.sequenceParallel)
+    {
+        Collective(JobComm::TENSOR, 0, true, phase, microBatch);
+    }
+}
+
+void
+TrainingProgram::TensorAfter(JobOp::Phase phase, uint32_t microBatch)
 {
     if (m_tensor)
     {
-        Collective(JobComm::TENSOR, 0, true, phase, microBatch);
+        Collective(JobComm::TENSOR, m_spec.sequenceParallel ? 1 : 0, true, phase, microBatch);
     }
 }
 
@@ -251,8 +286,10 @@ TrainingProgram::Forward(uint32_t mb)
     }
     for (uint32_t l = 0; l < m_layersPerStage; ++l)
     {
+        TensorBefore(JobOp::FORWARD, mb);
         Compute(JobOp::FORWARD, mb, Half(JobOp::FORWARD, mb, 2 * l));
-        TensorAllReduce(JobOp::FORWARD, mb);
+        TensorAfter(JobOp::FORWARD, mb);
+        TensorBefore(JobOp::FORWARD, mb);
         const bool moe = IsMoeLayer(m_stage * m_layersPerStage + l);
         if (moe)
         {
@@ -263,7 +300,7 @@ TrainingProgram::Forward(uint32_t mb)
         {
             ExpertAllToAll(JobOp::FORWARD, mb);
         }
-        TensorAllReduce(JobOp::FORWARD, mb);
+        TensorAfter(JobOp::FORWARD, mb);
     }
     if (m_stage + 1 < m_spec.pp)
     {
@@ -300,6 +337,7 @@ TrainingProgram::Backward(uint32_t mb)
     for (uint32_t l = m_layersPerStage; l-- > 0;)
     {
         const bool moe = IsMoeLayer(m_stage * m_layersPerStage + l);
+        TensorBefore(JobOp::BACKWARD, mb);
         if (moe)
         {
             ExpertAllToAll(JobOp::BACKWARD, mb);
@@ -309,9 +347,10 @@ TrainingProgram::Backward(uint32_t mb)
         {
             ExpertAllToAll(JobOp::BACKWARD, mb);
         }
-        TensorAllReduce(JobOp::BACKWARD, mb);
+        TensorAfter(JobOp::BACKWARD, mb);
+        TensorBefore(JobOp::BACKWARD, mb);
         Compute(JobOp::BACKWARD, mb, Half(JobOp::BACKWARD, mb, 2 * l));
-        TensorAllReduce(JobOp::BACKWARD, mb);
+        TensorAfter(JobOp::BACKWARD, mb);
     }
     if (lastBackward)
     {

@@ -87,6 +87,18 @@ struct TrainingProgramSpec
     std::vector<std::vector<int64_t>> stageHalves;
     /** Per layer, whether it is mixture-of-experts; empty: moeLayers spread evenly. */
     std::vector<bool> moe;
+    /**
+     * Sequence parallelism: a tensor all-gather before each layer half and a reduce-scatter
+     * after it, in place of the all-reduce; pipeline transfers of activationBytes / tp.
+     */
+    bool sequenceParallel{false};
+    /**
+     * ZeRO-1: gradient buckets reduce-scattered, not all-reduced, and after the optimizer the
+     * updated parameters all-gathered (gradientBytes / gradientElementBytes elements of
+     * parameterElementBytes).
+     */
+    bool distributedOptimizer{false};
+    uint32_t parameterElementBytes{2};
 };
 
 /**
@@ -125,8 +137,10 @@ class TrainingProgram
     void Compute(JobOp::Phase phase, uint32_t microBatch, int64_t ps);
     void Collective(JobComm comm, uint32_t request, bool blocking, JobOp::Phase phase,
                     uint32_t microBatch);
-    /** The tensor all-reduce after a layer half, if the job has tensor parallelism. */
-    void TensorAllReduce(JobOp::Phase phase, uint32_t microBatch);
+    /** Before a layer half: with sequence parallelism, the tensor all-gather. */
+    void TensorBefore(JobOp::Phase phase, uint32_t microBatch);
+    /** After a layer half: the tensor all-reduce, or with sequence parallelism reduce-scatter. */
+    void TensorAfter(JobOp::Phase phase, uint32_t microBatch);
     void ExpertAllToAll(JobOp::Phase phase, uint32_t microBatch);
     bool IsMoeLayer(uint32_t layer) const;
     /** Start bucket \p index's all-reduce (not blocking). */
@@ -141,6 +155,7 @@ class TrainingProgram
     bool m_tensor;
     bool m_expert;
     std::size_t m_bucketSizes; //!< 0 (no reduction), 1, or 2 (a smaller last bucket)
+    std::size_t m_parameterGather; //!< DATA request of ZeRO-1's parameter all-gather
     std::vector<JobOp> m_ops;
     // Gradient buckets during the last backward: their ready points in that backward's
     // compute, and how far it has got.

@@ -194,6 +194,13 @@ TransformerModel::GetParameters() const
     return all;
 }
 
+uint64_t
+TransformerModel::GetRoutedExpertParameters() const
+{
+    const uint64_t expert = MlpWeights(m_expertFfn > 0 ? m_expertFfn : m_ffn);
+    return uint64_t{GetMoeLayers()} * m_experts * expert;
+}
+
 double
 TransformerModel::GetAttentionFlops(uint32_t sequences) const
 {

@@ -54,6 +54,9 @@ class TransformerModel : public Object
     uint64_t GetEmbeddingParameters() const;
     /** All weights. */
     uint64_t GetParameters() const;
+    /** The routed experts' weights, all layers (what expert parallelism splits). */
+    uint64_t GetRoutedExpertParameters() const;
+    uint32_t GetExperts() const { return m_experts; }
 
     /** Forward FLOPs of a layer's attention block for \p sequences sequences. */
     double GetAttentionFlops(uint32_t sequences) const;

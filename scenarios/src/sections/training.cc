@@ -108,7 +108,7 @@ ReadModel(const json& j, const std::string& wj)
     }
     catch (const std::invalid_argument& e)
     {
-        Fail(origin, m, e.what());
+        Fail(origin == wm ? wm : wm + " (" + origin + ")", m, e.what());
     }
     return model;
 }
@@ -184,6 +184,31 @@ BuildTraining(const json& doc, Scenario& s)
         }
         helper.SetJobAttribute("Name", StringValue(name));
         job.Set("Name", StringValue(name));
+        // The model gives these; without one, those keys have nothing to apply to.
+        const char* given[] = {"compute_time", "flops", "layers", "moe_layers", "expert_top_k",
+                               "parameters", "activation_bytes", "samples_per_iteration",
+                               "tokens_per_sample"};
+        const char* modelOnly[] = {"micro_batch_size", "activation_element_bytes"};
+        for (const char* key : given)
+        {
+            if (j.contains("model") && j.contains(key))
+            {
+                Fail(Path(wj, key), j.at(key), "given by the job's model; leave it out");
+            }
+        }
+        for (const char* key : modelOnly)
+        {
+            if (!j.contains("model") && j.contains(key))
+            {
+                Fail(Path(wj, key), j.at(key), "applies only with a \"model\"");
+            }
+        }
+        if (j.contains("parameter_element_bytes") &&
+            !(j.contains("distributed_optimizer") && j.at("distributed_optimizer") == true))
+        {
+            Fail(Path(wj, "parameter_element_bytes"), j.at("parameter_element_bytes"),
+                 "applies only with \"distributed_optimizer\": true");
+        }
         if (Ptr<TransformerModel> model = ReadModel(j, wj))
         {
             helper.SetJobAttribute("Model", PointerValue(model));
