@@ -317,6 +317,7 @@ TEST(TrainingJob, DataParallelWithoutOverlapAddsTheAllReduceAlone)
         EXPECT_NEAR(it.Duration().GetSeconds(), expected, 0.01 * expected)
             << "all-reduce alone " << alone.As(Time::US);
         EXPECT_EQ(it.compute, MilliSeconds(1));
+        EXPECT_EQ(it.exposedBy[static_cast<std::size_t>(Exposure::DATA)], it.exposed);
     }
 }
 
@@ -407,6 +408,11 @@ TEST(TrainingJob, PipelineBubbleMatchesOneFOneB)
                                       {"ComputeTime", "24ms"}}});
         const double bubble = 1 - o.utilization;
         EXPECT_NEAR(bubble, double(p - 1) / (m + p - 1), 1e-9) << "p=" << p << " m=" << m;
+        // With free transfers every exposed moment is the other stage's: the bubble.
+        for (const auto& r : o.ranks)
+        {
+            EXPECT_EQ(r.exposedBy[static_cast<std::size_t>(Exposure::PIPELINE)], r.exposed);
+        }
     }
 }
 
@@ -447,6 +453,14 @@ TEST(TrainingJob, ThreeDimensionalParallelismWithExpertsRunsToTheEnd)
         EXPECT_EQ(r.compute + r.exposed + r.barrier,
                   o.iterations[r.iteration].Duration());
         EXPECT_GT(r.communication, Time(0));
+        // The exposed time, by what was waited on, to the picosecond; each axis waited on.
+        Time parts;
+        for (const Time& t : r.exposedBy)
+        {
+            parts += t;
+            EXPECT_GT(t, Time(0)) << "rank " << r.rank;
+        }
+        EXPECT_EQ(parts, r.exposed);
     }
     // Packed: each tensor-parallel pair shares a server.
     for (uint32_t r = 0; r < 16; r += 2)

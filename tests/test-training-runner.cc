@@ -232,6 +232,9 @@ TEST(TrainingRunner, OutputsAgreeWithEachOther)
                            std::stod(r.at("barrier_wait_s"));
         const double expected = duration[{r.at("job"), r.at("iteration")}];
         EXPECT_NEAR(sum, expected, 1e-11);
+        const double parts = std::stod(r.at("exposed_tensor_s")) + std::stod(r.at("exposed_expert_s")) +
+                             std::stod(r.at("exposed_pipeline_s")) + std::stod(r.at("exposed_data_s"));
+        EXPECT_NEAR(parts, std::stod(r.at("exposed_comm_s")), 1e-11);
         // Server 2 (packed job a's rank 2) computes 1.25x slower.
         const bool slow = r.at("job") == "a" && r.at("gpu") == "s2g0";
         EXPECT_EQ(std::stod(r.at("slowdown")), slow ? 1.25 : 1.0) << r.at("gpu");

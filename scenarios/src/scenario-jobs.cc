@@ -56,13 +56,35 @@ Sec(Time t)
 {
     return t.GetSeconds();
 }
+
+/** "exposed_tensor_s,exposed_expert_s,exposed_pipeline_s,exposed_data_s,". */
+std::string
+ExposureColumns()
+{
+    std::string columns;
+    for (std::size_t e = 0; e < kExposures; ++e)
+    {
+        columns += std::string("exposed_") + ExposureName(static_cast<Exposure>(e)) + "_s,";
+    }
+    return columns;
+}
+
+void
+WriteExposures(std::ostream& os, const std::array<Time, kExposures>& by)
+{
+    for (const Time& t : by)
+    {
+        os << Sec(t) << ',';
+    }
+}
 } // namespace
 
 void
 ScenarioRun::WriteIterations(std::ostream& os) const
 {
     os << "job,iteration,start_s,end_s,duration_s,compute_s,communication_s,exposed_comm_s,"
-          "barrier_wait_s,barrier_wait_max_s,last_rank,last_gpu,slowest_gpu,utilization\n";
+       << ExposureColumns()
+       << "barrier_wait_s,barrier_wait_max_s,last_rank,last_gpu,slowest_gpu,utilization\n";
     os << std::setprecision(12);
     const FabricTopology& topo = m_scenario.topology;
     auto gpu = [&topo](Ptr<TrainingJob> job, uint32_t rank) {
@@ -83,8 +105,9 @@ ScenarioRun::WriteIterations(std::ostream& os) const
         {
             os << job->GetName() << ',' << it.iteration << ',' << Sec(it.start) << ','
                << Sec(it.end) << ',' << Sec(it.Duration()) << ',' << Sec(it.compute) << ','
-               << Sec(it.communication) << ',' << Sec(it.exposed) << ',' << Sec(it.barrier) << ','
-               << Sec(it.maxBarrier) << ',' << it.lastRank << ',' << gpu(job, it.lastRank)
+               << Sec(it.communication) << ',' << Sec(it.exposed) << ',';
+            WriteExposures(os, it.exposedBy);
+            os << Sec(it.barrier) << ',' << Sec(it.maxBarrier) << ',' << it.lastRank << ',' << gpu(job, it.lastRank)
                << ',' << slowestGpu << ',' << ideal / Sec(it.Duration()) << '\n';
         }
     }
@@ -93,8 +116,8 @@ ScenarioRun::WriteIterations(std::ostream& os) const
 void
 ScenarioRun::WriteRankIterations(std::ostream& os) const
 {
-    os << "job,iteration,rank,gpu,slowdown,compute_s,communication_s,exposed_comm_s,finish_s,"
-          "barrier_wait_s\n";
+    os << "job,iteration,rank,gpu,slowdown,compute_s,communication_s,exposed_comm_s,"
+       << ExposureColumns() << "finish_s,barrier_wait_s\n";
     os << std::setprecision(12);
     for (const auto& job : m_jobs)
     {
@@ -104,8 +127,9 @@ ScenarioRun::WriteRankIterations(std::ostream& os) const
             os << job->GetName() << ',' << r.iteration << ',' << r.rank << ','
                << m_scenario.topology.GetNode(m_scenario.topology.HostNode(host)).name << ','
                << job->GetSlowdown(r.rank) << ',' << Sec(r.compute) << ','
-               << Sec(r.communication) << ',' << Sec(r.exposed) << ',' << Sec(r.finish) << ','
-               << Sec(r.barrier) << '\n';
+               << Sec(r.communication) << ',' << Sec(r.exposed) << ',';
+            WriteExposures(os, r.exposedBy);
+            os << Sec(r.finish) << ',' << Sec(r.barrier) << '\n';
         }
     }
 }

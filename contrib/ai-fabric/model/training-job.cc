@@ -20,6 +20,43 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("TrainingJob");
 NS_OBJECT_ENSURE_REGISTERED(TrainingJob);
 
+const char*
+ExposureName(Exposure e)
+{
+    switch (e)
+    {
+    case Exposure::TENSOR:
+        return "tensor";
+    case Exposure::EXPERT:
+        return "expert";
+    case Exposure::PIPELINE:
+        return "pipeline";
+    case Exposure::DATA:
+        return "data";
+    }
+    return "?";
+}
+
+namespace
+{
+/** What a blocking collective of \p comm is waited on as. */
+Exposure
+ExposureOf(JobComm comm)
+{
+    switch (comm)
+    {
+    case JobComm::TENSOR:
+        return Exposure::TENSOR;
+    case JobComm::EXPERT:
+        return Exposure::EXPERT;
+    case JobComm::DATA:
+        return Exposure::DATA;
+    default:
+        return Exposure::PIPELINE;
+    }
+}
+} // namespace
+
 TypeId
 TrainingJob::GetTypeId()
 {
@@ -615,6 +652,7 @@ TrainingJob::StartIteration()
         rs.wait = NOTHING;
         rs.nominalDone = 0;
         rs.compute = rs.communication = Time();
+        rs.exposedBy = {};
         rs.active = 0;
     }
     for (uint32_t r = 0; r < m_ranks; ++r)
@@ -632,7 +670,12 @@ TrainingJob::Advance(uint32_t r)
     }
     RankState& rs = m_rankState[r];
     const auto& ops = m_programs[rs.stage]->GetOps();
+    if (rs.wait != NOTHING)
+    {
+        rs.exposedBy[static_cast<std::size_t>(rs.blockedOn)] += Simulator::Now() - rs.blockedSince;
+    }
     rs.wait = NOTHING;
+    rs.blockedSince = Simulator::Now();
     while (rs.pc < ops.size())
     {
         const JobOp& op = ops[rs.pc];
@@ -662,6 +705,7 @@ TrainingJob::Advance(uint32_t r)
                     if (ready == 0)
                     {
                         rs.wait = activation ? ACTIVATION : GRADIENT;
+                        rs.blockedOn = Exposure::PIPELINE;
                         return;
                     }
                     --ready;
@@ -682,6 +726,7 @@ TrainingJob::Advance(uint32_t r)
             if (op.blocking)
             {
                 rs.wait = COLLECTIVE;
+                rs.blockedOn = ExposureOf(op.comm);
                 return;
             }
             continue;
@@ -690,6 +735,7 @@ TrainingJob::Advance(uint32_t r)
             if (rs.outstanding > 0)
             {
                 rs.wait = ALL;
+                rs.blockedOn = Exposure::DATA;
                 return;
             }
             ++rs.pc;
@@ -779,12 +825,18 @@ TrainingJob::EndIteration()
     int64_t communication = 0;
     int64_t exposed = 0;
     int64_t barrier = 0;
+    std::array<int64_t, kExposures> exposedBy{};
     Time slowest(-1);
     for (uint32_t r = 0; r < m_ranks; ++r)
     {
         const RankState& rs = m_rankState[r];
         JobRankIteration ri{it.iteration, r, rs.compute, rs.communication,
-                            rs.finish - m_iterationStart - rs.compute, rs.finish, end - rs.finish};
+                            rs.finish - m_iterationStart - rs.compute, rs.finish, end - rs.finish,
+                            rs.exposedBy};
+        for (std::size_t e = 0; e < kExposures; ++e)
+        {
+            exposedBy[e] += ri.exposedBy[e].GetPicoSeconds();
+        }
         compute += ri.compute.GetPicoSeconds();
         communication += ri.communication.GetPicoSeconds();
         exposed += ri.exposed.GetPicoSeconds();
@@ -800,6 +852,10 @@ TrainingJob::EndIteration()
     it.compute = PicoSeconds(compute / m_ranks);
     it.communication = PicoSeconds(communication / m_ranks);
     it.exposed = PicoSeconds(exposed / m_ranks);
+    for (std::size_t e = 0; e < kExposures; ++e)
+    {
+        it.exposedBy[e] = PicoSeconds(exposedBy[e] / m_ranks);
+    }
     it.barrier = PicoSeconds(barrier / m_ranks);
     m_iterations.push_back(it);
     NS_LOG_INFO("job " << m_name << " iteration " << it.iteration << ": "

@@ -19,6 +19,18 @@
 namespace ns3
 {
 
+/** What a rank waits on when it is neither computing nor done (its exposed time). */
+enum class Exposure : uint8_t
+{
+    TENSOR,   //!< a tensor-parallel collective
+    EXPERT,   //!< an expert all-to-all
+    PIPELINE, //!< the other stage: an activation or gradient not yet there (bubble and transfer)
+    DATA,     //!< the gradient reduction (the end-of-backward wait) and ZeRO's parameter gather
+};
+constexpr std::size_t kExposures = 4;
+/** "tensor", "expert", "pipeline", "data". */
+const char* ExposureName(Exposure e);
+
 /** One iteration of a job: when it ran, and its ranks' times averaged over the ranks. */
 struct JobIteration
 {
@@ -28,6 +40,7 @@ struct JobIteration
     Time compute;       //!< GPU busy computing (slowdowns included)
     Time communication; //!< some collective of the rank in progress
     Time exposed;       //!< neither computing nor done: waiting on collectives or other stages
+    std::array<Time, kExposures> exposedBy; //!< exposed, by what was waited on (Exposure)
     Time barrier;       //!< done, waiting for the slowest rank
     Time maxBarrier;
     uint32_t lastRank{0}; //!< the rank that finished last (its finish ends the iteration)
@@ -44,6 +57,7 @@ struct JobRankIteration
     Time exposed;
     Time finish;
     Time barrier;
+    std::array<Time, kExposures> exposedBy; //!< exposed by Exposure: they sum to exposed
 };
 
 /** A span of one rank's work, for timelines. */
@@ -196,6 +210,9 @@ class TrainingJob : public Object
         uint32_t active{0};
         Time activeSince;
         Time finish;
+        std::array<Time, kExposures> exposedBy;
+        Exposure blockedOn{Exposure::DATA}; //!< while wait is not NOTHING
+        Time blockedSince;
     };
 
     void StartIteration();
