@@ -256,6 +256,20 @@ TEST(TrainingProgram, SequenceParallelAndDistributedOptimizerChangeTheCollective
         EXPECT_TRUE(last.blocking);
         EXPECT_EQ(last.phase, JobOp::OPTIMIZER);
     }
+    // Degrees that do not divide the buffers: each request padded to whole pieces per rank,
+    // which reduce-scatter and all-gather need (25 MiB buckets over 3 replicas, 1 MiB over TP 3).
+    s.tp = 3;
+    s.dp = 3;
+    s.bucketBytes = 25 << 20;
+    s.gradientBytes = 60 << 20;
+    for (const auto& r : TrainingProgram::Requests(s, JobComm::DATA))
+    {
+        EXPECT_EQ(r.bytes % (3 * r.elementBytes), 0u) << r.bytes;
+    }
+    for (const auto& r : TrainingProgram::Requests(s, JobComm::TENSOR))
+    {
+        EXPECT_EQ(r.bytes % 3, 0u) << r.bytes;
+    }
 }
 
 TEST(TrainingJob, WithoutCommunicationAnIterationIsExactlyItsCompute)
@@ -337,6 +351,7 @@ TEST(TrainingJob, DistributedOptimizerAddsTheReduceScatterAndTheAllGatherAlone)
     const JobOutcome o = RunJob(Star(16, DataRate("400Gbps"), 3), config);
     for (const auto& it : o.iterations)
     {
+        EXPECT_EQ(it.exposedBy[static_cast<std::size_t>(Exposure::DATA)], it.exposed);
         const double expected = 1e-3 + rs + ag;
         EXPECT_NEAR(it.Duration().GetSeconds(), expected, 0.01 * expected)
             << "reduce-scatter " << rs * 1e6 << " us, all-gather " << ag * 1e6 << " us";
@@ -428,6 +443,12 @@ TEST(TrainingJob, PipelineOverPacketsAddsTheTransfers)
                                   {"ComputeTime", "8ms"}}});
     EXPECT_LT(o.utilization, 8.0 / 11.0);
     EXPECT_GT(o.utilization, 0.6);
+    // No data parallelism: nothing is exposed as data, the last gradient sends included.
+    for (const auto& r : o.ranks)
+    {
+        EXPECT_EQ(r.exposedBy[static_cast<std::size_t>(Exposure::DATA)], Time(0)) << r.rank;
+        EXPECT_EQ(r.exposedBy[static_cast<std::size_t>(Exposure::PIPELINE)], r.exposed) << r.rank;
+    }
 }
 
 TEST(TrainingJob, ThreeDimensionalParallelismWithExpertsRunsToTheEnd)
@@ -752,5 +773,15 @@ TEST(TrainingJob, ModelExpertsSplitOverExpertParallel)
     EXPECT_EQ(job->GetSamplesPerIteration(), 1.0 * 2 * 2 * 2); // b x m x DP x EP
     job->SetAttribute("ExpertParallel", UintegerValue(3));
     job->SetAttribute("Ranks", UintegerValue(3));
-    EXPECT_THROW(job->Check(), std::invalid_argument); // 3 does not divide 4 experts
+    try
+    {
+        job->Check();
+        ADD_FAILURE() << "3 expert ranks over 4 experts accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("must divide the Model's Experts (4)"),
+                  std::string::npos)
+            << e.what();
+    }
 }

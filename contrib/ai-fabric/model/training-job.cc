@@ -189,8 +189,9 @@ TrainingJob::GetTypeId()
                           "optimizer): gradient buckets are reduce-scattered over the "
                           "data-parallel group instead of all-reduced, each rank updates its "
                           "shard, and after the optimizer step the updated parameters are "
-                          "all-gathered (blocking) at ParameterElementBytes.  Needs "
-                          "DataParallel > 1.",
+                          "all-gathered (blocking) at ParameterElementBytes, each buffer padded "
+                          "to whole elements per replica.  OptimizerTime is then the update of "
+                          "one shard.  Needs DataParallel > 1.",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TrainingJob::m_distributedOptimizer),
                           MakeBooleanChecker())
@@ -715,6 +716,7 @@ TrainingJob::Advance(uint32_t r)
             }
             Endpoint& e = rs.comms[static_cast<std::size_t>(op.comm)];
             ++rs.outstanding;
+            rs.outstandingData += op.comm == JobComm::DATA;
             if (rs.active++ == 0)
             {
                 rs.activeSince = Simulator::Now();
@@ -735,7 +737,7 @@ TrainingJob::Advance(uint32_t r)
             if (rs.outstanding > 0)
             {
                 rs.wait = ALL;
-                rs.blockedOn = Exposure::DATA;
+                rs.blockedOn = rs.outstandingData > 0 ? Exposure::DATA : Exposure::PIPELINE;
                 return;
             }
             ++rs.pc;
@@ -770,17 +772,26 @@ TrainingJob::CollectiveDone(uint32_t r, std::size_t op, Time start, uint32_t)
     }
     RankState& rs = m_rankState[r];
     --rs.outstanding;
+    const JobOp& done = OpAt(r, op);
+    rs.outstandingData -= done.comm == JobComm::DATA;
+    if (rs.wait == ALL && rs.outstanding > 0 && rs.blockedOn == Exposure::DATA &&
+        rs.outstandingData == 0)
+    {
+        // Still waiting at the end, now only on pipeline sends.
+        rs.exposedBy[static_cast<std::size_t>(Exposure::DATA)] += Simulator::Now() - rs.blockedSince;
+        rs.blockedSince = Simulator::Now();
+        rs.blockedOn = Exposure::PIPELINE;
+    }
     if (--rs.active == 0)
     {
         rs.communication += Simulator::Now() - rs.activeSince;
     }
-    const JobOp& o = OpAt(r, op);
-    const auto& schedule = (*rs.comms[static_cast<std::size_t>(o.comm)].schedules)[o.request];
-    m_spanTrace(JobSpan{r, JobOp::COLLECTIVE, o.phase, o.comm, o.microBatch, schedule->GetBytes(),
+    const auto& schedule = (*rs.comms[static_cast<std::size_t>(done.comm)].schedules)[done.request];
+    m_spanTrace(JobSpan{r, JobOp::COLLECTIVE, done.phase, done.comm, done.microBatch, schedule->GetBytes(),
                         start, Simulator::Now(), &schedule->GetAlgorithm()});
-    if (o.blocking || (rs.wait == ALL && rs.outstanding == 0))
+    if (done.blocking || (rs.wait == ALL && rs.outstanding == 0))
     {
-        NS_ASSERT(!o.blocking || rs.wait == COLLECTIVE);
+        NS_ASSERT(!done.blocking || rs.wait == COLLECTIVE);
         Advance(r);
     }
 }
@@ -823,7 +834,6 @@ TrainingJob::EndIteration()
     it.end = end;
     int64_t compute = 0;
     int64_t communication = 0;
-    int64_t exposed = 0;
     int64_t barrier = 0;
     std::array<int64_t, kExposures> exposedBy{};
     Time slowest(-1);
@@ -839,7 +849,6 @@ TrainingJob::EndIteration()
         }
         compute += ri.compute.GetPicoSeconds();
         communication += ri.communication.GetPicoSeconds();
-        exposed += ri.exposed.GetPicoSeconds();
         barrier += ri.barrier.GetPicoSeconds();
         it.maxBarrier = std::max(it.maxBarrier, ri.barrier);
         if (rs.finish > slowest)
@@ -851,10 +860,11 @@ TrainingJob::EndIteration()
     }
     it.compute = PicoSeconds(compute / m_ranks);
     it.communication = PicoSeconds(communication / m_ranks);
-    it.exposed = PicoSeconds(exposed / m_ranks);
+    it.exposed = Time();
     for (std::size_t e = 0; e < kExposures; ++e)
     {
         it.exposedBy[e] = PicoSeconds(exposedBy[e] / m_ranks);
+        it.exposed += it.exposedBy[e]; // the parts' mean sums to the whole's exactly
     }
     it.barrier = PicoSeconds(barrier / m_ranks);
     m_iterations.push_back(it);

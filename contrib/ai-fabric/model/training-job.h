@@ -200,6 +200,7 @@ class TrainingJob : public Object
         std::size_t pc{0};
         Wait wait{NOTHING};
         uint32_t outstanding{0};     //!< collectives started, not finished
+        uint32_t outstandingData{0}; //!< of them, data-parallel ones
         uint32_t activationsReady{0}; //!< zero-byte pipeline transfers arrived, not consumed
         uint32_t gradientsReady{0};
         int64_t nominalDone{0};      //!< ps of compute done this iteration, before slowdown

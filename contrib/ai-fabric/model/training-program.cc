@@ -78,7 +78,9 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
         {
             if (s.sequenceParallel)
             {
-                return {{ALL_GATHER, s.activationBytes, 1}, {REDUCE_SCATTER, s.activationBytes, 1}};
+                // Whole pieces per rank, as the all-to-all's below.
+                const uint64_t bytes = (s.activationBytes + s.tp - 1) / s.tp * s.tp;
+                return {{ALL_GATHER, bytes, 1}, {REDUCE_SCATTER, bytes, 1}};
             }
             return {{ALL_REDUCE, s.activationBytes, 1}};
         }
@@ -86,8 +88,11 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
     case JobComm::EXPERT:
         if (s.ep > 1 && s.moeLayers > 0 && s.activationBytes > 0)
         {
-            // Each token goes to top-k experts; all-to-all pieces are whole per rank.
-            const uint64_t bytes = s.activationBytes * s.expertTopK;
+            // Each token goes to top-k experts; all-to-all pieces are whole per rank.  With
+            // sequence parallelism each tensor rank dispatches its 1/tp of the tokens.
+            const uint64_t tokens = s.sequenceParallel ? (s.activationBytes + s.tp - 1) / s.tp
+                                                       : s.activationBytes;
+            const uint64_t bytes = tokens * s.expertTopK;
             return {{ALL_TO_ALL, (bytes + s.ep - 1) / s.ep * s.ep, 1}};
         }
         return {};
@@ -99,15 +104,23 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
         const uint64_t bucket = BucketSize(s);
         const uint64_t last = s.gradientBytes - uint64_t(BucketCount(s) - 1) * bucket;
         const CollectiveOperation reduce = s.distributedOptimizer ? REDUCE_SCATTER : ALL_REDUCE;
-        std::vector<JobRequest> r{{reduce, std::min(bucket, s.gradientBytes), s.gradientElementBytes}};
-        if (last != r[0].bytes)
+        // ZeRO-1 shards each buffer over the replicas: padded to whole elements per rank, as
+        // Megatron pads its distributed optimizer's buffers.
+        const auto shard = [&s](uint64_t bytes, uint32_t element) {
+            const uint64_t unit = uint64_t{s.dp} * element;
+            return s.distributedOptimizer ? (bytes + unit - 1) / unit * unit : bytes;
+        };
+        const uint64_t first = std::min(bucket, s.gradientBytes);
+        std::vector<JobRequest> r{{reduce, shard(first, s.gradientElementBytes), s.gradientElementBytes}};
+        if (last != first)
         {
-            r.push_back({reduce, last, s.gradientElementBytes});
+            r.push_back({reduce, shard(last, s.gradientElementBytes), s.gradientElementBytes});
         }
         if (s.distributedOptimizer)
         {
             const uint64_t elements = s.gradientBytes / s.gradientElementBytes;
-            r.push_back({ALL_GATHER, elements * s.parameterElementBytes, s.parameterElementBytes});
+            r.push_back({ALL_GATHER, shard(elements * s.parameterElementBytes, s.parameterElementBytes),
+                         s.parameterElementBytes});
         }
         return r;
     }

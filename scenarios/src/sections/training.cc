@@ -3,6 +3,7 @@
 #include "../scenario-keys.h"
 #include "../scenario-sections.h"
 
+#include "ns3/boolean.h"
 #include "ns3/pointer.h"
 #include "ns3/string.h"
 #include "ns3/transformer-model.h"
@@ -203,8 +204,9 @@ BuildTraining(const json& doc, Scenario& s)
                 Fail(Path(wj, key), j.at(key), "applies only with a \"model\"");
             }
         }
-        if (j.contains("parameter_element_bytes") &&
-            !(j.contains("distributed_optimizer") && j.at("distributed_optimizer") == true))
+        BooleanValue zero;
+        job.Create<TrainingJob>()->GetAttribute("DistributedOptimizer", zero);
+        if (j.contains("parameter_element_bytes") && !zero.Get())
         {
             Fail(Path(wj, "parameter_element_bytes"), j.at("parameter_element_bytes"),
                  "applies only with \"distributed_optimizer\": true");
