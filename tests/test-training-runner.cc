@@ -463,5 +463,18 @@ TEST(TrainingRunner, ModelPresetsHaveTheirParametersAndFlops)
         EXPECT_NEAR(job.at("model").at("mfu").get<double>(), 400.0 / 989, 1e-9) << p.file;
         EXPECT_NEAR(job.at("tokens_per_s").get<double>(), tokens / seconds, tokens / seconds * 1e-9);
     }
+    // DeepSeek-V3's latent attention is outside PaLM's formula: its preset loads and has its
+    // published 671 B parameters (the closed form of its FLOPs is TransformerModel's test).
+    std::ofstream(dir / "s.json") << TrainingScenario(
+        "[{\"ranks\":1,\"model\":\"" + std::string(AI_FABRIC_SCENARIO_DIR) +
+        "/models/deepseek-v3.json\"}]");
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" + (dir / "s.json").string() + " --out=" +
+                                     (dir / "deepseek-v3").string(),
+                                 dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const json v3 = json::parse(ReadFile(dir / "deepseek-v3" / "summary.json"))
+                        .at("training").at("jobs")[0].at("model");
+    EXPECT_NEAR(v3.at("parameters").get<double>() / 671e9, 1.0, 0.001);
     fs::remove_all(dir);
 }

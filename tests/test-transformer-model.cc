@@ -126,6 +126,40 @@ TEST(TransformerModel, DenseLayersAndSharedExperts)
     EXPECT_DOUBLE_EQ(m->GetMlpFlops(1, 1), 2.0 * 16 * (64 * 8 + 3 * 3 * 64 * 32));
 }
 
+// DeepSeek-V3 (its config_671B.json): multi-head latent attention of 128 heads (queries
+// through a rank of 1536, keys and values through a latent of 512 plus a 64-wide rotary key,
+// 128 + 64 per query and key head, 128 per value head), 3 dense layers of 18432, then 256
+// experts of 2048 with 8 used and 1 shared, vocabulary 129280.  By hand from those shapes:
+// 7168 x 1536 + 1536 x 128 x 192 + 7168 x 576 + 512 x 128 x 256 + 128 x 128 x 7168 =
+// 187,105,280 attention weights a layer; 671.03 B in all, its published 671 B.  Attention
+// FLOPs per sequence: 2 s x those weights + 2 s^2 x 128 x (192 + 128).
+TEST(TransformerModel, DeepSeekV3WithLatentAttention)
+{
+    Ptr<TransformerModel> m = Model({{"Layers", 61},
+                                     {"HiddenSize", 7168},
+                                     {"FfnHiddenSize", 18432},
+                                     {"AttentionHeads", 128},
+                                     {"KvHeads", 0},
+                                     {"HeadDim", 128},
+                                     {"KvLoraRank", 512},
+                                     {"QueryLoraRank", 1536},
+                                     {"QkRopeHeadDim", 64},
+                                     {"ValueHeadDim", 128},
+                                     {"VocabSize", 129280},
+                                     {"SequenceLength", 4096},
+                                     {"Experts", 256},
+                                     {"ExpertTopK", 8},
+                                     {"ExpertFfnHiddenSize", 2048},
+                                     {"SharedExperts", 1},
+                                     {"DenseLayers", 3}});
+    const double s = 4096;
+    EXPECT_DOUBLE_EQ(m->GetAttentionFlops(1), 2 * s * 187105280.0 + 2 * s * s * 128 * (192 + 128));
+    EXPECT_EQ(m->GetLayerParameters(0), 187105280u + 3u * 7168 * 18432 + 2 * 7168 + 1536 + 512);
+    EXPECT_NEAR(m->GetParameters() / 671e9, 1.0, 0.001);
+    EXPECT_EQ(m->GetMoeLayers(), 58u);
+    EXPECT_THROW(Model({{"QkRopeHeadDim", 64}}), std::invalid_argument); // MLA keys without MLA
+}
+
 TEST(TransformerModel, RefusesDimensionsThatDoNotFit)
 {
     EXPECT_THROW(Model({{"HiddenSize", 100}, {"AttentionHeads", 32}}), std::invalid_argument);

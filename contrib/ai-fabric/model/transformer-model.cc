@@ -44,6 +44,26 @@ TransformerModel::GetTypeId()
             .AddAttribute("HeadDim", "Dimension of a head; 0: HiddenSize / AttentionHeads.",
                           UintegerValue(0), MakeUintegerAccessor(&TransformerModel::m_headDim),
                           MakeUintegerChecker<uint32_t>(0, 100000))
+            .AddAttribute("KvLoraRank",
+                          "Multi-head latent attention (DeepSeek-V2/V3): the rank keys and values "
+                          "are compressed to; 0: no MLA.  With it HeadDim is the query and key "
+                          "dimension without position, QkRopeHeadDim the rotary part and "
+                          "ValueHeadDim the values'.",
+                          UintegerValue(0), MakeUintegerAccessor(&TransformerModel::m_kvLora),
+                          MakeUintegerChecker<uint32_t>(0, 1000000))
+            .AddAttribute("QueryLoraRank",
+                          "With MLA, the rank queries are compressed to; 0: queries projected "
+                          "directly.",
+                          UintegerValue(0), MakeUintegerAccessor(&TransformerModel::m_qLora),
+                          MakeUintegerChecker<uint32_t>(0, 1000000))
+            .AddAttribute("QkRopeHeadDim",
+                          "With MLA, the rotary (position) dimension of each query and the "
+                          "shared key head.",
+                          UintegerValue(0), MakeUintegerAccessor(&TransformerModel::m_rope),
+                          MakeUintegerChecker<uint32_t>(0, 100000))
+            .AddAttribute("ValueHeadDim", "With MLA, a value head's dimension; 0: HeadDim.",
+                          UintegerValue(0), MakeUintegerAccessor(&TransformerModel::m_vHeadDim),
+                          MakeUintegerChecker<uint32_t>(0, 100000))
             .AddAttribute("VocabSize", "Vocabulary: rows of the embedding and the output layer.",
                           UintegerValue(128256), MakeUintegerAccessor(&TransformerModel::m_vocab),
                           MakeUintegerChecker<uint32_t>(1, 100000000))
@@ -110,6 +130,11 @@ TransformerModel::Check() const
         bad("DenseLayers (" + std::to_string(m_denseLayers) +
             ") leaves no mixture-of-experts layer of " + std::to_string(m_layers));
     }
+    if (m_kvLora == 0 && (m_qLora > 0 || m_rope > 0 || m_vHeadDim > 0))
+    {
+        bad("QueryLoraRank, QkRopeHeadDim and ValueHeadDim need multi-head latent attention "
+            "(KvLoraRank > 0)");
+    }
     if (m_experts == 0 && (m_sharedExperts > 0 || m_denseLayers > 0))
     {
         bad("SharedExperts and DenseLayers need Experts > 0");
@@ -149,9 +174,27 @@ TransformerModel::MlpWeights(uint64_t ffn) const
 uint64_t
 TransformerModel::AttentionWeights() const
 {
+    const uint64_t h = m_hidden;
+    if (m_kvLora > 0)
+    {
+        // MLA: queries (through their low rank if any), keys and values through the latent
+        // of KvLoraRank plus the shared rotary key, the output from the values.
+        const uint64_t q = uint64_t{m_heads} * (HeadDim() + m_rope);
+        const uint64_t v = uint64_t{m_heads} * VHeadDim();
+        const uint64_t queries = m_qLora > 0 ? h * m_qLora + uint64_t{m_qLora} * q : h * q;
+        const uint64_t keysValues =
+            h * (m_kvLora + m_rope) + uint64_t{m_kvLora} * m_heads * (HeadDim() + VHeadDim());
+        return queries + keysValues + v * h;
+    }
     const uint64_t q = uint64_t{m_heads} * HeadDim();
     const uint64_t kv = uint64_t{KvHeads()} * HeadDim();
-    return m_hidden * (q + 2 * kv) + q * m_hidden;
+    return h * (q + 2 * kv) + q * h;
+}
+
+uint32_t
+TransformerModel::VHeadDim() const
+{
+    return m_vHeadDim > 0 ? m_vHeadDim : HeadDim();
 }
 
 uint64_t
@@ -174,7 +217,8 @@ TransformerModel::GetLayerParameters(uint32_t layer) const
         const uint64_t expert = MlpWeights(m_expertFfn > 0 ? m_expertFfn : m_ffn);
         mlp = uint64_t{m_hidden} * m_experts + (uint64_t{m_experts} + m_sharedExperts) * expert;
     }
-    return AttentionWeights() + mlp + 2 * uint64_t{m_hidden}; // two norms
+    // Two norms, and MLA's norms of its latents.
+    return AttentionWeights() + mlp + 2 * uint64_t{m_hidden} + m_qLora + m_kvLora;
 }
 
 uint64_t
@@ -205,8 +249,10 @@ double
 TransformerModel::GetAttentionFlops(uint32_t sequences) const
 {
     const double s = m_sequence;
-    const double q = double(m_heads) * HeadDim();
-    return sequences * (2.0 * s * double(AttentionWeights()) + 4.0 * s * s * q);
+    // Scores over the query and key dimension, weighted values over the value dimension.
+    const double qk = double(m_heads) * (HeadDim() + m_rope);
+    const double v = double(m_heads) * VHeadDim();
+    return sequences * (2.0 * s * double(AttentionWeights()) + 2.0 * s * s * (qk + v));
 }
 
 double

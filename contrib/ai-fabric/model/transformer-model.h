@@ -14,7 +14,8 @@ namespace ns3
  * layer for a micro-batch, and the sizes its parallel training communicates.
  *
  * A layer is an attention block (Q, K, V and output projections; grouped-query attention
- * with KvHeads key/value heads) and an MLP block: a dense MLP of FfnHiddenSize (three
+ * with KvHeads key/value heads, or DeepSeek's multi-head latent attention with KvLoraRank)
+ * and an MLP block: a dense MLP of FfnHiddenSize (three
  * matrices when GatedMlp, as SwiGLU's gate, up and down; two otherwise, as GPT's), or, for a
  * mixture-of-experts layer, a router over Experts experts of ExpertFfnHiddenSize of which
  * each token uses ExpertTopK, beside SharedExperts experts every token uses.  The first
@@ -75,6 +76,7 @@ class TransformerModel : public Object
 
   private:
     uint32_t HeadDim() const;
+    uint32_t VHeadDim() const;
     uint32_t KvHeads() const;
     /** Per token: the linear weights' multiply-adds of the attention block. */
     uint64_t AttentionWeights() const;
@@ -89,6 +91,10 @@ class TransformerModel : public Object
     uint32_t m_heads{};
     uint32_t m_kvHeads{};
     uint32_t m_headDim{};
+    uint32_t m_kvLora{};
+    uint32_t m_qLora{};
+    uint32_t m_rope{};
+    uint32_t m_vHeadDim{};
     uint32_t m_vocab{};
     uint32_t m_sequence{};
     bool m_gated{};
