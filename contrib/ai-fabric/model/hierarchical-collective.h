@@ -27,12 +27,15 @@ class HierarchicalCollectiveAlgorithm : public CollectiveAlgorithm
     static TypeId GetTypeId();
     std::string GetShortName() const override { return "hierarchical"; }
     bool Supports(CollectiveOperation op) const override;
+    /**
+     * Ranks per server, each list ordered by local index, servers in order of appearance (each
+     * rank its own server without a placement); NVLS-tree groups its ranks with it too.
+     */
+    static std::vector<std::vector<uint32_t>> Servers(const CollectiveRequest& request);
 
   private:
     void CheckRequest(const CollectiveRequest& request) const override;
     CollectiveSchedule DoBuild(const CollectiveRequest& request) const override;
-    /** Ranks per server, each list ordered by local index, servers in order of appearance. */
-    static std::vector<std::vector<uint32_t>> Servers(const CollectiveRequest& request);
 
     uint32_t m_pipeline{};
     uint64_t m_minPieceBytes{};

@@ -1,6 +1,7 @@
 #include "nvls-tree-collective.h"
 
 #include "double-binary-tree-collective.h"
+#include "hierarchical-collective.h"
 #include "nvls-collective.h"
 
 #include "ns3/double.h"
@@ -9,41 +10,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <utility>
 #include <stdexcept>
+#include <utility>
 
 namespace ns3
 {
 
 NS_OBJECT_ENSURE_REGISTERED(NvlsTreeCollectiveAlgorithm);
-
-namespace
-{
-/** Ranks per server, servers in order of their first rank, each server's ranks by GPU index. */
-std::vector<std::vector<uint32_t>>
-ServersOf(const CollectiveRequest& r)
-{
-    std::vector<std::vector<uint32_t>> servers;
-    std::map<uint32_t, std::size_t> index;
-    for (uint32_t rank = 0; rank < r.placement.size(); ++rank)
-    {
-        const auto [it, added] = index.emplace(r.placement[rank].server, servers.size());
-        if (added)
-        {
-            servers.emplace_back();
-        }
-        servers[it->second].push_back(rank);
-    }
-    for (auto& ranks : servers)
-    {
-        std::sort(ranks.begin(), ranks.end(), [&r](uint32_t a, uint32_t b) {
-            return r.placement[a].localIndex < r.placement[b].localIndex;
-        });
-    }
-    return servers;
-}
-} // namespace
 
 TypeId
 NvlsTreeCollectiveAlgorithm::GetTypeId()
@@ -114,7 +87,7 @@ NvlsTreeCollectiveAlgorithm::CheckRequest(const CollectiveRequest& r) const
     {
         throw std::invalid_argument("nvls_tree: the ranks' servers are unknown (no placement)");
     }
-    const auto servers = ServersOf(r);
+    const auto servers = HierarchicalCollectiveAlgorithm::Servers(r);
     if (servers.size() < 2)
     {
         throw std::invalid_argument("nvls_tree runs across servers; on one server, nvls");
@@ -142,7 +115,7 @@ NvlsTreeCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
     CollectiveSchedule s(r, true);
     s.SetEngineEfficiency(m_efficiency);
-    const auto servers = ServersOf(r);
+    const auto servers = HierarchicalCollectiveAlgorithm::Servers(r);
     const auto nodes = static_cast<uint32_t>(servers.size());
     const auto g = static_cast<uint32_t>(servers.front().size());
     std::vector<uint32_t> engine(nodes);
