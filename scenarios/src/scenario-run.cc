@@ -430,6 +430,22 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
     {
         folder.Write("failures.csv", [&](std::ostream& f) { m_failureLog.WriteCsv(f); });
     }
+    if (m_scenario.training.chakraTraces)
+    {
+        const auto traces = folder.GetStaging() / "traces";
+        std::filesystem::create_directories(traces);
+        for (const auto& job : m_jobs)
+        {
+            try
+            {
+                TrainingJobHelper::WriteTrace(job, (traces / job->GetName()).string());
+            }
+            catch (const std::runtime_error& e)
+            {
+                throw ResultsWriteError(e.what());
+            }
+        }
+    }
     const BillOfMaterials bom = BillOfMaterials::FromTopology(m_scenario.topology, m_scenario.prices);
     folder.Write("bom.csv", [&](std::ostream& f) { bom.WriteCsv(f); });
     json summary = {

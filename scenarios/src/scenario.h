@@ -69,6 +69,7 @@ struct TrainingSpec
     std::vector<ns3::TrainingJobHelper> jobs;
     std::vector<std::string> placements; //!< per job, as given ("packed", a map file, ...)
     uint64_t timelineMaxSpans{0};        //!< timeline.json only if the run has no more spans
+    bool chakraTraces{false};            //!< write each job's programs to traces/
 };
 
 /** The "failures" section: failure modes by component kind and injected failures. */

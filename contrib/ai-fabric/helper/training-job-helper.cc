@@ -1,5 +1,7 @@
 #include "training-job-helper.h"
 
+#include "chakra-trace.h"
+
 #include "ns3/log.h"
 #include "ns3/rdma-nic.h"
 #include "ns3/uinteger.h"
@@ -77,11 +79,93 @@ TrainingJobHelper::MakeGroup(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
     return group;
 }
 
+void
+TrainingJobHelper::ReadTrace(Ptr<TrainingJob> job)
+{
+    const std::string prefix = job->GetTracePrefix();
+    try
+    {
+        std::vector<std::vector<TraceNode>> nodes;
+        for (uint32_t r = 0; r < job->GetNRanks(); ++r)
+        {
+            nodes.push_back(ChakraTrace::Read(ChakraTrace::RankFile(prefix, r), r));
+        }
+        std::map<std::string, std::vector<uint32_t>> groups;
+        if (!job->GetProcessGroupsFile().empty())
+        {
+            groups = ChakraTrace::ReadGroups(job->GetProcessGroupsFile());
+        }
+        UintegerValue gradient;
+        UintegerValue parameter;
+        job->GetAttribute("GradientElementBytes", gradient);
+        job->GetAttribute("ParameterElementBytes", parameter);
+        const TraceProgram::ElementBytes element{static_cast<uint32_t>(gradient.Get()),
+                                                 static_cast<uint32_t>(parameter.Get())};
+        job->SetTraceProgram(
+            std::make_shared<const TraceProgram>(nodes, job->GetLayout(), groups, element));
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument("job '" + job->GetName() + "', Trace " + prefix + ": " +
+                                    e.what());
+    }
+}
+
+void
+TrainingJobHelper::WriteTrace(Ptr<const TrainingJob> job, const std::string& prefix)
+{
+    const ParallelLayout layout = job->GetLayout();
+    std::array<std::vector<JobRequest>, kJobComms> requests;
+    for (std::size_t c = 0; c < kJobComms; ++c)
+    {
+        requests[c] = job->GetRequests(static_cast<JobComm>(c));
+    }
+    // Each rank's communicators' names: groups numbered from 1 along tensor, expert, data.
+    std::map<std::string, std::vector<uint32_t>> groups;
+    std::vector<std::array<std::string, kJobComms>> names(job->GetNRanks());
+    const std::pair<ParallelAxis, JobComm> axes[] = {{ParallelAxis::TENSOR, JobComm::TENSOR},
+                                                     {ParallelAxis::EXPERT, JobComm::EXPERT},
+                                                     {ParallelAxis::DATA, JobComm::DATA}};
+    for (const auto& [axis, comm] : axes)
+    {
+        if (layout.Degree(axis) < 2)
+        {
+            continue;
+        }
+        for (const auto& ranks : layout.Groups(axis))
+        {
+            const std::string name = std::to_string(groups.size() + 1);
+            groups[name] = ranks;
+            for (uint32_t r : ranks)
+            {
+                names[r][static_cast<std::size_t>(comm)] = name;
+            }
+        }
+    }
+    for (uint32_t r = 0; r < job->GetNRanks(); ++r)
+    {
+        ParallelLayout::Coordinates c = layout.Of(r);
+        ParallelLayout::Coordinates previous = c;
+        ParallelLayout::Coordinates next = c;
+        previous.pp = c.pp > 0 ? c.pp - 1 : c.pp;
+        next.pp = c.pp + 1 < layout.pp ? c.pp + 1 : c.pp;
+        const auto nodes = TraceProgram::FromOps(job->GetOps(r), requests,
+                                                 {layout.RankOf(previous), layout.RankOf(next)},
+                                                 names[r]);
+        ChakraTrace::Write(ChakraTrace::RankFile(prefix, r), nodes, r);
+    }
+    ChakraTrace::WriteGroups(prefix + ".groups.json", groups);
+}
+
 Ptr<TrainingJob>
 TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn, int64_t stream)
 {
     Ptr<TrainingJob> job = m_jobFactory.Create<TrainingJob>();
     job->Check();
+    if (!job->GetTracePrefix().empty())
+    {
+        ReadTrace(job);
+    }
     const FabricTopology& topo = network->GetTopology();
     std::vector<bool> taken(topo.GetNHosts(), false);
     for (uint32_t h = 0; h < topo.GetNHosts(); ++h)
@@ -115,7 +199,6 @@ TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn,
     rdma.SetQueuePairAttribute("Priority", UintegerValue(job->GetTrafficClass()));
 
     const ParallelLayout layout = job->GetLayout();
-    const TrainingProgramSpec spec = job->GetProgramSpec();
     const std::pair<ParallelAxis, JobComm> collectiveAxes[] = {
         {ParallelAxis::TENSOR, JobComm::TENSOR},
         {ParallelAxis::EXPERT, JobComm::EXPERT},
@@ -123,7 +206,7 @@ TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn,
     };
     for (const auto& [axis, comm] : collectiveAxes)
     {
-        const auto requests = TrainingProgram::Requests(spec, comm);
+        const auto requests = job->GetRequests(comm);
         if (requests.empty())
         {
             continue;
@@ -139,7 +222,7 @@ TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn,
             }
         }
     }
-    const auto transfers = TrainingProgram::Requests(spec, JobComm::ACTIVATION_SEND);
+    const auto transfers = job->GetRequests(JobComm::ACTIVATION_SEND);
     if (!transfers.empty() && transfers[0].bytes > 0)
     {
         // Per adjacent pair, one group each way, so each carries its messages in

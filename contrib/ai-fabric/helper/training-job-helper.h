@@ -22,7 +22,9 @@ namespace ns3
  * adjacent pipeline stages (activations forward, gradients back), prepares every collective
  * the job's programs run (so a request an algorithm refuses fails here, not mid-run), and
  * starts the job.  The job's queue pairs carry its TrafficClass.  Install RDMA on the
- * network first (RdmaHelper::Install).
+ * network first (RdmaHelper::Install).  A job with a Trace has its rank files and process
+ * groups read here (ChakraTrace) into its TraceProgram; WriteTrace writes a started job's
+ * programs as such files.
  */
 class TrainingJobHelper
 {
@@ -47,10 +49,22 @@ class TrainingJobHelper
      */
     Ptr<TrainingJob> Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma, int64_t stream);
 
+    /**
+     * Write the programs of \p job (started by Install) as Chakra execution traces: rank r's
+     * as "<prefix>.<r>.et" (ChakraTrace::RankFile) and the process groups as
+     * "<prefix>.groups.json", tensor groups first, then expert and data groups, named 1, 2,
+     * ...  The job's Trace and ProcessGroups set to those run the same iterations, up to the
+     * traces' whole microseconds of compute.  Throws std::runtime_error if a file cannot be
+     * written.
+     */
+    static void WriteTrace(Ptr<const TrainingJob> job, const std::string& prefix);
+
     /** Random streams one Install uses, from the stream it is given. */
     static constexpr int64_t kStreamsPerJob = 2;
 
   private:
+    /** Read \p job's Trace and ProcessGroups into its TraceProgram. */
+    static void ReadTrace(Ptr<TrainingJob> job);
     /** A communicator over \p ranks (job ranks) for \p requests; returns its group. */
     Ptr<CollectiveGroup> MakeGroup(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
                                    Ptr<TrainingJob> job, const std::vector<uint32_t>& ranks,

@@ -222,6 +222,21 @@ TrainingJob::GetTypeId()
                           UintegerValue(2),
                           MakeUintegerAccessor(&TrainingJob::m_activationElementBytes),
                           MakeUintegerChecker<uint32_t>(1, 8))
+            .AddAttribute("Trace",
+                          "The job's MLCommons Chakra execution traces, one file per rank: "
+                          "\"<Trace>.<rank>.et\" (ASTRA-sim's naming); \"\" for none.  Each "
+                          "iteration runs every rank's trace (TraceProgram, ChakraTrace); the "
+                          "layout (TensorParallel, ...) tells which process group is which.  "
+                          "Leave the Model and the attributes that describe an iteration "
+                          "(ComputeTime, Flops, Layers, MicroBatches, Parameters, ...) unset.",
+                          StringValue(""), MakeStringAccessor(&TrainingJob::m_tracePrefix),
+                          MakeStringChecker())
+            .AddAttribute("ProcessGroups",
+                          "With a Trace: the file of its process groups, ASTRA-sim's "
+                          "communicator-group JSON (group name -> ranks, e.g. "
+                          "{\"1\": [0, 1]}); \"\" when every collective is on all ranks.",
+                          StringValue(""), MakeStringAccessor(&TrainingJob::m_processGroups),
+                          MakeStringChecker())
             .AddTraceSource("Span",
                             "A rank finished a compute span or its part of a collective.",
                             MakeTraceSourceAccessor(&TrainingJob::m_spanTrace),
@@ -245,6 +260,8 @@ TrainingJob::DoDispose()
 {
     m_rankState.clear();
     m_programs.clear();
+    m_traceOps.clear();
+    m_trace.reset();
     m_slowdown = nullptr;
     Object::DoDispose();
 }
@@ -286,6 +303,15 @@ TrainingJob::Check() const
     {
         Bad(job + "TensorParallel x ExpertParallel x DataParallel x PipelineParallel = " +
             Str(model * m_dp) + " but Ranks = " + Str(m_ranks) + "; they must be equal");
+    }
+    if (!m_tracePrefix.empty())
+    {
+        CheckTrace();
+        return;
+    }
+    if (!m_processGroups.empty())
+    {
+        Bad(job + "ProcessGroups applies only with a Trace");
     }
     if (m_model)
     {
@@ -354,6 +380,27 @@ TrainingJob::Check() const
     if (m_computeTime.IsStrictlyPositive() && m_flops > 0)
     {
         Bad(job + "give ComputeTime or Flops, not both");
+    }
+}
+
+void
+TrainingJob::CheckTrace() const
+{
+    if (m_model)
+    {
+        Bad("job '" + m_name + "': a Trace describes the iteration; leave the Model unset");
+    }
+    for (const char* given :
+         {"ComputeTime", "Flops", "BackwardRatio", "OptimizerTime", "Parameters", "Layers",
+          "MicroBatches", "ActivationBytes", "MoeLayers", "ExpertTopK", "BucketBytes",
+          "OverlapGradientReduction", "SequenceParallel", "DistributedOptimizer",
+          "MicroBatchSize", "ActivationElementBytes"})
+    {
+        if (!IsDefault(given))
+        {
+            Bad("job '" + m_name + "': " + given +
+                " describes an iteration, which the Trace gives; leave it unset");
+        }
     }
 }
 
@@ -508,6 +555,23 @@ TrainingJob::GetProgramSpec() const
     return s;
 }
 
+std::vector<JobRequest>
+TrainingJob::GetRequests(JobComm comm) const
+{
+    if (!m_tracePrefix.empty())
+    {
+        NS_ABORT_MSG_IF(!m_trace, "job '" << m_name << "': its Trace was not read (SetTraceProgram)");
+        return m_trace->GetRequests(comm);
+    }
+    return TrainingProgram::Requests(GetProgramSpec(), comm);
+}
+
+void
+TrainingJob::SetTraceProgram(std::shared_ptr<const TraceProgram> program)
+{
+    m_trace = std::move(program);
+}
+
 void
 TrainingJob::SetRank(uint32_t rank, uint32_t host, uint32_t server, Ptr<Accelerator> gpu)
 {
@@ -596,10 +660,37 @@ TrainingJob::Start()
     Check();
     NS_ABORT_MSG_IF(m_rankState.size() != m_ranks || !m_rankState.back().gpu,
                     "job '" << m_name << "': place every rank (SetRank) before Start");
-    m_spec = GetProgramSpec();
-    for (uint32_t stage = 0; stage < m_spec.pp; ++stage)
+    if (m_trace)
     {
-        m_programs.push_back(std::make_unique<TrainingProgram>(m_spec, stage));
+        // The compute each rank's trace holds; the ideal is the busiest rank's.
+        int64_t busiest = 0;
+        m_traceOps.reserve(m_ranks); // the ranks point into it
+        for (uint32_t r = 0; r < m_ranks; ++r)
+        {
+            m_traceOps.push_back(m_trace->GetOps(r, m_rankState[r].gpu));
+            int64_t compute = 0;
+            for (const JobOp& op : m_traceOps.back())
+            {
+                compute += op.kind == JobOp::COMPUTE ? op.picoseconds : 0;
+            }
+            busiest = std::max(busiest, compute);
+            m_rankState[r].ops = &m_traceOps.back();
+            m_rankState[r].finished.assign(m_traceOps.back().size(), false);
+        }
+        m_resolvedCompute = PicoSeconds(busiest);
+    }
+    else
+    {
+        NS_ABORT_MSG_IF(!m_tracePrefix.empty(), "job '" << m_name << "': its Trace was not read");
+        m_spec = GetProgramSpec();
+        for (uint32_t stage = 0; stage < m_spec.pp; ++stage)
+        {
+            m_programs.push_back(std::make_unique<TrainingProgram>(m_spec, stage));
+        }
+        for (RankState& rs : m_rankState)
+        {
+            rs.ops = &m_programs[rs.stage]->GetOps();
+        }
     }
     for (uint32_t r = 0; r < m_ranks; ++r)
     {
@@ -614,7 +705,7 @@ TrainingJob::Start()
             Bad("job '" + m_name + "': Slowdown drew " + std::to_string(rs.slowdown) +
                 " for rank " + Str(r) + "; slowdowns must be > 0");
         }
-        for (const JobOp& op : m_programs[rs.stage]->GetOps())
+        for (const JobOp& op : *rs.ops)
         {
             NS_ABORT_MSG_IF(op.kind == JobOp::COLLECTIVE && !IsFreeTransfer(op) &&
                                 !rs.comms[static_cast<std::size_t>(op.comm)].app,
@@ -628,13 +719,39 @@ TrainingJob::Start()
 bool
 TrainingJob::IsFreeTransfer(const JobOp& op) const
 {
-    return op.comm >= JobComm::ACTIVATION_SEND && ActivationBytes() == 0;
+    return op.comm >= JobComm::ACTIVATION_SEND &&
+           (m_trace ? m_trace->HasFreeTransfers() : ActivationBytes() == 0);
 }
 
 const JobOp&
 TrainingJob::OpAt(uint32_t r, std::size_t op) const
 {
-    return m_programs[m_rankState[r].stage]->GetOps()[op];
+    return (*m_rankState[r].ops)[op];
+}
+
+bool
+TrainingJob::DependenciesMet(uint32_t r, const JobOp& op)
+{
+    // Waiting on several, the time counts against the first unfinished of tensor, expert,
+    // data and pipeline collectives: the order a TrainingProgram waits on them (its blocking
+    // tensor and expert ops, then its WAIT, on the gradients before the pipeline sends).
+    const auto order = [](Exposure e) {
+        return e == Exposure::PIPELINE ? 3 : e == Exposure::DATA ? 2 : static_cast<int>(e);
+    };
+    RankState& rs = m_rankState[r];
+    bool met = true;
+    for (uint32_t dep : op.after)
+    {
+        const Exposure e = ExposureOf(OpAt(r, dep).comm);
+        if (!rs.finished[dep] && (met || order(e) < order(rs.blockedOn)))
+        {
+            met = false;
+            rs.wait = DEPENDENCY;
+            rs.dependency = dep;
+            rs.blockedOn = e;
+        }
+    }
+    return met;
 }
 
 void
@@ -655,6 +772,7 @@ TrainingJob::StartIteration()
         rs.compute = rs.communication = Time();
         rs.exposedBy = {};
         rs.active = 0;
+        rs.finished.assign(rs.finished.size(), false);
     }
     for (uint32_t r = 0; r < m_ranks; ++r)
     {
@@ -670,7 +788,7 @@ TrainingJob::Advance(uint32_t r)
         return;
     }
     RankState& rs = m_rankState[r];
-    const auto& ops = m_programs[rs.stage]->GetOps();
+    const auto& ops = *rs.ops;
     if (rs.wait != NOTHING)
     {
         rs.exposedBy[static_cast<std::size_t>(rs.blockedOn)] += Simulator::Now() - rs.blockedSince;
@@ -680,6 +798,10 @@ TrainingJob::Advance(uint32_t r)
     while (rs.pc < ops.size())
     {
         const JobOp& op = ops[rs.pc];
+        if (!op.after.empty() && !DependenciesMet(r, op))
+        {
+            return;
+        }
         switch (op.kind)
         {
         case JobOp::COMPUTE: {
@@ -773,6 +895,10 @@ TrainingJob::CollectiveDone(uint32_t r, std::size_t op, Time start, uint32_t)
     RankState& rs = m_rankState[r];
     --rs.outstanding;
     const JobOp& done = OpAt(r, op);
+    if (!rs.finished.empty())
+    {
+        rs.finished[op] = true;
+    }
     rs.outstandingData -= done.comm == JobComm::DATA;
     if (rs.wait == ALL && rs.outstanding > 0 && rs.blockedOn == Exposure::DATA &&
         rs.outstandingData == 0)
@@ -789,7 +915,8 @@ TrainingJob::CollectiveDone(uint32_t r, std::size_t op, Time start, uint32_t)
     const auto& schedule = (*rs.comms[static_cast<std::size_t>(done.comm)].schedules)[done.request];
     m_spanTrace(JobSpan{r, JobOp::COLLECTIVE, done.phase, done.comm, done.microBatch, schedule->GetBytes(),
                         start, Simulator::Now(), &schedule->GetAlgorithm()});
-    if (done.blocking || (rs.wait == ALL && rs.outstanding == 0))
+    if (done.blocking || (rs.wait == ALL && rs.outstanding == 0) ||
+        (rs.wait == DEPENDENCY && rs.dependency == op))
     {
         NS_ASSERT(!done.blocking || rs.wait == COLLECTIVE);
         Advance(r);

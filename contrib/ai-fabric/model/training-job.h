@@ -4,6 +4,7 @@
 #include "accelerator.h"
 #include "collective-application.h"
 #include "parallel-layout.h"
+#include "trace-program.h"
 #include "training-program.h"
 #include "transformer-model.h"
 
@@ -83,8 +84,10 @@ struct JobSpan
  * Each rank runs its pipeline stage's TrainingProgram every iteration: compute occupies the
  * rank for its (slowed) time, collectives run as packets through the CollectiveApplications of
  * the rank's communicators (one per group, each running its collectives in order, like a NCCL
- * stream), blocking ones hold the rank until its part is done.  An iteration ends at a
- * barrier: when the slowest rank has finished, every rank starts the next.
+ * stream), blocking ones hold the rank until its part is done.  With a Trace, each rank runs
+ * its execution trace instead (TraceProgram: an operation waits for the collectives it
+ * depends on).  An iteration ends at a barrier: when the slowest rank has finished, every
+ * rank starts the next.
  *
  * Each GPU's compute is slowed by a factor drawn once from the Slowdown random variable (a
  * per-server override replaces it), as for a GPU that runs hot or throttles.
@@ -116,6 +119,19 @@ class TrainingJob : public Object
      */
     uint64_t GetGradientBytes() const;
     uint8_t GetTrafficClass() const { return m_trafficClass; }
+    /**
+     * The collectives of \p comm the ranks run, by request index: the trace's if the job
+     * has one, else TrainingProgram::Requests of GetProgramSpec().
+     */
+    std::vector<JobRequest> GetRequests(JobComm comm) const;
+    /** The Trace attribute: the prefix of the rank files ("" when the job has none). */
+    std::string GetTracePrefix() const { return m_tracePrefix; }
+    /** The ProcessGroups attribute: the trace's process-group file ("" for none). */
+    std::string GetProcessGroupsFile() const { return m_processGroups; }
+    /** Run \p program's ranks instead of TrainingPrograms (the helper reads the Trace). */
+    void SetTraceProgram(std::shared_ptr<const TraceProgram> program);
+    /** Rank \p rank's operations (known once the job started). */
+    const std::vector<JobOp>& GetOps(uint32_t rank) const { return *m_rankState[rank].ops; }
 
     /** Rank \p rank runs on \p host (of \p server) with \p gpu. */
     void SetRank(uint32_t rank, uint32_t host, uint32_t server, Ptr<Accelerator> gpu);
@@ -180,6 +196,7 @@ class TrainingJob : public Object
         NOTHING,     //!< computing or about to go on
         COLLECTIVE,  //!< a blocking collective
         ALL,         //!< every collective it started
+        DEPENDENCY,  //!< a collective the next operation depends on (JobOp::after)
         ACTIVATION,  //!< a zero-byte activation from the previous stage
         GRADIENT,    //!< a zero-byte gradient from the next stage
         FINISHED,
@@ -196,6 +213,9 @@ class TrainingJob : public Object
         Ptr<Accelerator> gpu;
         double slowdown{1};
         uint32_t stage{0};
+        const std::vector<JobOp>* ops{nullptr}; //!< its stage's program, or its trace's
+        std::vector<bool> finished; //!< with a trace: which of its ops finished this iteration
+        std::size_t dependency{0};  //!< the op it waits for (DEPENDENCY)
         std::array<Endpoint, kJobComms> comms;
         std::size_t pc{0};
         Wait wait{NOTHING};
@@ -228,6 +248,10 @@ class TrainingJob : public Object
     /** Rank \p r's communicator stopped: a queue pair of member \p member failed. */
     void CommunicatorFailed(uint32_t r, uint32_t member);
     const JobOp& OpAt(uint32_t r, std::size_t op) const;
+    /** Check()'s rules for a job with a Trace. */
+    void CheckTrace() const;
+    /** Whether rank \p r may start \p op: every op it depends on has finished. */
+    bool DependenciesMet(uint32_t r, const JobOp& op);
     /** A pipeline transfer of zero bytes: a dependency between stages, no packets. */
     bool IsFreeTransfer(const JobOp& op) const;
     /** Whether attribute \p name holds its default (the value its TypeId declares). */
@@ -280,6 +304,10 @@ class TrainingJob : public Object
     double m_peakFlops{0};  //!< rank 0's GPU's
     TrainingProgramSpec m_spec;
     std::vector<std::unique_ptr<TrainingProgram>> m_programs; //!< by stage
+    std::string m_tracePrefix;
+    std::string m_processGroups;
+    std::shared_ptr<const TraceProgram> m_trace;
+    std::vector<std::vector<JobOp>> m_traceOps; //!< by rank, with a trace
     std::vector<RankState> m_rankState;
     std::vector<JobIteration> m_iterations;
     std::vector<JobRankIteration> m_rankIterations;

@@ -40,6 +40,8 @@ JobOp::PhaseName(Phase p)
         return "backward";
     case OPTIMIZER:
         return "optimizer";
+    case TRACED:
+        return "traced";
     }
     return "?";
 }

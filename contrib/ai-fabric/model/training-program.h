@@ -39,6 +39,7 @@ struct JobOp
         FORWARD,
         BACKWARD,
         OPTIMIZER,
+        TRACED, //!< a trace's node: no phase known
     };
     Kind kind;
     Phase phase;
@@ -47,6 +48,12 @@ struct JobOp
     uint32_t request{0};
     uint32_t microBatch{0};
     int64_t picoseconds{0};
+    /**
+     * Collectives of the same program (by index) that must have finished before this op
+     * starts: a trace's dependencies (TraceProgram); TrainingProgram's ops use blocking and
+     * WAIT instead.
+     */
+    std::vector<uint32_t> after{};
 
     static const char* PhaseName(Phase p);
 };

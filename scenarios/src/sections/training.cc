@@ -45,6 +45,7 @@ PlacementKey()
 }
 const IntegerKey kTimelineMaxSpans{"timeline_max_spans", 1000000, 0, 1000000000000,
                                    "Larger runs skip timeline.json."};
+constexpr bool kChakraTraces = false;
 
 /** The training section's own keys. */
 SectionSchema
@@ -52,7 +53,11 @@ TrainingSchema()
 {
     SectionSchema schema("training");
     schema.Key("jobs", "a list of job objects (training.jobs)", "required", "The jobs to run.")
-        .Key(kTimelineMaxSpans);
+        .Key(kTimelineMaxSpans)
+        .Key("chakra_traces", "true or false", kChakraTraces ? "true" : "false",
+             "Also write each job's iteration as MLCommons Chakra execution traces: "
+             "traces/<job>.<rank>.et and traces/<job>.groups.json in the results folder (a "
+             "job's trace and process_groups keys run them).");
     return MovedRdmaKeys(schema);
 }
 
@@ -154,6 +159,7 @@ BuildTraining(const json& doc, Scenario& s)
                    "background load)");
     }
     s.training.timelineMaxSpans = Get(t, w, kTimelineMaxSpans);
+    s.training.chakraTraces = GetBool(t, w, "chakra_traces", kChakraTraces);
     if (!t.contains("jobs") || !t.at("jobs").is_array() || t.at("jobs").empty())
     {
         Fail(Path(w, "jobs"), t.contains("jobs") ? t.at("jobs") : json(nullptr),
@@ -196,6 +202,23 @@ BuildTraining(const json& doc, Scenario& s)
             {
                 Fail(Path(wj, key), j.at(key), "given by the job's model; leave it out");
             }
+        }
+        // A trace gives the whole iteration.
+        const char* iteration[] = {"model", "compute_time", "flops", "backward_ratio",
+                                   "optimizer_time", "parameters", "layers", "micro_batches",
+                                   "activation_bytes", "moe_layers", "expert_top_k",
+                                   "bucket_bytes", "overlap_gradient_reduction",
+                                   "sequence_parallel", "distributed_optimizer"};
+        for (const char* key : iteration)
+        {
+            if (j.contains("trace") && j.contains(key))
+            {
+                Fail(Path(wj, key), j.at(key), "given by the job's trace; leave it out");
+            }
+        }
+        if (j.contains("process_groups") && !j.contains("trace"))
+        {
+            Fail(Path(wj, "process_groups"), j.at("process_groups"), "applies only with a \"trace\"");
         }
         for (const char* key : modelOnly)
         {

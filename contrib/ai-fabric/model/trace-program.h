@@ -1,0 +1,123 @@
+#ifndef AI_FABRIC_TRACE_PROGRAM_H
+#define AI_FABRIC_TRACE_PROGRAM_H
+
+#include "accelerator.h"
+#include "parallel-layout.h"
+#include "training-program.h"
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * One node of a rank's execution trace as a job runs it: what an MLCommons Chakra node says
+ * that matters here (ChakraTrace reads them from files).
+ */
+struct TraceNode
+{
+    enum Kind : uint8_t
+    {
+        ORDER,      //!< takes no time: a metadata node, or a host (CPU) operation
+        COMPUTE,    //!< GPU work of durationMicros, or of flops when the duration is 0
+        COLLECTIVE, //!< op of bytes on process group group
+        SEND,       //!< bytes to rank peer
+        RECV,       //!< bytes from rank peer
+    };
+    uint64_t id{0};
+    std::string name;
+    Kind kind{ORDER};
+    std::vector<uint64_t> parents; //!< its data and control dependencies (node ids)
+    uint64_t durationMicros{0};
+    double flops{0};
+    CollectiveOperation op{ALL_REDUCE};
+    uint64_t bytes{0};
+    std::string group; //!< "" or "0": every rank of the job
+    uint32_t peer{0};
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief Every rank's program from its execution trace, on a job's communicators.
+ *
+ * A rank's nodes run in one order: the lowest id among the nodes whose parents are all
+ * placed (the issue order of Chakra's reference feeder), each node waiting for its parents to
+ * finish.  Compute nodes run one at a time on the GPU, for their duration (or their FLOPs at
+ * the GPU's sustained rate when the duration is 0); a collective, send or receive starts once
+ * its parents have finished, runs on its communicator in the order of issue, and holds up
+ * only the nodes that depend on it.  ORDER nodes take no time: their children wait for their
+ * parents instead.  The rank is done when every node has finished.
+ *
+ * Process groups map onto the job's layout: a collective's group must be the rank's tensor,
+ * expert or data group (the world only where it is one of them; a group of one rank costs
+ * nothing), a send must go to the next or previous pipeline stage and a receive come from
+ * it, and every member must issue the same sequence of operations and sizes on each
+ * communicator, as NCCL requires.  Anything else is refused with std::invalid_argument
+ * naming the rank and node.
+ */
+class TraceProgram
+{
+  public:
+    /** Element sizes the collectives of each communicator cut their pieces at. */
+    struct ElementBytes
+    {
+        uint32_t gradient{4};  //!< data-parallel all-reduces and reduce-scatters
+        uint32_t parameter{2}; //!< data-parallel all-gathers
+    };
+
+    /**
+     * Rank r's program from \p nodes[r]; \p groups maps a process group's name to its ranks.
+     * Throws std::invalid_argument on a trace the job cannot run.
+     */
+    TraceProgram(const std::vector<std::vector<TraceNode>>& nodes, const ParallelLayout& layout,
+                 const std::map<std::string, std::vector<uint32_t>>& groups, ElementBytes element);
+
+    /** Rank \p rank's operations, its compute timed on \p gpu (JobOp::after gives the order). */
+    std::vector<JobOp> GetOps(uint32_t rank, Ptr<const Accelerator> gpu) const;
+    /** The collectives of \p comm, by request index (one list for the four pipeline ways). */
+    const std::vector<JobRequest>& GetRequests(JobComm comm) const;
+    /** Whether every send and receive has zero bytes: stages wait for each other, no packets. */
+    bool HasFreeTransfers() const { return m_freeTransfers; }
+
+    /**
+     * Rank \p rank's operations \p ops as trace nodes of ids 1, 2, ...: each depends on the
+     * operations it waits for in the program (a blocking collective, the compute before it,
+     * every collective before a WAIT).  \p requests gives each communicator's collectives,
+     * \p peers the pipeline neighbours (previous, next), \p groups each communicator's
+     * process-group name.  The inverse of the constructor for TrainingProgram's programs.
+     */
+    static std::vector<TraceNode> FromOps(const std::vector<JobOp>& ops,
+                                          const std::array<std::vector<JobRequest>, kJobComms>& requests,
+                                          std::pair<uint32_t, uint32_t> peers,
+                                          const std::array<std::string, kJobComms>& groups);
+
+  private:
+    struct Op
+    {
+        JobOp op;
+        double flops{0};
+        uint64_t micros{0};
+    };
+    /** Rank \p r's nodes in issue order, ORDER nodes folded into their children. */
+    void Build(uint32_t r, const std::vector<TraceNode>& nodes, const ParallelLayout& layout,
+               const std::map<std::string, std::vector<uint32_t>>& groups, ElementBytes element);
+    /** The communicator a collective node of rank \p r runs on. */
+    JobComm CommOf(uint32_t r, const TraceNode& n, const ParallelLayout& layout,
+                   const std::map<std::string, std::vector<uint32_t>>& groups) const;
+    uint32_t Request(JobComm comm, const JobRequest& request);
+    /** Every member of every group issued the same operations on it. */
+    void CheckMatched(const ParallelLayout& layout) const;
+
+    std::vector<std::vector<Op>> m_ops; //!< by rank
+    std::array<std::vector<JobRequest>, kJobComms> m_requests;
+    bool m_freeTransfers{true};
+    bool m_anyTransfer{false};
+};
+
+} // namespace ns3
+
+#endif
