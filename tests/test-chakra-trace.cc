@@ -8,7 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -197,7 +199,10 @@ TEST(ChakraTrace, WritesWhatItReads)
     nodes[2].peer = 5;
     nodes[3].peer = 6;
     const std::string path = (Scratch("chakra") / "w.4.et").string();
-    ChakraTrace::Write(path, nodes, 4);
+    {
+        std::ofstream f(path, std::ios::binary);
+        ChakraTrace::Write(f, nodes, 4);
+    }
     const auto back = ChakraTrace::Read(path, 4);
     ASSERT_EQ(back.size(), nodes.size());
     for (std::size_t i = 0; i < nodes.size(); ++i)
@@ -219,7 +224,10 @@ TEST(ChakraTrace, WritesWhatItReads)
     EXPECT_EQ(back[1].op, REDUCE_SCATTER);
     const std::map<std::string, std::vector<uint32_t>> groups = {{"1", {0, 1}}, {"2", {2, 3, 4}}};
     const std::string g = (Scratch("chakra") / "g.json").string();
-    ChakraTrace::WriteGroups(g, groups);
+    {
+        std::ofstream f(g);
+        ChakraTrace::WriteGroups(f, groups);
+    }
     EXPECT_EQ(ChakraTrace::ReadGroups(g), groups);
 }
 
@@ -345,7 +353,7 @@ RunBothWays(const fs::path& dir, const std::string& job, const std::string& layo
                                  "--scenario=" + (dir / "model.json").string() + " --out=" + a.string(),
                                  dir);
     EXPECT_EQ(o.exitCode, 0) << o.stderrText;
-    const std::string prefix = (a / "traces" / "j").string();
+    const std::string prefix = (a / "trace-j").string();
     std::ofstream(dir / "trace.json")
         << Scenario("{\"name\":\"j\"," + layout + ",\"iterations\":2,\"trace\":\"" + prefix +
                         "\",\"process_groups\":\"" + prefix + ".groups.json\"}",
@@ -378,7 +386,7 @@ TEST(ChakraTraceRunner, AJobsTracesRunItsIterationsExactly)
     EXPECT_GT(std::stod(first[0].at("exposed_data_s")), 0);
     EXPECT_EQ(ReadFile(a / "iterations.csv"), ReadFile(b / "iterations.csv"));
     EXPECT_EQ(ReadFile(a / "ranks.csv"), ReadFile(b / "ranks.csv"));
-    EXPECT_EQ(ReadFile(a / "traces" / "j.groups.json"),
+    EXPECT_EQ(ReadFile(a / "trace-j.groups.json"),
               "{\"1\":[0,1],\"2\":[2,3],\"3\":[4,5],\"4\":[6,7],\"5\":[0,2],\"6\":[1,3],"
               "\"7\":[4,6],\"8\":[5,7]}\n");
     fs::remove_all(dir);
@@ -407,7 +415,7 @@ TEST(ChakraTraceRunner, AModelJobsTracesRunWithinTheirMicrosecondRounding)
         const uint32_t rank = std::stoul(model[i].at("rank"));
         uint32_t computeNodes = 0;
         for (const TraceNode& n : ChakraTrace::Read(
-                 ChakraTrace::RankFile((a / "traces" / "j").string(), rank), rank))
+                 ChakraTrace::RankFile((a / "trace-j").string(), rank), rank))
         {
             computeNodes += n.kind == TraceNode::COMPUTE;
         }
@@ -422,5 +430,82 @@ TEST(ChakraTraceRunner, AModelJobsTracesRunWithinTheirMicrosecondRounding)
         const double m = std::stod(mi[i].at("duration_s"));
         EXPECT_NEAR(std::stod(ti[i].at("duration_s")) / m, 1, 0.01);
     }
+    fs::remove_all(dir);
+}
+
+TEST(ChakraTraceRunner, ACollectiveStartsOnceItsParentsFinishNotInProgramOrder)
+{
+    // TP 2 x DP 2.  Each rank: node 1 a collective, node 2 compute after it, node 3 another
+    // collective that depends on nothing.  The first collectives need the other member's node
+    // 3 (rank 0's tensor all-reduce is rank 1's node 3, and round: 0 -> 1 -> 3 -> 2 -> 0), so
+    // a rank that started node 3 only after node 2 would wait forever.
+    const fs::path dir = Scratch("trace-ahead");
+    const std::map<std::string, std::vector<uint32_t>> groups = {
+        {"1", {0, 1}}, {"2", {2, 3}}, {"3", {0, 2}}, {"4", {1, 3}}};
+    const std::array<std::pair<std::string, std::string>, 4> firstThen = {
+        {{"1", "3"}, {"4", "1"}, {"3", "2"}, {"2", "4"}}};
+    for (uint32_t r = 0; r < 4; ++r)
+    {
+        std::vector<TraceNode> nodes = {Node(1, TraceNode::COLLECTIVE), Node(2, TraceNode::COMPUTE, {1}),
+                                        Node(3, TraceNode::COLLECTIVE)};
+        nodes[0].group = firstThen[r].first;
+        nodes[2].group = firstThen[r].second;
+        std::ofstream f(ChakraTrace::RankFile((dir / "cross").string(), r), std::ios::binary);
+        ChakraTrace::Write(f, nodes, r);
+    }
+    {
+        std::ofstream f(dir / "groups.json");
+        ChakraTrace::WriteGroups(f, groups);
+    }
+    std::ofstream(dir / "s.json") << Scenario(
+        "{\"name\":\"j\",\"ranks\":4,\"tensor_parallel\":2,\"trace\":\"" + (dir / "cross").string() +
+            "\",\"process_groups\":\"" + (dir / "groups.json").string() + "\"}",
+        false);
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" + (dir / "s.json").string() + " --out=" + (dir / "r").string(),
+                                 dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const auto rows = ReadCsv(dir / "r" / "iterations.csv");
+    ASSERT_EQ(rows.size(), 1u);
+    // 10 us of compute after a 4 KiB collective: far less than a millisecond.
+    EXPECT_GT(std::stod(rows[0].at("duration_s")), 10e-6);
+    EXPECT_LT(std::stod(rows[0].at("duration_s")), 1e-3);
+    fs::remove_all(dir);
+}
+
+TEST(ChakraTraceRunner, RanksWaitingOnEachOtherExitTwoNamingTheRank)
+{
+    // As above, but each rank's second collective depends on its first: rank 0's tensor
+    // all-reduce needs rank 1's, which waits for rank 3's data all-reduce, and round to rank 0.
+    const fs::path dir = Scratch("trace-stall");
+    const std::array<std::pair<std::string, std::string>, 4> firstThen = {
+        {{"1", "3"}, {"4", "1"}, {"3", "2"}, {"2", "4"}}};
+    for (uint32_t r = 0; r < 4; ++r)
+    {
+        std::vector<TraceNode> nodes = {Node(1, TraceNode::COLLECTIVE), Node(2, TraceNode::COLLECTIVE, {1})};
+        nodes[0].group = firstThen[r].first;
+        nodes[1].group = firstThen[r].second;
+        std::ofstream f(ChakraTrace::RankFile((dir / "cycle").string(), r), std::ios::binary);
+        ChakraTrace::Write(f, nodes, r);
+    }
+    {
+        std::ofstream f(dir / "groups.json");
+        ChakraTrace::WriteGroups(f, {{"1", {0, 1}}, {"2", {2, 3}}, {"3", {0, 2}}, {"4", {1, 3}}});
+    }
+    std::ofstream(dir / "s.json") << Scenario(
+        "{\"name\":\"j\",\"ranks\":4,\"tensor_parallel\":2,\"trace\":\"" + (dir / "cycle").string() +
+            "\",\"process_groups\":\"" + (dir / "groups.json").string() + "\"}",
+        false);
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" + (dir / "s.json").string() + " --out=" + (dir / "r").string(),
+                                 dir);
+    // Found once the run has ended: after the run's progress lines, and no results folder.
+    EXPECT_EQ(o.exitCode, 2);
+    EXPECT_NE(o.stderrText.find("error: training.jobs[0]: job 'j' stopped in iteration 0 with "
+                                "nothing left to run: rank 0 is at node 2, waiting for tensor "
+                                "collective node 1"),
+              std::string::npos)
+        << o.stderrText;
+    EXPECT_FALSE(fs::exists(dir / "r"));
     fs::remove_all(dir);
 }

@@ -202,6 +202,10 @@ INSTANTIATE_TEST_SUITE_P(
         BadJob{"process_groups_without_trace",
                TrainingScenario("[" + kJob + ",\"process_groups\":\"g.json\"}]"),
                "training.jobs[0].process_groups = \"g.json\": applies only with a \"trace\""},
+        BadJob{"chakra_traces_of_a_trace_job",
+               "{\"name\":\"t\",\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"training\":"
+               "{\"chakra_traces\":true,\"jobs\":[{\"ranks\":2,\"trace\":\"t\"}]}}",
+               "training.chakra_traces"},
         BadJob{"trace_file_missing",
                TrainingScenario("[{\"ranks\":2,\"trace\":\"@DIR@/none\"}]"),
                "none.0.et: cannot read the file"},

@@ -2,6 +2,8 @@
 
 #include "progress-reporter.h"
 
+#include "ns3/chakra-trace.h"
+
 #include "ns3/simulator.h"
 
 #include <spdlog/spdlog.h>
@@ -171,6 +173,17 @@ ScenarioRun::Run(bool progress)
         reporter.Start();
     }
     Simulator::Run();
+    if (m_scenario.stopTime.IsZero() || Simulator::Now() < m_scenario.stopTime)
+    {
+        for (std::size_t i = 0; i < m_jobs.size() && m_failure.empty(); ++i)
+        {
+            const std::string stall = m_jobs[i]->DescribeStall();
+            if (!stall.empty())
+            {
+                m_failure = "training.jobs[" + std::to_string(i) + "]: " + stall;
+            }
+        }
+    }
     if (m_monitor)
     {
         m_monitor->Finish(Simulator::Now());
@@ -432,17 +445,18 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
     }
     if (m_scenario.training.chakraTraces)
     {
-        const auto traces = folder.GetStaging() / "traces";
-        std::filesystem::create_directories(traces);
+        // Files of their own, so the folder stays flat: trace-<job>.<rank>.et and the groups.
         for (const auto& job : m_jobs)
         {
-            try
+            const std::string prefix = "trace-" + job->GetName();
+            folder.Write(prefix + ".groups.json", [&job](std::ostream& f) {
+                ChakraTrace::WriteGroups(f, TrainingJobHelper::TraceGroups(job));
+            });
+            for (uint32_t r = 0; r < job->GetNRanks(); ++r)
             {
-                TrainingJobHelper::WriteTrace(job, (traces / job->GetName()).string());
-            }
-            catch (const std::runtime_error& e)
-            {
-                throw ResultsWriteError(e.what());
+                folder.Write(prefix + "." + std::to_string(r) + ".et", [&job, r](std::ostream& f) {
+                    ChakraTrace::Write(f, TrainingJobHelper::TraceNodes(job, r), r);
+                });
             }
         }
     }

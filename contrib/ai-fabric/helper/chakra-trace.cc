@@ -20,7 +20,7 @@ NS_LOG_COMPONENT_DEFINE("ChakraTrace");
 
 namespace
 {
-namespace pb = ChakraProtoMsg;
+namespace pb = aifabric::chakra;
 using google::protobuf::io::CodedInputStream;
 using google::protobuf::io::CodedOutputStream;
 
@@ -164,7 +164,19 @@ Convert(const std::string& path, const pb::Node& node, uint32_t rank)
     n.parents.insert(n.parents.end(), node.ctrl_deps().begin(), node.ctrl_deps().end());
     if (const pb::AttributeProto* pg = Find(node, "pg_name"))
     {
-        n.group = pg->string_val();
+        int64_t number = 0;
+        if (pg->value_case() == pb::AttributeProto::kStringVal)
+        {
+            n.group = pg->string_val();
+        }
+        else if (Integer(*pg, number))
+        {
+            n.group = std::to_string(number);
+        }
+        else
+        {
+            in.Fail("attribute pg_name must be a string or an integer (the process group's name)");
+        }
     }
     switch (node.type())
     {
@@ -255,38 +267,48 @@ ChakraTrace::Read(const std::string& path, uint32_t rank)
     {
         unzip = std::make_unique<google::protobuf::io::GzipInputStream>(&raw);
     }
-    CodedInputStream in(gzip ? static_cast<google::protobuf::io::ZeroCopyInputStream*>(unzip.get())
-                             : &raw);
+    google::protobuf::io::ZeroCopyInputStream* stream = unzip ? static_cast<google::protobuf::io::ZeroCopyInputStream*>(unzip.get()) : &raw;
+    const auto bad = [&path](uint64_t record, const std::string& what) {
+        return std::invalid_argument(path + ": record " + std::to_string(record) + " " + what);
+    };
     std::vector<TraceNode> nodes;
-    bool metadata = true;
-    uint32_t size = 0;
-    for (uint64_t record = 0; in.ReadVarint32(&size); ++record)
+    for (uint64_t record = 0;; ++record)
     {
+        // A stream per record: its byte limit counts one record, and on leaving it hands
+        // back what it read ahead.
+        CodedInputStream in(stream);
+        uint32_t size = 0;
+        if (!in.ReadVarint32(&size))
+        {
+            const void* rest = nullptr;
+            int available = 0;
+            if (in.GetDirectBufferPointer(&rest, &available) || (unzip && unzip->ZlibErrorCode() < 0))
+            {
+                throw bad(record, "has no valid length: the file is not a Chakra trace or is damaged");
+            }
+            if (record == 0)
+            {
+                throw std::invalid_argument(path + ": empty or not a Chakra trace (no GlobalMetadata)");
+            }
+            break;
+        }
         const auto limit = in.PushLimit(static_cast<int>(size));
         pb::GlobalMetadata header;
         pb::Node node;
-        google::protobuf::Message& m = metadata ? static_cast<google::protobuf::Message&>(header) : node;
+        google::protobuf::Message& m = record == 0 ? static_cast<google::protobuf::Message&>(header) : node;
         if (!m.ParseFromCodedStream(&in) || !in.ConsumedEntireMessage())
         {
-            throw std::invalid_argument(path + ": record " + std::to_string(record) +
-                                        " is not a Chakra " +
-                                        (metadata ? "GlobalMetadata" : "Node") + " message");
+            throw bad(record, std::string("is not a Chakra ") + (record == 0 ? "GlobalMetadata" : "Node") + " message");
         }
         if (in.BytesUntilLimit() > 0)
         {
-            throw std::invalid_argument(path + ": record " + std::to_string(record) +
-                                        " is cut short: the file ends inside it");
+            throw bad(record, "is cut short: the file ends inside it");
         }
         in.PopLimit(limit);
-        if (!metadata)
+        if (record > 0)
         {
             nodes.push_back(Convert(path, node, rank));
         }
-        metadata = false;
-    }
-    if (metadata)
-    {
-        throw std::invalid_argument(path + ": empty or not a Chakra trace (no GlobalMetadata)");
     }
     NS_LOG_INFO(path << ": " << nodes.size() << " nodes");
     return nodes;
@@ -329,71 +351,66 @@ WriteRecord(CodedOutputStream& out, const google::protobuf::Message& m)
     out.WriteVarint32(static_cast<uint32_t>(m.ByteSizeLong()));
     m.SerializeWithCachedSizes(&out);
 }
+
+/** \p n of rank \p rank as a Chakra node, its attributes of the canonical types. */
+pb::Node
+ToNode(const TraceNode& n, uint32_t rank)
+{
+    pb::Node node;
+    node.set_id(n.id);
+    node.set_name(n.name);
+    for (uint64_t p : n.parents)
+    {
+        node.add_data_deps(p);
+    }
+    Attr(node, "is_cpu_op")->set_bool_val(false);
+    switch (n.kind)
+    {
+    case TraceNode::ORDER:
+        node.set_type(pb::METADATA_NODE);
+        break;
+    case TraceNode::COMPUTE:
+        node.set_type(pb::COMP_NODE);
+        node.set_duration_micros(n.durationMicros);
+        break;
+    case TraceNode::COLLECTIVE:
+        node.set_type(pb::COMM_COLL_NODE);
+        Attr(node, "comm_type")->set_int64_val(CommType(n.op));
+        Attr(node, "comm_size")->set_int64_val(static_cast<int64_t>(n.bytes));
+        if (!n.group.empty())
+        {
+            Attr(node, "pg_name")->set_string_val(n.group);
+        }
+        break;
+    case TraceNode::SEND:
+    case TraceNode::RECV: {
+        const bool send = n.kind == TraceNode::SEND;
+        node.set_type(send ? pb::COMM_SEND_NODE : pb::COMM_RECV_NODE);
+        Attr(node, "comm_src")->set_int32_val(static_cast<int32_t>(send ? rank : n.peer));
+        Attr(node, "comm_dst")->set_int32_val(static_cast<int32_t>(send ? n.peer : rank));
+        Attr(node, "comm_tag")->set_int32_val(0);
+        Attr(node, "comm_size")->set_int64_val(static_cast<int64_t>(n.bytes));
+        break;
+    }
+    }
+    return node;
+}
 } // namespace
 
 void
-ChakraTrace::Write(const std::string& path, const std::vector<TraceNode>& nodes, uint32_t rank)
+ChakraTrace::Write(std::ostream& os, const std::vector<TraceNode>& nodes, uint32_t rank)
 {
-    std::ofstream file(path, std::ios::binary | std::ios::trunc);
-    if (!file)
+    google::protobuf::io::OstreamOutputStream raw(&os);
+    CodedOutputStream out(&raw);
+    pb::GlobalMetadata header;
+    header.set_version("1.0.0"); // never an empty record: some readers take 0 as the end
+    pb::AttributeProto* schema = header.add_attr();
+    schema->set_name("schema");
+    schema->set_string_val("ai-fabric TraceProgram");
+    WriteRecord(out, header);
+    for (const TraceNode& n : nodes)
     {
-        throw std::runtime_error(path + ": cannot write the file");
-    }
-    {
-        google::protobuf::io::OstreamOutputStream raw(&file);
-        CodedOutputStream out(&raw);
-        pb::GlobalMetadata header;
-        header.set_version("1.0.0"); // never an empty record: some readers take 0 as the end
-        pb::AttributeProto* schema = header.add_attr();
-        schema->set_name("schema");
-        schema->set_string_val("ai-fabric TraceProgram");
-        WriteRecord(out, header);
-        for (const TraceNode& n : nodes)
-        {
-            pb::Node node;
-            node.set_id(n.id);
-            node.set_name(n.name);
-            for (uint64_t p : n.parents)
-            {
-                node.add_data_deps(p);
-            }
-            Attr(node, "is_cpu_op")->set_bool_val(false);
-            switch (n.kind)
-            {
-            case TraceNode::ORDER:
-                node.set_type(pb::METADATA_NODE);
-                break;
-            case TraceNode::COMPUTE:
-                node.set_type(pb::COMP_NODE);
-                node.set_duration_micros(n.durationMicros);
-                break;
-            case TraceNode::COLLECTIVE:
-                node.set_type(pb::COMM_COLL_NODE);
-                Attr(node, "comm_type")->set_int64_val(CommType(n.op));
-                Attr(node, "comm_size")->set_int64_val(static_cast<int64_t>(n.bytes));
-                if (!n.group.empty())
-                {
-                    Attr(node, "pg_name")->set_string_val(n.group);
-                }
-                break;
-            case TraceNode::SEND:
-            case TraceNode::RECV: {
-                const bool send = n.kind == TraceNode::SEND;
-                node.set_type(send ? pb::COMM_SEND_NODE : pb::COMM_RECV_NODE);
-                Attr(node, "comm_src")->set_int32_val(static_cast<int32_t>(send ? rank : n.peer));
-                Attr(node, "comm_dst")->set_int32_val(static_cast<int32_t>(send ? n.peer : rank));
-                Attr(node, "comm_tag")->set_int32_val(0);
-                Attr(node, "comm_size")->set_int64_val(static_cast<int64_t>(n.bytes));
-                break;
-            }
-            }
-            WriteRecord(out, node);
-        }
-    }
-    file.close();
-    if (!file)
-    {
-        throw std::runtime_error(path + ": writing the file failed");
+        WriteRecord(out, ToNode(n, rank));
     }
 }
 
@@ -441,21 +458,14 @@ ChakraTrace::ReadGroups(const std::string& path)
 }
 
 void
-ChakraTrace::WriteGroups(const std::string& path,
-                         const std::map<std::string, std::vector<uint32_t>>& groups)
+ChakraTrace::WriteGroups(std::ostream& os, const std::map<std::string, std::vector<uint32_t>>& groups)
 {
     nlohmann::json j = nlohmann::json::object();
     for (const auto& [name, ranks] : groups)
     {
         j[name] = ranks;
     }
-    std::ofstream file(path, std::ios::trunc);
-    file << j.dump() << "\n";
-    file.close();
-    if (!file)
-    {
-        throw std::runtime_error(path + ": writing the file failed");
-    }
+    os << j.dump() << "\n";
 }
 
 } // namespace ns3

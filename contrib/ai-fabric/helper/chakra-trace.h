@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,8 @@ namespace ns3
  *  - COMP_NODE: a GPU kernel of duration_micros, or of num_ops FLOPs when the duration is 0;
  *    a host operation (is_cpu_op true) orders the work but takes no time;
  *  - COMM_COLL_NODE: comm_type ALL_REDUCE, REDUCE, ALL_GATHER, BROADCAST, ALL_TO_ALL or
- *    REDUCE_SCATTER of comm_size bytes on process group pg_name;
+ *    REDUCE_SCATTER of comm_size bytes on process group pg_name (a string, or an integer
+ *    read as its decimal name);
  *  - COMM_SEND_NODE / COMM_RECV_NODE: comm_size bytes (else tensor_size) to comm_dst / from
  *    comm_src (global ranks); messages between a pair are matched in order, not by comm_tag;
  *  - METADATA_NODE and INVALID_NODE take no time;
@@ -38,15 +40,14 @@ class ChakraTrace
   public:
     /** Rank \p rank's nodes from the file \p path; throws std::invalid_argument. */
     static std::vector<TraceNode> Read(const std::string& path, uint32_t rank);
-    /** Write \p nodes as rank \p rank's trace file \p path; throws std::runtime_error. */
-    static void Write(const std::string& path, const std::vector<TraceNode>& nodes, uint32_t rank);
+    /** Write \p nodes as rank \p rank's trace file to \p os. */
+    static void Write(std::ostream& os, const std::vector<TraceNode>& nodes, uint32_t rank);
     /**
      * Process groups from \p path, ASTRA-sim's communicator-group file: a JSON object of
      * group name (the nodes' pg_name) -> array of ranks, e.g. {"1": [0, 1, 2, 3]}.
      */
     static std::map<std::string, std::vector<uint32_t>> ReadGroups(const std::string& path);
-    static void WriteGroups(const std::string& path,
-                            const std::map<std::string, std::vector<uint32_t>>& groups);
+    static void WriteGroups(std::ostream& os, const std::map<std::string, std::vector<uint32_t>>& groups);
     /** The file of rank \p rank's trace: "<prefix>.<rank>.et", ASTRA-sim's naming. */
     static std::string RankFile(const std::string& prefix, uint32_t rank);
 };

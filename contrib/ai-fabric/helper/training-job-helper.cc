@@ -6,6 +6,7 @@
 #include "ns3/rdma-nic.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace ns3
@@ -111,8 +112,27 @@ TrainingJobHelper::ReadTrace(Ptr<TrainingJob> job)
     }
 }
 
-void
-TrainingJobHelper::WriteTrace(Ptr<const TrainingJob> job, const std::string& prefix)
+std::map<std::string, std::vector<uint32_t>>
+TrainingJobHelper::TraceGroups(Ptr<const TrainingJob> job)
+{
+    const ParallelLayout layout = job->GetLayout();
+    std::map<std::string, std::vector<uint32_t>> groups;
+    for (ParallelAxis axis : {ParallelAxis::TENSOR, ParallelAxis::EXPERT, ParallelAxis::DATA})
+    {
+        if (layout.Degree(axis) < 2)
+        {
+            continue;
+        }
+        for (const auto& ranks : layout.Groups(axis))
+        {
+            groups[std::to_string(groups.size() + 1)] = ranks;
+        }
+    }
+    return groups;
+}
+
+std::vector<TraceNode>
+TrainingJobHelper::TraceNodes(Ptr<const TrainingJob> job, uint32_t rank)
 {
     const ParallelLayout layout = job->GetLayout();
     std::array<std::vector<JobRequest>, kJobComms> requests;
@@ -120,9 +140,9 @@ TrainingJobHelper::WriteTrace(Ptr<const TrainingJob> job, const std::string& pre
     {
         requests[c] = job->GetRequests(static_cast<JobComm>(c));
     }
-    // Each rank's communicators' names: groups numbered from 1 along tensor, expert, data.
-    std::map<std::string, std::vector<uint32_t>> groups;
-    std::vector<std::array<std::string, kJobComms>> names(job->GetNRanks());
+    // The rank's tensor, expert and data groups' names, in TraceGroups' numbering.
+    std::array<std::string, kJobComms> names;
+    uint32_t number = 0;
     const std::pair<ParallelAxis, JobComm> axes[] = {{ParallelAxis::TENSOR, JobComm::TENSOR},
                                                      {ParallelAxis::EXPERT, JobComm::EXPERT},
                                                      {ParallelAxis::DATA, JobComm::DATA}};
@@ -134,27 +154,20 @@ TrainingJobHelper::WriteTrace(Ptr<const TrainingJob> job, const std::string& pre
         }
         for (const auto& ranks : layout.Groups(axis))
         {
-            const std::string name = std::to_string(groups.size() + 1);
-            groups[name] = ranks;
-            for (uint32_t r : ranks)
+            ++number;
+            if (std::find(ranks.begin(), ranks.end(), rank) != ranks.end())
             {
-                names[r][static_cast<std::size_t>(comm)] = name;
+                names[static_cast<std::size_t>(comm)] = std::to_string(number);
             }
         }
     }
-    for (uint32_t r = 0; r < job->GetNRanks(); ++r)
-    {
-        ParallelLayout::Coordinates c = layout.Of(r);
-        ParallelLayout::Coordinates previous = c;
-        ParallelLayout::Coordinates next = c;
-        previous.pp = c.pp > 0 ? c.pp - 1 : c.pp;
-        next.pp = c.pp + 1 < layout.pp ? c.pp + 1 : c.pp;
-        const auto nodes = TraceProgram::FromOps(job->GetOps(r), requests,
-                                                 {layout.RankOf(previous), layout.RankOf(next)},
-                                                 names[r]);
-        ChakraTrace::Write(ChakraTrace::RankFile(prefix, r), nodes, r);
-    }
-    ChakraTrace::WriteGroups(prefix + ".groups.json", groups);
+    ParallelLayout::Coordinates c = layout.Of(rank);
+    ParallelLayout::Coordinates previous = c;
+    ParallelLayout::Coordinates next = c;
+    previous.pp = c.pp > 0 ? c.pp - 1 : c.pp;
+    next.pp = c.pp + 1 < layout.pp ? c.pp + 1 : c.pp;
+    return TraceProgram::FromOps(job->GetOps(rank), requests,
+                                 {layout.RankOf(previous), layout.RankOf(next)}, names);
 }
 
 Ptr<TrainingJob>

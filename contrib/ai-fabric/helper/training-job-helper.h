@@ -23,8 +23,8 @@ namespace ns3
  * the job's programs run (so a request an algorithm refuses fails here, not mid-run), and
  * starts the job.  The job's queue pairs carry its TrafficClass.  Install RDMA on the
  * network first (RdmaHelper::Install).  A job with a Trace has its rank files and process
- * groups read here (ChakraTrace) into its TraceProgram; WriteTrace writes a started job's
- * programs as such files.
+ * groups read here (ChakraTrace) into its TraceProgram; TraceNodes and TraceGroups give a
+ * started job's programs as such traces.
  */
 class TrainingJobHelper
 {
@@ -50,14 +50,17 @@ class TrainingJobHelper
     Ptr<TrainingJob> Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma, int64_t stream);
 
     /**
-     * Write the programs of \p job (started by Install) as Chakra execution traces: rank r's
-     * as "<prefix>.<r>.et" (ChakraTrace::RankFile) and the process groups as
-     * "<prefix>.groups.json", tensor groups first, then expert and data groups, named 1, 2,
-     * ...  The job's Trace and ProcessGroups set to those run the same iterations, up to the
-     * traces' whole microseconds of compute.  Throws std::runtime_error if a file cannot be
-     * written.
+     * The process groups of \p job's traces: its tensor groups, then expert and data groups
+     * (those of more than one rank), named 1, 2, ...
      */
-    static void WriteTrace(Ptr<const TrainingJob> job, const std::string& prefix);
+    static std::map<std::string, std::vector<uint32_t>> TraceGroups(Ptr<const TrainingJob> job);
+    /**
+     * Rank \p rank's program of \p job (started by Install) as Chakra trace nodes
+     * (TraceProgram::FromOps), its collectives on the TraceGroups.  A job whose Trace and
+     * ProcessGroups are such files runs the same iterations, up to the traces' whole
+     * microseconds of compute.
+     */
+    static std::vector<TraceNode> TraceNodes(Ptr<const TrainingJob> job, uint32_t rank);
 
     /** Random streams one Install uses, from the stream it is given. */
     static constexpr int64_t kStreamsPerJob = 2;

@@ -133,6 +133,10 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
     // that became no operation, its parents'.  Compute needs none: the next operation is
     // issued only once the GPU has finished it.
     std::vector<std::vector<uint32_t>> stands(nodes.size());
+    // Per node, 1 + the last op among it and its ancestors that only the program's reaching
+    // it can finish (compute, free transfers): a child may start ahead of the program only
+    // past it.  A collective parent passes on nothing: it finished after its own.
+    std::vector<uint32_t> barrier(nodes.size(), 0);
     std::vector<Op>& ops = m_ops[r];
     std::vector<uint32_t> communication; // every op that communicates
     uint32_t placed = 0;
@@ -143,16 +147,20 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
         ++placed;
         const TraceNode& n = nodes[i];
         std::set<uint32_t> after;
+        uint32_t gate = 0;
         for (uint64_t p : n.parents)
         {
             const auto& s = stands[index.at(p)];
             after.insert(s.begin(), s.end());
+            gate = std::max(gate, barrier[index.at(p)]);
         }
         Op o;
         o.op.kind = JobOp::COLLECTIVE;
         o.op.phase = JobOp::TRACED;
         o.op.blocking = false;
         o.op.after.assign(after.begin(), after.end());
+        o.op.gate = gate;
+        o.node = n.id;
         bool emit = true;
         switch (n.kind)
         {
@@ -215,15 +223,21 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
         if (emit)
         {
             ops.push_back(o);
+            const uint32_t at = static_cast<uint32_t>(ops.size() - 1);
             if (o.op.kind == JobOp::COLLECTIVE && !(o.op.comm >= JobComm::ACTIVATION_SEND && n.bytes == 0))
             {
-                stands[i] = {static_cast<uint32_t>(ops.size() - 1)};
-                communication.push_back(stands[i][0]);
+                stands[i] = {at};
+                communication.push_back(at);
+            }
+            else
+            {
+                barrier[i] = at + 1;
             }
         }
         else
         {
             stands[i].assign(after.begin(), after.end());
+            barrier[i] = gate;
         }
         for (uint32_t child : children[i])
         {
@@ -412,13 +426,22 @@ TraceProgram::FromOps(const std::vector<JobOp>& ops,
                       const std::array<std::string, kJobComms>& groups)
 {
     std::vector<TraceNode> nodes;
+    std::vector<uint64_t> nodeOf(ops.size(), 0); // op -> its node's id
     std::vector<uint64_t> gate;    // what the next operation waits for
     std::vector<uint64_t> pending; // collectives started and not waited for yet
-    for (const JobOp& op : ops)
+    for (std::size_t i = 0; i < ops.size(); ++i)
     {
+        const JobOp& op = ops[i];
         TraceNode n;
         n.id = nodes.size() + 1;
         n.parents = gate;
+        for (uint32_t a : op.after)
+        {
+            if (nodeOf[a] != 0 && std::find(gate.begin(), gate.end(), nodeOf[a]) == gate.end())
+            {
+                n.parents.push_back(nodeOf[a]);
+            }
+        }
         switch (op.kind)
         {
         case JobOp::WAIT:
@@ -461,6 +484,7 @@ TraceProgram::FromOps(const std::vector<JobOp>& ops,
             break;
         }
         }
+        nodeOf[i] = n.id;
         nodes.push_back(n);
     }
     return nodes;

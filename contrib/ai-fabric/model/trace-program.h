@@ -80,6 +80,8 @@ class TraceProgram
     std::vector<JobOp> GetOps(uint32_t rank, Ptr<const Accelerator> gpu) const;
     /** The collectives of \p comm, by request index (one list for the four pipeline ways). */
     const std::vector<JobRequest>& GetRequests(JobComm comm) const;
+    /** The id of the node op \p op of rank \p rank runs (0 for the final wait). */
+    uint64_t GetNodeId(uint32_t rank, std::size_t op) const { return m_ops[rank][op].node; }
     /** Whether every send and receive has zero bytes: stages wait for each other, no packets. */
     bool HasFreeTransfers() const { return m_freeTransfers; }
 
@@ -101,6 +103,7 @@ class TraceProgram
         JobOp op;
         double flops{0};
         uint64_t micros{0};
+        uint64_t node{0}; //!< the trace node's id
     };
     /** Rank \p r's nodes in issue order, ORDER nodes folded into their children. */
     void Build(uint32_t r, const std::vector<TraceNode>& nodes, const ParallelLayout& layout,

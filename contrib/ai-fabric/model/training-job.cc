@@ -637,6 +637,46 @@ TrainingJob::Interrupt(const std::string& cause)
     m_interruptedTrace(cause);
 }
 
+std::string
+TrainingJob::DescribeStall() const
+{
+    if (IsFinished() || m_interrupted)
+    {
+        return "";
+    }
+    for (uint32_t r = 0; r < m_rankState.size(); ++r)
+    {
+        const RankState& rs = m_rankState[r];
+        if (rs.wait == FINISHED)
+        {
+            continue;
+        }
+        const auto where = [this, r](std::size_t op) {
+            return m_trace ? "node " + std::to_string(m_trace->GetNodeId(r, op))
+                           : "op " + std::to_string(op);
+        };
+        std::string what;
+        switch (rs.wait)
+        {
+        case DEPENDENCY:
+            what = JobCommName(OpAt(r, rs.dependency).comm) + std::string(" collective ") +
+                   where(rs.dependency);
+            break;
+        case ACTIVATION:
+        case GRADIENT:
+            what = rs.wait == ACTIVATION ? "an activation" : "a gradient";
+            break;
+        default:
+            what = "its collectives to finish";
+        }
+        return "job '" + m_name + "' stopped in iteration " + Str(m_iterations.size()) +
+               " with nothing left to run: rank " + Str(r) + " is at " + where(rs.pc) +
+               ", waiting for " + what +
+               " (a collective or message its peers never start: ranks waiting on each other)";
+    }
+    return "";
+}
+
 void
 TrainingJob::SetServerSlowdown(uint32_t server, double factor)
 {
@@ -674,8 +714,18 @@ TrainingJob::Start()
                 compute += op.kind == JobOp::COMPUTE ? op.picoseconds : 0;
             }
             busiest = std::max(busiest, compute);
-            m_rankState[r].ops = &m_traceOps.back();
-            m_rankState[r].finished.assign(m_traceOps.back().size(), false);
+            RankState& rs = m_rankState[r];
+            rs.ops = &m_traceOps.back();
+            rs.finished.assign(rs.ops->size(), false);
+            rs.issued.assign(rs.ops->size(), false);
+            for (uint32_t i = 0; i < rs.ops->size(); ++i)
+            {
+                const JobOp& op = (*rs.ops)[i];
+                if (op.kind == JobOp::COLLECTIVE && !IsFreeTransfer(op))
+                {
+                    rs.commOps[static_cast<std::size_t>(op.comm)].push_back(i);
+                }
+            }
         }
         m_resolvedCompute = PicoSeconds(busiest);
     }
@@ -773,6 +823,8 @@ TrainingJob::StartIteration()
         rs.exposedBy = {};
         rs.active = 0;
         rs.finished.assign(rs.finished.size(), false);
+        rs.issued.assign(rs.issued.size(), false);
+        rs.commNext = {};
     }
     for (uint32_t r = 0; r < m_ranks; ++r)
     {
@@ -782,6 +834,75 @@ TrainingJob::StartIteration()
 
 void
 TrainingJob::Advance(uint32_t r)
+{
+    RunProgram(r);
+    if (m_trace)
+    {
+        IssueAhead(r);
+    }
+}
+
+void
+TrainingJob::IssueAhead(uint32_t r)
+{
+    RankState& rs = m_rankState[r];
+    if (m_interrupted || rs.wait == FINISHED)
+    {
+        return;
+    }
+    // Each communicator's next collective, in the order the rank issues them (NCCL's), once
+    // what it depends on has finished: the program need not reach it.
+    for (std::size_t c = 0; c < kJobComms; ++c)
+    {
+        const auto& list = rs.commOps[c];
+        std::size_t& next = rs.commNext[c];
+        while (next < list.size())
+        {
+            const uint32_t j = list[next];
+            if (rs.issued[j])
+            {
+                ++next;
+                continue;
+            }
+            const JobOp& op = OpAt(r, j);
+            if (j <= rs.pc || rs.pc < op.gate || !Finished(rs, op.after))
+            {
+                break;
+            }
+            Issue(r, j);
+            ++next;
+        }
+    }
+}
+
+bool
+TrainingJob::Finished(const RankState& rs, const std::vector<uint32_t>& ops)
+{
+    return std::all_of(ops.begin(), ops.end(), [&rs](uint32_t op) { return rs.finished[op]; });
+}
+
+void
+TrainingJob::Issue(uint32_t r, std::size_t index)
+{
+    RankState& rs = m_rankState[r];
+    const JobOp& op = OpAt(r, index);
+    Endpoint& e = rs.comms[static_cast<std::size_t>(op.comm)];
+    ++rs.outstanding;
+    rs.outstandingData += op.comm == JobComm::DATA;
+    if (rs.active++ == 0)
+    {
+        rs.activeSince = Simulator::Now();
+    }
+    if (!rs.issued.empty())
+    {
+        rs.issued[index] = true;
+    }
+    e.app->Execute((*e.schedules)[op.request],
+                   MakeCallback(&TrainingJob::CollectiveDone, this).Bind(r, index, Simulator::Now()));
+}
+
+void
+TrainingJob::RunProgram(uint32_t r)
 {
     if (m_interrupted)
     {
@@ -798,6 +919,11 @@ TrainingJob::Advance(uint32_t r)
     while (rs.pc < ops.size())
     {
         const JobOp& op = ops[rs.pc];
+        if (!rs.issued.empty() && rs.issued[rs.pc])
+        {
+            ++rs.pc; // started ahead of the program (IssueAhead)
+            continue;
+        }
         if (!op.after.empty() && !DependenciesMet(r, op))
         {
             return;
@@ -836,16 +962,7 @@ TrainingJob::Advance(uint32_t r)
                 ++rs.pc;
                 continue;
             }
-            Endpoint& e = rs.comms[static_cast<std::size_t>(op.comm)];
-            ++rs.outstanding;
-            rs.outstandingData += op.comm == JobComm::DATA;
-            if (rs.active++ == 0)
-            {
-                rs.activeSince = Simulator::Now();
-            }
-            e.app->Execute((*e.schedules)[op.request],
-                           MakeCallback(&TrainingJob::CollectiveDone, this)
-                               .Bind(r, rs.pc, Simulator::Now()));
+            Issue(r, rs.pc);
             ++rs.pc;
             if (op.blocking)
             {
@@ -920,6 +1037,10 @@ TrainingJob::CollectiveDone(uint32_t r, std::size_t op, Time start, uint32_t)
     {
         NS_ASSERT(!done.blocking || rs.wait == COLLECTIVE);
         Advance(r);
+    }
+    else if (m_trace)
+    {
+        IssueAhead(r);
     }
 }
 

@@ -183,6 +183,11 @@ class TrainingJob : public Object
      */
     void Interrupt(const std::string& cause);
     bool IsInterrupted() const { return m_interrupted; }
+    /**
+     * When the job is neither finished nor interrupted but nothing is left to simulate (a
+     * trace whose ranks wait on each other in a cycle): which rank waits for what; else "".
+     */
+    std::string DescribeStall() const;
     Time GetInterruptionTime() const { return m_interruptedAt; }
     const std::string& GetInterruptionCause() const { return m_interruptionCause; }
 
@@ -215,6 +220,9 @@ class TrainingJob : public Object
         uint32_t stage{0};
         const std::vector<JobOp>* ops{nullptr}; //!< its stage's program, or its trace's
         std::vector<bool> finished; //!< with a trace: which of its ops finished this iteration
+        std::vector<bool> issued;   //!< with a trace: which of its collectives started
+        std::array<std::vector<uint32_t>, kJobComms> commOps; //!< with a trace: by communicator
+        std::array<std::size_t, kJobComms> commNext{}; //!< the first of commOps maybe unstarted
         std::size_t dependency{0};  //!< the op it waits for (DEPENDENCY)
         std::array<Endpoint, kJobComms> comms;
         std::size_t pc{0};
@@ -237,8 +245,16 @@ class TrainingJob : public Object
     };
 
     void StartIteration();
-    /** Run rank \p r's program until it has to wait. */
+    /** Run rank \p r's program until it has to wait; with a trace, then IssueAhead. */
     void Advance(uint32_t r);
+    void RunProgram(uint32_t r);
+    /**
+     * With a trace: start every collective of rank \p r past its program counter that is its
+     * communicator's next and whose dependencies (JobOp::after, JobOp::gate) are met.
+     */
+    void IssueAhead(uint32_t r);
+    /** Start op \p index of rank \p r, a collective, on its communicator. */
+    void Issue(uint32_t r, std::size_t index);
     void ComputeDone(uint32_t r, std::size_t op);
     void CollectiveDone(uint32_t r, std::size_t op, Time start, uint32_t memberRank);
     /** A zero-byte pipeline transfer from rank \p r's op; the peer may go on. */
@@ -250,6 +266,8 @@ class TrainingJob : public Object
     const JobOp& OpAt(uint32_t r, std::size_t op) const;
     /** Check()'s rules for a job with a Trace. */
     void CheckTrace() const;
+    /** Whether every op of \p ops has finished this iteration. */
+    static bool Finished(const RankState& rs, const std::vector<uint32_t>& ops);
     /** Whether rank \p r may start \p op: every op it depends on has finished. */
     bool DependenciesMet(uint32_t r, const JobOp& op);
     /** A pipeline transfer of zero bytes: a dependency between stages, no packets. */

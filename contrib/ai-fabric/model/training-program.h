@@ -54,6 +54,11 @@ struct JobOp
      * WAIT instead.
      */
     std::vector<uint32_t> after{};
+    /**
+     * A trace's collective may start ahead of its rank's program once the program has reached
+     * op \c gate (its compute and free-transfer ancestors then finished); see TraceProgram.
+     */
+    uint32_t gate{0};
 
     static const char* PhaseName(Phase p);
 };

@@ -56,7 +56,7 @@ TrainingSchema()
         .Key(kTimelineMaxSpans)
         .Key("chakra_traces", "true or false", kChakraTraces ? "true" : "false",
              "Also write each job's iteration as MLCommons Chakra execution traces: "
-             "traces/<job>.<rank>.et and traces/<job>.groups.json in the results folder (a "
+             "trace-<job>.<rank>.et and trace-<job>.groups.json in the results folder (a "
              "job's trace and process_groups keys run them).");
     return MovedRdmaKeys(schema);
 }
@@ -216,6 +216,12 @@ BuildTraining(const json& doc, Scenario& s)
                 Fail(Path(wj, key), j.at(key), "given by the job's trace; leave it out");
             }
         }
+        if (j.contains("trace") && s.training.chakraTraces)
+        {
+            Fail(Path(w, "chakra_traces"), t.at("chakra_traces"),
+                 "writes the programs of jobs described by their numbers or model; job " +
+                     std::to_string(i) + " runs a trace already");
+        }
         if (j.contains("process_groups") && !j.contains("trace"))
         {
             Fail(Path(wj, "process_groups"), j.at("process_groups"), "applies only with a \"trace\"");
@@ -229,7 +235,7 @@ BuildTraining(const json& doc, Scenario& s)
         }
         BooleanValue zero;
         job.Create<TrainingJob>()->GetAttribute("DistributedOptimizer", zero);
-        if (j.contains("parameter_element_bytes") && !zero.Get())
+        if (j.contains("parameter_element_bytes") && !zero.Get() && !j.contains("trace"))
         {
             Fail(Path(wj, "parameter_element_bytes"), j.at("parameter_element_bytes"),
                  "applies only with \"distributed_optimizer\": true");
