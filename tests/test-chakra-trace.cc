@@ -433,37 +433,57 @@ TEST(ChakraTraceRunner, AModelJobsTracesRunWithinTheirMicrosecondRounding)
     fs::remove_all(dir);
 }
 
-TEST(ChakraTraceRunner, ACollectiveStartsOnceItsParentsFinishNotInProgramOrder)
+namespace
 {
-    // TP 2 x DP 2.  Each rank: node 1 a collective, node 2 compute after it, node 3 another
-    // collective that depends on nothing.  The first collectives need the other member's node
-    // 3 (rank 0's tensor all-reduce is rank 1's node 3, and round: 0 -> 1 -> 3 -> 2 -> 0), so
-    // a rank that started node 3 only after node 2 would wait forever.
-    const fs::path dir = Scratch("trace-ahead");
-    const std::map<std::string, std::vector<uint32_t>> groups = {
-        {"1", {0, 1}}, {"2", {2, 3}}, {"3", {0, 2}}, {"4", {1, 3}}};
+/**
+ * Run four ranks of TP 2 x DP 2 whose traces are two collectives each: first on group
+ * firstThen[r].first, last on firstThen[r].second, with \p between between them (a compute
+ * node after the first, or nothing), the last depending on the first when \p chained.  The
+ * first collectives need the other member's last one: rank 0's tensor all-reduce is rank 1's
+ * last node, and round 0 -> 1 -> 3 -> 2 -> 0.
+ */
+Outcome
+RunCrossedTraces(const fs::path& dir, bool chained)
+{
     const std::array<std::pair<std::string, std::string>, 4> firstThen = {
         {{"1", "3"}, {"4", "1"}, {"3", "2"}, {"2", "4"}}};
     for (uint32_t r = 0; r < 4; ++r)
     {
-        std::vector<TraceNode> nodes = {Node(1, TraceNode::COLLECTIVE), Node(2, TraceNode::COMPUTE, {1}),
-                                        Node(3, TraceNode::COLLECTIVE)};
-        nodes[0].group = firstThen[r].first;
-        nodes[2].group = firstThen[r].second;
+        std::vector<TraceNode> nodes = {Node(1, TraceNode::COLLECTIVE)};
+        if (chained)
+        {
+            nodes.push_back(Node(2, TraceNode::COLLECTIVE, {1}));
+        }
+        else
+        {
+            nodes.push_back(Node(2, TraceNode::COMPUTE, {1}));
+            nodes.push_back(Node(3, TraceNode::COLLECTIVE));
+        }
+        nodes.front().group = firstThen[r].first;
+        nodes.back().group = firstThen[r].second;
         std::ofstream f(ChakraTrace::RankFile((dir / "cross").string(), r), std::ios::binary);
         ChakraTrace::Write(f, nodes, r);
     }
     {
         std::ofstream f(dir / "groups.json");
-        ChakraTrace::WriteGroups(f, groups);
+        ChakraTrace::WriteGroups(f, {{"1", {0, 1}}, {"2", {2, 3}}, {"3", {0, 2}}, {"4", {1, 3}}});
     }
     std::ofstream(dir / "s.json") << Scenario(
         "{\"name\":\"j\",\"ranks\":4,\"tensor_parallel\":2,\"trace\":\"" + (dir / "cross").string() +
             "\",\"process_groups\":\"" + (dir / "groups.json").string() + "\"}",
         false);
-    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
-                                 "--scenario=" + (dir / "s.json").string() + " --out=" + (dir / "r").string(),
-                                 dir);
+    return RunProgram(AI_FABRIC_RUN_BINARY,
+                      "--scenario=" + (dir / "s.json").string() + " --out=" + (dir / "r").string(),
+                      dir);
+}
+} // namespace
+
+TEST(ChakraTraceRunner, ACollectiveStartsOnceItsParentsFinishNotInProgramOrder)
+{
+    // Each rank: a collective, compute after it, and a collective that depends on nothing: a
+    // rank that started its last collective only after its compute would wait forever.
+    const fs::path dir = Scratch("trace-ahead");
+    const Outcome o = RunCrossedTraces(dir, false);
     ASSERT_EQ(o.exitCode, 0) << o.stderrText;
     const auto rows = ReadCsv(dir / "r" / "iterations.csv");
     ASSERT_EQ(rows.size(), 1u);
@@ -475,31 +495,11 @@ TEST(ChakraTraceRunner, ACollectiveStartsOnceItsParentsFinishNotInProgramOrder)
 
 TEST(ChakraTraceRunner, RanksWaitingOnEachOtherExitTwoNamingTheRank)
 {
-    // As above, but each rank's second collective depends on its first: rank 0's tensor
-    // all-reduce needs rank 1's, which waits for rank 3's data all-reduce, and round to rank 0.
+    // Each rank's second collective depends on its first: the ranks wait on each other in a
+    // cycle, as NCCL would hang.  Found once the run has ended: after the run's progress
+    // lines, and no results folder.
     const fs::path dir = Scratch("trace-stall");
-    const std::array<std::pair<std::string, std::string>, 4> firstThen = {
-        {{"1", "3"}, {"4", "1"}, {"3", "2"}, {"2", "4"}}};
-    for (uint32_t r = 0; r < 4; ++r)
-    {
-        std::vector<TraceNode> nodes = {Node(1, TraceNode::COLLECTIVE), Node(2, TraceNode::COLLECTIVE, {1})};
-        nodes[0].group = firstThen[r].first;
-        nodes[1].group = firstThen[r].second;
-        std::ofstream f(ChakraTrace::RankFile((dir / "cycle").string(), r), std::ios::binary);
-        ChakraTrace::Write(f, nodes, r);
-    }
-    {
-        std::ofstream f(dir / "groups.json");
-        ChakraTrace::WriteGroups(f, {{"1", {0, 1}}, {"2", {2, 3}}, {"3", {0, 2}}, {"4", {1, 3}}});
-    }
-    std::ofstream(dir / "s.json") << Scenario(
-        "{\"name\":\"j\",\"ranks\":4,\"tensor_parallel\":2,\"trace\":\"" + (dir / "cycle").string() +
-            "\",\"process_groups\":\"" + (dir / "groups.json").string() + "\"}",
-        false);
-    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
-                                 "--scenario=" + (dir / "s.json").string() + " --out=" + (dir / "r").string(),
-                                 dir);
-    // Found once the run has ended: after the run's progress lines, and no results folder.
+    const Outcome o = RunCrossedTraces(dir, true);
     EXPECT_EQ(o.exitCode, 2);
     EXPECT_NE(o.stderrText.find("error: training.jobs[0]: job 'j' stopped in iteration 0 with "
                                 "nothing left to run: rank 0 is at node 2, waiting for tensor "
