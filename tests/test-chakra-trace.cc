@@ -369,27 +369,31 @@ RunBothWays(const fs::path& dir, const std::string& job, const std::string& layo
 
 TEST(ChakraTraceRunner, AJobsTracesRunItsIterationsExactly)
 {
-    // Compute of whole microseconds (480 us over 4 micro-batches x 4 layer halves x 3, one
-    // gradient bucket): the traces hold it exactly, so every time and its breakdown agree.
-    const fs::path dir = Scratch("trace-exact");
-    const std::string layout = "\"ranks\":8,\"tensor_parallel\":2,\"pipeline_parallel\":2";
-    const auto [a, b] = RunBothWays(
-        dir,
-        "{\"name\":\"j\"," + layout + ",\"compute_time\":\"480us\",\"layers\":4,"
-        "\"micro_batches\":4,\"parameters\":4000000,\"activation_bytes\":262144,"
-        "\"bucket_bytes\":100000000,\"iterations\":2}",
-        layout);
-    const auto first = ReadCsv(a / "iterations.csv");
-    ASSERT_EQ(first.size(), 2u);
-    EXPECT_GT(std::stod(first[0].at("exposed_tensor_s")), 0);
-    EXPECT_GT(std::stod(first[0].at("exposed_pipeline_s")), 0);
-    EXPECT_GT(std::stod(first[0].at("exposed_data_s")), 0);
-    EXPECT_EQ(ReadFile(a / "iterations.csv"), ReadFile(b / "iterations.csv"));
-    EXPECT_EQ(ReadFile(a / "ranks.csv"), ReadFile(b / "ranks.csv"));
-    EXPECT_EQ(ReadFile(a / "trace-j.groups.json"),
-              "{\"1\":[0,1],\"2\":[2,3],\"3\":[4,5],\"4\":[6,7],\"5\":[0,2],\"6\":[1,3],"
-              "\"7\":[4,6],\"8\":[5,7]}\n");
-    fs::remove_all(dir);
+    // Compute of whole microseconds (480 us over 4 micro-batches x 4 layer halves x 3): the
+    // traces hold it exactly, so every time and its breakdown agree; with one gradient bucket,
+    // and with FSDP (each layer's compute waiting for its own gather).
+    for (const std::string data : {"\"bucket_bytes\":100000000", "\"fully_sharded\":true"})
+    {
+        const fs::path dir = Scratch("trace-exact");
+        const std::string layout = "\"ranks\":8,\"tensor_parallel\":2,\"pipeline_parallel\":2";
+        const auto [a, b] = RunBothWays(
+            dir,
+            "{\"name\":\"j\"," + layout + ",\"compute_time\":\"480us\",\"layers\":4,"
+            "\"micro_batches\":4,\"parameters\":4000000,\"activation_bytes\":262144," + data +
+                ",\"iterations\":2}",
+            layout);
+        const auto first = ReadCsv(a / "iterations.csv");
+        ASSERT_EQ(first.size(), 2u);
+        EXPECT_GT(std::stod(first[0].at("exposed_tensor_s")), 0);
+        EXPECT_GT(std::stod(first[0].at("exposed_pipeline_s")), 0);
+        EXPECT_GT(std::stod(first[0].at("exposed_data_s")), 0);
+        EXPECT_EQ(ReadFile(a / "iterations.csv"), ReadFile(b / "iterations.csv")) << data;
+        EXPECT_EQ(ReadFile(a / "ranks.csv"), ReadFile(b / "ranks.csv")) << data;
+        EXPECT_EQ(ReadFile(a / "trace-j.groups.json"),
+                  "{\"1\":[0,1],\"2\":[2,3],\"3\":[4,5],\"4\":[6,7],\"5\":[0,2],\"6\":[1,3],"
+                  "\"7\":[4,6],\"8\":[5,7]}\n");
+        fs::remove_all(dir);
+    }
 }
 
 TEST(ChakraTraceRunner, AModelJobsTracesRunWithinTheirMicrosecondRounding)

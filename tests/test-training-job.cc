@@ -358,6 +358,122 @@ TEST(TrainingJob, DistributedOptimizerAddsTheReduceScatterAndTheAllGatherAlone)
     }
 }
 
+// FSDP: per stage and micro-batch, each layer's parameters gathered before its forward and
+// its backward and its gradients reduce-scattered after its backward; each layer's compute
+// waits for its own gather, and the next layer's gather is issued before it (prefetch).
+TEST(TrainingProgram, FullyShardedGathersEachLayerBeforeItsComputeAndPrefetchesTheNext)
+{
+    TrainingProgramSpec s;
+    s.compute = MicroSeconds(120);
+    s.layers = 4;
+    s.microBatches = 2;
+    s.pp = 2;
+    s.dp = 3;
+    s.gradientBytes = 3000 * 4; // 3,000 FP32 gradients a rank: 1,500 parameters a layer
+    s.fullySharded = true;
+    const auto data = TrainingProgram::Requests(s, JobComm::DATA);
+    ASSERT_EQ(data.size(), 2u);
+    EXPECT_EQ(data[0].op, ALL_GATHER);
+    EXPECT_EQ(data[0].bytes, 1500u * 2);
+    EXPECT_EQ(data[1].op, REDUCE_SCATTER);
+    EXPECT_EQ(data[1].bytes, 1500u * 4);
+    s.gradientBytes = 3001 * 4; // 1,501 a layer: padded to whole elements per replica
+    EXPECT_EQ(TrainingProgram::Requests(s, JobComm::DATA)[0].bytes, 1503u * 2);
+    EXPECT_EQ(TrainingProgram::Requests(s, JobComm::DATA)[1].bytes, 1503u * 4);
+    for (uint32_t stage = 0; stage < 2; ++stage)
+    {
+        const TrainingProgram p(s, stage);
+        const auto& ops = p.GetOps();
+        uint32_t gathers = 0;
+        uint32_t reductions = 0;
+        uint32_t waiting = 0;
+        for (std::size_t i = 0; i < ops.size(); ++i)
+        {
+            const JobOp& op = ops[i];
+            if (op.kind == JobOp::COLLECTIVE && op.comm == JobComm::DATA)
+            {
+                EXPECT_FALSE(op.blocking);
+                (op.request == 0 ? gathers : reductions) += 1;
+            }
+            if (op.kind == JobOp::COMPUTE && !op.after.empty())
+            {
+                // A layer's first compute: it waits for a gather issued before it, and the
+                // op just before it is the next layer's gather (but for the last layer).
+                ++waiting;
+                ASSERT_EQ(op.after.size(), 1u);
+                const JobOp& gather = ops.at(op.after[0]);
+                EXPECT_EQ(gather.request, 0u);
+                EXPECT_EQ(gather.comm, JobComm::DATA);
+                EXPECT_LT(op.after[0], i);
+            }
+        }
+        // 2 layers a stage, 2 micro-batches: a gather each way, a reduce-scatter backward.
+        EXPECT_EQ(gathers, 2u * 2 * 2) << "stage " << stage;
+        EXPECT_EQ(reductions, 2u * 2) << "stage " << stage;
+        EXPECT_EQ(waiting, 2u * 2 * 2) << "stage " << stage;
+    }
+}
+
+namespace
+{
+/** A data-parallel job of 8 ranks, 4 layers of 2 Mi parameters, under FSDP. */
+JobConfig
+FullySharded(const std::string& compute, const std::string& microBatches)
+{
+    return {{{"Ranks", "8"},
+             {"ComputeTime", compute},
+             {"Layers", "4"},
+             {"MicroBatches", microBatches},
+             {"Parameters", "8388608"},
+             {"FullySharded", "true"},
+             {"Iterations", "2"}}};
+}
+
+/** A layer's gather (4 MiB of BF16) and reduce-scatter (8 MiB of FP32), each alone. */
+std::pair<double, double>
+FsdpCollectivesAlone()
+{
+    const auto alone = [](CollectiveOperation op, uint64_t bytes) {
+        return RunOnStar("ring", op, bytes, 8, {{"Protocol", "ns3::SimpleProtocol"}})
+            .result.Duration()
+            .GetSeconds();
+    };
+    return {alone(ALL_GATHER, 4 << 20), alone(REDUCE_SCATTER, 8 << 20)};
+}
+} // namespace
+
+// Without compute, an FSDP iteration is its collectives one after another on the data-parallel
+// communicator: 2 gathers and a reduce-scatter per layer, each as long as alone.
+TEST(TrainingJob, FullyShardedWithoutComputeIsItsGathersAndReduceScattersInTurn)
+{
+    const auto [ag, rs] = FsdpCollectivesAlone();
+    const JobOutcome o = RunJob(Star(16, DataRate("400Gbps"), 3), FullySharded("0s", "1"));
+    ASSERT_EQ(o.iterations.size(), 2u);
+    for (const auto& it : o.iterations)
+    {
+        const double expected = 4 * (2 * ag + rs);
+        EXPECT_NEAR(it.Duration().GetSeconds(), expected, 0.01 * expected)
+            << "gather " << ag * 1e6 << " us, reduce-scatter " << rs * 1e6 << " us";
+        EXPECT_EQ(it.exposedBy[static_cast<std::size_t>(Exposure::DATA)], it.exposed);
+    }
+}
+
+// With compute to hide them, only what prefetching cannot hide is exposed, per micro-batch: the
+// first layer's gather before the forward, the last layer's before the backward, and the
+// reduce-scatter after the last backward compute.
+TEST(TrainingJob, FullyShardedHidesAllButTheFirstGathersAndTheLastReduceScatter)
+{
+    const auto [ag, rs] = FsdpCollectivesAlone();
+    const JobOutcome o = RunJob(Star(16, DataRate("400Gbps"), 3), FullySharded("20ms", "2"));
+    ASSERT_EQ(o.iterations.size(), 2u);
+    for (const auto& it : o.iterations)
+    {
+        const double expected = 20e-3 + 2 * (2 * ag + rs);
+        EXPECT_NEAR(it.Duration().GetSeconds(), expected, 0.01 * (expected - 20e-3))
+            << "gather " << ag * 1e6 << " us, reduce-scatter " << rs * 1e6 << " us";
+    }
+}
+
 TEST(TrainingJob, OverlappedBucketsLieBetweenTheMaximumAndTheSum)
 {
     const double comm = RunOnStar("ring", ALL_REDUCE, 64 << 20, 8, {{"Protocol", "ns3::SimpleProtocol"}})

@@ -195,9 +195,24 @@ TrainingJob::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&TrainingJob::m_distributedOptimizer),
                           MakeBooleanChecker())
+            .AddAttribute("FullySharded",
+                          "FSDP / ZeRO-3 (Rajbhandari et al., \"ZeRO\", SC'20; PyTorch's "
+                          "FullyShardedDataParallel, FULL_SHARD, one unit per layer): every "
+                          "layer's parameters are all-gathered over the data-parallel group "
+                          "before its forward and again before its backward, at "
+                          "ParameterElementBytes, the next layer's gather started before this "
+                          "layer's compute (FSDP's implicit forward and backward-pre "
+                          "prefetching), and its gradients are reduce-scattered after its "
+                          "backward, every micro-batch; each buffer padded to whole elements per "
+                          "replica.  The parameters are spread evenly over a stage's layers.  "
+                          "No gradient buckets (BucketBytes, OverlapGradientReduction); not with "
+                          "DistributedOptimizer.  Needs DataParallel > 1.",
+                          BooleanValue(false), MakeBooleanAccessor(&TrainingJob::m_fullySharded),
+                          MakeBooleanChecker())
             .AddAttribute("ParameterElementBytes",
-                          "Bytes per parameter the distributed optimizer all-gathers.  Default "
-                          "2: BF16 weights, Megatron's distributed optimizer's all-gather.",
+                          "Bytes per parameter the distributed optimizer or FSDP all-gathers.  "
+                          "Default 2: BF16 weights, Megatron's distributed optimizer's "
+                          "all-gather.",
                           UintegerValue(2),
                           MakeUintegerAccessor(&TrainingJob::m_parameterElementBytes),
                           MakeUintegerChecker<uint32_t>(1, 8))
@@ -352,9 +367,27 @@ TrainingJob::Check() const
     {
         Bad(job + "DistributedOptimizer needs DataParallel > 1 (it shards over the replicas)");
     }
-    if (!m_distributedOptimizer && !IsDefault("ParameterElementBytes"))
+    if (!m_distributedOptimizer && !m_fullySharded && !IsDefault("ParameterElementBytes"))
     {
-        Bad(job + "ParameterElementBytes applies only with DistributedOptimizer");
+        Bad(job + "ParameterElementBytes applies only with DistributedOptimizer or FullySharded");
+    }
+    if (m_fullySharded)
+    {
+        if (layout.dp < 2)
+        {
+            Bad(job + "FullySharded needs DataParallel > 1 (it shards over the replicas)");
+        }
+        if (m_distributedOptimizer)
+        {
+            Bad(job + "FullySharded shards the optimizer too; leave DistributedOptimizer unset");
+        }
+        for (const char* bucket : {"BucketBytes", "OverlapGradientReduction"})
+        {
+            if (!IsDefault(bucket))
+            {
+                Bad(job + bucket + " applies to gradient buckets, which FullySharded does not use");
+            }
+        }
     }
     const uint32_t layers = Layers();
     if (layers % m_pp != 0)
@@ -393,7 +426,7 @@ TrainingJob::CheckTrace() const
     for (const char* given :
          {"ComputeTime", "Flops", "BackwardRatio", "OptimizerTime", "Parameters", "Layers",
           "MicroBatches", "ActivationBytes", "MoeLayers", "ExpertTopK", "BucketBytes",
-          "OverlapGradientReduction", "SequenceParallel", "DistributedOptimizer",
+          "OverlapGradientReduction", "SequenceParallel", "DistributedOptimizer", "FullySharded",
           "MicroBatchSize", "ActivationElementBytes"})
     {
         if (!IsDefault(given))
@@ -544,6 +577,7 @@ TrainingJob::GetProgramSpec() const
     s.stageHalves = m_stageHalves;
     s.sequenceParallel = m_sequenceParallel;
     s.distributedOptimizer = m_distributedOptimizer;
+    s.fullySharded = m_fullySharded;
     s.parameterElementBytes = m_parameterElementBytes;
     if (m_model)
     {
@@ -740,6 +774,7 @@ TrainingJob::Start()
         for (RankState& rs : m_rankState)
         {
             rs.ops = &m_programs[rs.stage]->GetOps();
+            rs.finished.assign(rs.ops->size(), false); // for FSDP's JobOp::after
         }
     }
     for (uint32_t r = 0; r < m_ranks; ++r)

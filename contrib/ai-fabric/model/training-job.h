@@ -219,7 +219,7 @@ class TrainingJob : public Object
         double slowdown{1};
         uint32_t stage{0};
         const std::vector<JobOp>* ops{nullptr}; //!< its stage's program, or its trace's
-        std::vector<bool> finished; //!< with a trace: which of its ops finished this iteration
+        std::vector<bool> finished; //!< which of its ops finished this iteration (JobOp::after)
         std::vector<bool> issued;   //!< with a trace: which of its collectives started
         std::array<std::vector<uint32_t>, kJobComms> commOps; //!< with a trace: by communicator
         std::array<std::size_t, kJobComms> commNext{}; //!< the first of commOps maybe unstarted
@@ -311,6 +311,7 @@ class TrainingJob : public Object
     Time m_startTime;
     bool m_sequenceParallel;
     bool m_distributedOptimizer;
+    bool m_fullySharded;
     uint32_t m_parameterElementBytes;
     Ptr<TransformerModel> m_model;
     uint32_t m_microBatchSize;

@@ -103,6 +103,21 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
         {
             return {};
         }
+        if (s.fullySharded)
+        {
+            // One layer's parameters gathered and its gradients reduce-scattered, each padded
+            // to whole elements per replica.
+            const uint64_t elements = s.gradientBytes / s.gradientElementBytes;
+            const uint64_t layer = (elements + s.layers / s.pp - 1) / (s.layers / s.pp);
+            const auto padded = [&s](uint64_t bytes, uint32_t element) {
+                const uint64_t unit = uint64_t{s.dp} * element;
+                return (bytes + unit - 1) / unit * unit;
+            };
+            return {{ALL_GATHER, padded(layer * s.parameterElementBytes, s.parameterElementBytes),
+                     s.parameterElementBytes},
+                    {REDUCE_SCATTER, padded(layer * s.gradientElementBytes, s.gradientElementBytes),
+                     s.gradientElementBytes}};
+        }
         const uint64_t bucket = BucketSize(s);
         const uint64_t last = s.gradientBytes - uint64_t(BucketCount(s) - 1) * bucket;
         const CollectiveOperation reduce = s.distributedOptimizer ? REDUCE_SCATTER : ALL_REDUCE;
@@ -149,9 +164,13 @@ TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage
       m_layersPerStage(spec.layers / spec.pp),
       m_tensor(!Requests(spec, JobComm::TENSOR).empty()),
       m_expert(!Requests(spec, JobComm::EXPERT).empty()),
-      m_bucketSizes(Requests(spec, JobComm::DATA).size()),
+      m_bucketSizes(spec.fullySharded ? 0 : Requests(spec, JobComm::DATA).size()),
       m_parameterGather(0)
 {
+    if (spec.fullySharded && !Requests(spec, JobComm::DATA).empty())
+    {
+        m_gatherOp.assign(m_layersPerStage, 0);
+    }
     if (spec.distributedOptimizer && m_bucketSizes > 0)
     {
         m_parameterGather = --m_bucketSizes; // the last DATA request
@@ -225,7 +244,35 @@ TrainingProgram::Collective(JobComm comm, uint32_t request, bool blocking, JobOp
                             uint32_t microBatch)
 {
     JobOp op{JobOp::COLLECTIVE, phase, comm, blocking, request, microBatch};
+    op.after = std::move(m_waitFor);
+    m_waitFor.clear();
     m_ops.push_back(op);
+}
+
+void
+TrainingProgram::GatherLayer(uint32_t layer, JobOp::Phase phase, uint32_t microBatch)
+{
+    if (m_gatherOp.empty() || layer >= m_layersPerStage)
+    {
+        return;
+    }
+    const std::vector<uint32_t> waitFor = std::move(m_waitFor); // for the op after the gather
+    m_waitFor.clear();
+    Collective(JobComm::DATA, 0, false, phase, microBatch);
+    m_gatherOp[layer] = static_cast<uint32_t>(m_ops.size() - 1);
+    m_waitFor = waitFor;
+}
+
+void
+TrainingProgram::WaitForGather(uint32_t layer, JobOp::Phase phase, uint32_t microBatch,
+                               uint32_t prefetch)
+{
+    if (m_gatherOp.empty())
+    {
+        return;
+    }
+    GatherLayer(prefetch, phase, microBatch);
+    m_waitFor = {m_gatherOp[layer]};
 }
 
 void
@@ -273,6 +320,8 @@ TrainingProgram::Compute(JobOp::Phase phase, uint32_t microBatch, int64_t ps)
         if (before > 0)
         {
             m_ops.push_back({JobOp::COMPUTE, phase});
+            m_ops.back().after = std::move(m_waitFor);
+            m_waitFor.clear();
             m_ops.back().microBatch = microBatch;
             m_ops.back().picoseconds = before;
             m_bucketClock += before;
@@ -287,6 +336,8 @@ TrainingProgram::Compute(JobOp::Phase phase, uint32_t microBatch, int64_t ps)
     if (ps > 0)
     {
         m_ops.push_back({JobOp::COMPUTE, phase});
+        m_ops.back().after = std::move(m_waitFor);
+        m_waitFor.clear();
         m_ops.back().microBatch = microBatch;
         m_ops.back().picoseconds = ps;
     }
@@ -299,8 +350,10 @@ TrainingProgram::Forward(uint32_t mb)
     {
         Collective(JobComm::ACTIVATION_RECV, 0, true, JobOp::FORWARD, mb);
     }
+    GatherLayer(0, JobOp::FORWARD, mb);
     for (uint32_t l = 0; l < m_layersPerStage; ++l)
     {
+        WaitForGather(l, JobOp::FORWARD, mb, l + 1);
         TensorBefore(JobOp::FORWARD, mb);
         Compute(JobOp::FORWARD, mb, Half(JobOp::FORWARD, mb, 2 * l));
         TensorAfter(JobOp::FORWARD, mb);
@@ -349,8 +402,10 @@ TrainingProgram::Backward(uint32_t mb)
         Collective(JobComm::GRADIENT_RECV, 0, true, JobOp::BACKWARD, mb);
     }
     // Layers in reverse, each MLP half before its attention half.
+    GatherLayer(m_layersPerStage - 1, JobOp::BACKWARD, mb);
     for (uint32_t l = m_layersPerStage; l-- > 0;)
     {
+        WaitForGather(l, JobOp::BACKWARD, mb, l - 1); // l = 0: no layer -1 (wraps past the end)
         const bool moe = IsMoeLayer(m_stage * m_layersPerStage + l);
         TensorBefore(JobOp::BACKWARD, mb);
         if (moe)
@@ -366,6 +421,10 @@ TrainingProgram::Backward(uint32_t mb)
         TensorBefore(JobOp::BACKWARD, mb);
         Compute(JobOp::BACKWARD, mb, Half(JobOp::BACKWARD, mb, 2 * l));
         TensorAfter(JobOp::BACKWARD, mb);
+        if (!m_gatherOp.empty())
+        {
+            Collective(JobComm::DATA, 1, false, JobOp::BACKWARD, mb); // its gradients
+        }
     }
     if (lastBackward)
     {

@@ -111,6 +111,14 @@ struct TrainingProgramSpec
      */
     bool distributedOptimizer{false};
     uint32_t parameterElementBytes{2};
+    /**
+     * FSDP (ZeRO-3): each layer's parameters (gradientBytes / gradientElementBytes elements
+     * spread evenly over the stage's layers) all-gathered at parameterElementBytes before its
+     * forward and again before its backward, the next layer's gather issued before this
+     * layer's compute (PyTorch FSDP's implicit forward and backward-pre prefetching), and its
+     * gradients reduce-scattered after its backward, every micro-batch; no gradient buckets.
+     */
+    bool fullySharded{false};
 };
 
 /**
@@ -127,7 +135,8 @@ struct TrainingProgramSpec
  * block.  The gradients are ready in buckets as the last micro-batch's backward proceeds
  * (bucket k once (k + 1) buckets' share of that backward is done), and each bucket's
  * all-reduce starts then if overlapped, or all after the backward if not.  The rank then
- * waits for all its collectives and runs the optimizer step.
+ * waits for all its collectives and runs the optimizer step.  With FSDP (fullySharded) each
+ * layer's compute instead waits for its own parameter all-gather, started one layer ahead.
  */
 class TrainingProgram
 {
@@ -155,6 +164,13 @@ class TrainingProgram
     void TensorAfter(JobOp::Phase phase, uint32_t microBatch);
     void ExpertAllToAll(JobOp::Phase phase, uint32_t microBatch);
     bool IsMoeLayer(uint32_t layer) const;
+    /**
+     * FSDP: before layer \p layer's ops, start layer \p prefetch's gather (if the stage has
+     * it) and make the layer's first op wait for its own.
+     */
+    void WaitForGather(uint32_t layer, JobOp::Phase phase, uint32_t microBatch, uint32_t prefetch);
+    /** FSDP: start layer \p layer's parameter all-gather (not blocking); remember its op. */
+    void GatherLayer(uint32_t layer, JobOp::Phase phase, uint32_t microBatch);
     /** Start bucket \p index's all-reduce (not blocking). */
     void StartBucket(uint32_t index, JobOp::Phase phase, uint32_t microBatch);
 
@@ -169,6 +185,8 @@ class TrainingProgram
     std::size_t m_bucketSizes; //!< 0 (no reduction), 1, or 2 (a smaller last bucket)
     std::size_t m_parameterGather; //!< DATA request of ZeRO-1's parameter all-gather
     std::vector<JobOp> m_ops;
+    std::vector<uint32_t> m_gatherOp; //!< FSDP: per layer of the stage, its latest gather's op
+    std::vector<uint32_t> m_waitFor;  //!< JobOp::after of the next op added
     // Gradient buckets during the last backward: their ready points in that backward's
     // compute, and how far it has got.
     std::vector<int64_t> m_bucketReadyAt;

@@ -208,7 +208,8 @@ BuildTraining(const json& doc, Scenario& s)
                                    "optimizer_time", "parameters", "layers", "micro_batches",
                                    "activation_bytes", "moe_layers", "expert_top_k",
                                    "bucket_bytes", "overlap_gradient_reduction",
-                                   "sequence_parallel", "distributed_optimizer"};
+                                   "sequence_parallel", "distributed_optimizer",
+                                   "fully_sharded"};
         for (const char* key : iteration)
         {
             if (j.contains("trace") && j.contains(key))
@@ -234,11 +235,14 @@ BuildTraining(const json& doc, Scenario& s)
             }
         }
         BooleanValue zero;
+        BooleanValue fsdp;
         job.Create<TrainingJob>()->GetAttribute("DistributedOptimizer", zero);
-        if (j.contains("parameter_element_bytes") && !zero.Get() && !j.contains("trace"))
+        job.Create<TrainingJob>()->GetAttribute("FullySharded", fsdp);
+        if (j.contains("parameter_element_bytes") && !zero.Get() && !fsdp.Get() &&
+            !j.contains("trace"))
         {
             Fail(Path(wj, "parameter_element_bytes"), j.at("parameter_element_bytes"),
-                 "applies only with \"distributed_optimizer\": true");
+                 "applies only with \"distributed_optimizer\" or \"fully_sharded\": true");
         }
         if (Ptr<TransformerModel> model = ReadModel(j, wj))
         {
