@@ -439,18 +439,42 @@ TEST(ChakraTraceRunner, AModelJobsTracesRunWithinTheirMicrosecondRounding)
 
 namespace
 {
+/** Run a job of \p layout (job keys) whose rank r runs \p traces[r], on groups \p groups. */
+Outcome
+RunTraces(const fs::path& dir, const std::vector<std::vector<TraceNode>>& traces,
+          const std::string& layout, const std::map<std::string, std::vector<uint32_t>>& groups)
+{
+    for (uint32_t r = 0; r < traces.size(); ++r)
+    {
+        std::ofstream f(ChakraTrace::RankFile((dir / "t").string(), r), std::ios::binary);
+        ChakraTrace::Write(f, traces[r], r);
+    }
+    {
+        std::ofstream f(dir / "groups.json");
+        ChakraTrace::WriteGroups(f, groups);
+    }
+    std::ofstream(dir / "s.json") << Scenario("{\"name\":\"j\"," + layout + ",\"trace\":\"" +
+                                                  (dir / "t").string() + "\",\"process_groups\":\"" +
+                                                  (dir / "groups.json").string() + "\"}",
+                                              false);
+    return RunProgram(AI_FABRIC_RUN_BINARY,
+                      "--scenario=" + (dir / "s.json").string() + " --out=" + (dir / "r").string(),
+                      dir);
+}
+
 /**
- * Run four ranks of TP 2 x DP 2 whose traces are two collectives each: first on group
- * firstThen[r].first, last on firstThen[r].second, with \p between between them (a compute
- * node after the first, or nothing), the last depending on the first when \p chained.  The
- * first collectives need the other member's last one: rank 0's tensor all-reduce is rank 1's
- * last node, and round 0 -> 1 -> 3 -> 2 -> 0.
+ * Run four ranks of TP 2 x DP 2 whose traces are two collectives each, the first on group
+ * firstThen[r].first, the last on firstThen[r].second: with compute after the first and the
+ * last depending on nothing, or (\p chained) the last depending on the first.  The first
+ * collectives need the other member's last one: rank 0's tensor all-reduce is rank 1's last
+ * node, and round 0 -> 1 -> 3 -> 2 -> 0.
  */
 Outcome
 RunCrossedTraces(const fs::path& dir, bool chained)
 {
     const std::array<std::pair<std::string, std::string>, 4> firstThen = {
         {{"1", "3"}, {"4", "1"}, {"3", "2"}, {"2", "4"}}};
+    std::vector<std::vector<TraceNode>> traces;
     for (uint32_t r = 0; r < 4; ++r)
     {
         std::vector<TraceNode> nodes = {Node(1, TraceNode::COLLECTIVE)};
@@ -465,20 +489,10 @@ RunCrossedTraces(const fs::path& dir, bool chained)
         }
         nodes.front().group = firstThen[r].first;
         nodes.back().group = firstThen[r].second;
-        std::ofstream f(ChakraTrace::RankFile((dir / "cross").string(), r), std::ios::binary);
-        ChakraTrace::Write(f, nodes, r);
+        traces.push_back(nodes);
     }
-    {
-        std::ofstream f(dir / "groups.json");
-        ChakraTrace::WriteGroups(f, {{"1", {0, 1}}, {"2", {2, 3}}, {"3", {0, 2}}, {"4", {1, 3}}});
-    }
-    std::ofstream(dir / "s.json") << Scenario(
-        "{\"name\":\"j\",\"ranks\":4,\"tensor_parallel\":2,\"trace\":\"" + (dir / "cross").string() +
-            "\",\"process_groups\":\"" + (dir / "groups.json").string() + "\"}",
-        false);
-    return RunProgram(AI_FABRIC_RUN_BINARY,
-                      "--scenario=" + (dir / "s.json").string() + " --out=" + (dir / "r").string(),
-                      dir);
+    return RunTraces(dir, traces, "\"ranks\":4,\"tensor_parallel\":2",
+                     {{"1", {0, 1}}, {"2", {2, 3}}, {"3", {0, 2}}, {"4", {1, 3}}});
 }
 } // namespace
 
@@ -511,5 +525,25 @@ TEST(ChakraTraceRunner, RanksWaitingOnEachOtherExitTwoNamingTheRank)
               std::string::npos)
         << o.stderrText;
     EXPECT_FALSE(fs::exists(dir / "r"));
+    fs::remove_all(dir);
+}
+
+TEST(ChakraTraceRunner, AFreeSendGoesAheadOfUnrelatedCompute)
+{
+    // Two stages, zero-byte messages: stage 0 computes 100 us and sends, the send depending
+    // on nothing; stage 1 receives, then computes 100 us.  The send goes at once, so the
+    // iteration is 100 us, not 200.
+    const fs::path dir = Scratch("trace-free-send");
+    std::vector<TraceNode> first = {Node(1, TraceNode::COMPUTE), Node(2, TraceNode::SEND)};
+    std::vector<TraceNode> second = {Node(1, TraceNode::RECV), Node(2, TraceNode::COMPUTE, {1})};
+    first[0].durationMicros = second[1].durationMicros = 100;
+    first[1].bytes = second[0].bytes = 0;
+    first[1].peer = 1;
+    second[0].peer = 0;
+    const Outcome o = RunTraces(dir, {first, second}, "\"ranks\":2,\"pipeline_parallel\":2", {});
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const auto rows = ReadCsv(dir / "r" / "iterations.csv");
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_DOUBLE_EQ(std::stod(rows[0].at("duration_s")), 100e-6);
     fs::remove_all(dir);
 }

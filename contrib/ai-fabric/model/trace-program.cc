@@ -133,9 +133,9 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
     // that became no operation, its parents'.  Compute needs none: the next operation is
     // issued only once the GPU has finished it.
     std::vector<std::vector<uint32_t>> stands(nodes.size());
-    // Per node, 1 + the last op among it and its ancestors that only the program's reaching
-    // it can finish (compute, free transfers): a child may start ahead of the program only
-    // past it.  A collective parent passes on nothing: it finished after its own.
+    // Per node, 1 + the last compute op among it and its ancestors: a child may start ahead
+    // of the program only past it (the GPU runs compute in program order).  A collective or
+    // transfer parent passes on nothing: it finished after its own.
     std::vector<uint32_t> barrier(nodes.size(), 0);
     std::vector<Op>& ops = m_ops[r];
     std::vector<uint32_t> communication; // every op that communicates
@@ -224,14 +224,17 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
         {
             ops.push_back(o);
             const uint32_t at = static_cast<uint32_t>(ops.size() - 1);
-            if (o.op.kind == JobOp::COLLECTIVE && !(o.op.comm >= JobComm::ACTIVATION_SEND && n.bytes == 0))
+            if (o.op.kind == JobOp::COMPUTE)
             {
-                stands[i] = {at};
-                communication.push_back(at);
+                barrier[i] = at + 1;
             }
             else
             {
-                barrier[i] = at + 1;
+                stands[i] = {at};
+                if (!(o.op.comm >= JobComm::ACTIVATION_SEND && n.bytes == 0))
+                {
+                    communication.push_back(at); // a free transfer finishes as it is passed
+                }
             }
         }
         else

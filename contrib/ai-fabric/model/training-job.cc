@@ -678,13 +678,18 @@ TrainingJob::DescribeStall() const
     {
         return "";
     }
-    for (uint32_t r = 0; r < m_rankState.size(); ++r)
+    // A rank waiting for something in particular, rather than one parked at its end.
+    uint32_t r = 0;
+    for (uint32_t i = 0; i < m_rankState.size(); ++i)
+    {
+        const Wait w = m_rankState[i].wait;
+        if (w != FINISHED && (m_rankState[r].wait == FINISHED || (m_rankState[r].wait == ALL && w != ALL)))
+        {
+            r = i;
+        }
+    }
     {
         const RankState& rs = m_rankState[r];
-        if (rs.wait == FINISHED)
-        {
-            continue;
-        }
         const auto where = [this, r](std::size_t op) {
             return m_trace ? "node " + std::to_string(m_trace->GetNodeId(r, op))
                            : "op " + std::to_string(op);
@@ -703,12 +708,12 @@ TrainingJob::DescribeStall() const
         default:
             what = "its collectives to finish";
         }
+        const bool end = rs.pc + 1 == rs.ops->size();
         return "job '" + m_name + "' stopped in iteration " + Str(m_iterations.size()) +
-               " with nothing left to run: rank " + Str(r) + " is at " + where(rs.pc) +
-               ", waiting for " + what +
+               " with nothing left to run: rank " + Str(r) + " is at " +
+               (end ? std::string("its end") : where(rs.pc)) + ", waiting for " + what +
                " (a collective or message its peers never start: ranks waiting on each other)";
     }
-    return "";
 }
 
 void
@@ -755,7 +760,7 @@ TrainingJob::Start()
             for (uint32_t i = 0; i < rs.ops->size(); ++i)
             {
                 const JobOp& op = (*rs.ops)[i];
-                if (op.kind == JobOp::COLLECTIVE && !IsFreeTransfer(op))
+                if (op.kind == JobOp::COLLECTIVE)
                 {
                     rs.commOps[static_cast<std::size_t>(op.comm)].push_back(i);
                 }
@@ -886,28 +891,55 @@ TrainingJob::IssueAhead(uint32_t r)
         return;
     }
     // Each communicator's next collective, in the order the rank issues them (NCCL's), once
-    // what it depends on has finished: the program need not reach it.
-    for (std::size_t c = 0; c < kJobComms; ++c)
+    // what it depends on has finished: the program need not reach it.  Until none can start
+    // (a free transfer taken may let another communicator's next go).
+    for (bool progress = true; progress;)
     {
-        const auto& list = rs.commOps[c];
-        std::size_t& next = rs.commNext[c];
-        while (next < list.size())
+        progress = false;
+        for (std::size_t c = 0; c < kJobComms; ++c)
         {
-            const uint32_t j = list[next];
-            if (rs.issued[j])
-            {
-                ++next;
-                continue;
-            }
-            const JobOp& op = OpAt(r, j);
-            if (j <= rs.pc || rs.pc < op.gate || !Finished(rs, op.after))
+            progress = IssueAheadOn(r, c) || progress;
+        }
+    }
+}
+
+bool
+TrainingJob::IssueAheadOn(uint32_t r, std::size_t c)
+{
+    RankState& rs = m_rankState[r];
+    const auto& list = rs.commOps[c];
+    std::size_t& next = rs.commNext[c];
+    bool started = false;
+    while (next < list.size())
+    {
+        const uint32_t j = list[next];
+        if (rs.issued[j])
+        {
+            ++next;
+            continue;
+        }
+        const JobOp& op = OpAt(r, j);
+        if (j <= rs.pc || rs.pc < op.gate || !Finished(rs, op.after))
+        {
+            break;
+        }
+        if (IsFreeTransfer(op))
+        {
+            if (!TakeFreeTransfer(r, op))
             {
                 break;
             }
-            Issue(r, j);
-            ++next;
+            rs.issued[j] = true;
+            rs.finished[j] = true;
         }
+        else
+        {
+            Issue(r, j);
+        }
+        started = true;
+        ++next;
     }
+    return started;
 }
 
 bool
@@ -978,21 +1010,15 @@ TrainingJob::RunProgram(uint32_t r)
         case JobOp::COLLECTIVE: {
             if (IsFreeTransfer(op))
             {
-                if (op.comm == JobComm::ACTIVATION_SEND || op.comm == JobComm::GRADIENT_SEND)
+                if (!TakeFreeTransfer(r, op))
                 {
-                    PassToken(r, op.comm);
+                    rs.wait = op.comm == JobComm::ACTIVATION_RECV ? ACTIVATION : GRADIENT;
+                    rs.blockedOn = Exposure::PIPELINE;
+                    return;
                 }
-                else
+                if (!rs.finished.empty())
                 {
-                    const bool activation = op.comm == JobComm::ACTIVATION_RECV;
-                    uint32_t& ready = activation ? rs.activationsReady : rs.gradientsReady;
-                    if (ready == 0)
-                    {
-                        rs.wait = activation ? ACTIVATION : GRADIENT;
-                        rs.blockedOn = Exposure::PIPELINE;
-                        return;
-                    }
-                    --ready;
+                    rs.finished[rs.pc] = true;
                 }
                 ++rs.pc;
                 continue;
@@ -1079,6 +1105,24 @@ TrainingJob::CollectiveDone(uint32_t r, std::size_t op, Time start, uint32_t)
     }
 }
 
+bool
+TrainingJob::TakeFreeTransfer(uint32_t r, const JobOp& op)
+{
+    if (op.comm == JobComm::ACTIVATION_SEND || op.comm == JobComm::GRADIENT_SEND)
+    {
+        PassToken(r, op.comm);
+        return true;
+    }
+    RankState& rs = m_rankState[r];
+    uint32_t& ready = op.comm == JobComm::ACTIVATION_RECV ? rs.activationsReady : rs.gradientsReady;
+    if (ready == 0)
+    {
+        return false;
+    }
+    --ready;
+    return true;
+}
+
 void
 TrainingJob::PassToken(uint32_t r, JobComm comm)
 {
@@ -1092,6 +1136,10 @@ TrainingJob::PassToken(uint32_t r, JobComm comm)
     if (ps.wait == (activation ? ACTIVATION : GRADIENT))
     {
         Advance(peer);
+    }
+    else if (m_trace)
+    {
+        IssueAhead(peer); // its receive may be ahead of its program
     }
 }
 

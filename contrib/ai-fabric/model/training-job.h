@@ -253,10 +253,17 @@ class TrainingJob : public Object
      * communicator's next and whose dependencies (JobOp::after, JobOp::gate) are met.
      */
     void IssueAhead(uint32_t r);
+    /** IssueAhead on communicator \p c alone; whether it started anything. */
+    bool IssueAheadOn(uint32_t r, std::size_t c);
     /** Start op \p index of rank \p r, a collective, on its communicator. */
     void Issue(uint32_t r, std::size_t index);
     void ComputeDone(uint32_t r, std::size_t op);
     void CollectiveDone(uint32_t r, std::size_t op, Time start, uint32_t memberRank);
+    /**
+     * Rank \p r's free transfer \p op: a send passes its token (true); a receive takes one if
+     * it has arrived (true) or not (false).
+     */
+    bool TakeFreeTransfer(uint32_t r, const JobOp& op);
     /** A zero-byte pipeline transfer from rank \p r's op; the peer may go on. */
     void PassToken(uint32_t r, JobComm comm);
     void RankFinished(uint32_t r);
