@@ -45,6 +45,7 @@ Usage()
            "  --ranks=N                ranks on hosts 0..N-1 (default every host)\n"
            "  --root=R --iters=N --warmup=W --channels=C --cc=none|dcqcn\n"
            "                           (--warmup: untimed runs per size before the timed ones)\n"
+           "  --fidelity=packet|flow   every frame, or max-min fair flows (the scenario's key)\n"
            "  --out=DIR                results folder (default collbench-results)\n"
            "  -b N -e N -f F -n N -w W nccl-tests' spelling of --minbytes, --maxbytes, --factor,\n"
            "                           --iters, --warmup (nccl-tests' -w defaults to 1, ours to 0)\n"
@@ -97,6 +98,7 @@ ParseArguments(int argc, char** argv)
     std::string topology;
     std::string congestionControl;
     std::string server;
+    std::string fidelity;
     json collective = json::object();
     static const std::map<std::string, std::string> sizeFlags = {
         {"--minbytes", "min_bytes"}, {"--maxbytes", "max_bytes"}};
@@ -171,6 +173,10 @@ ParseArguments(int argc, char** argv)
         {
             server = value;
         }
+        else if (key == "--fidelity")
+        {
+            fidelity = value;
+        }
         else if (textFlags.count(key))
         {
             collective[textFlags.at(key)] = value;
@@ -197,6 +203,10 @@ ParseArguments(int argc, char** argv)
     if (!server.empty())
     {
         o.document["server"] = server;
+    }
+    if (!fidelity.empty())
+    {
+        o.document["fidelity"] = fidelity;
     }
     if (!congestionControl.empty())
     {

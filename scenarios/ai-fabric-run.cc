@@ -1,6 +1,6 @@
 // ai-fabric-run: run a fabric scenario (JSON) and write its results folder.
 //
-//   ai-fabric-run [--scenario=FILE] [--out=DIR] [--pcap] [--ns3::Type::Attribute=VALUE ...]
+//   ai-fabric-run [--scenario=FILE] [--out=DIR] [--fidelity=packet|flow] [--pcap] [--ns3::...=VALUE ...]
 //   ai-fabric-run --print-keys[=SECTION]
 //   mpirun -np N ai-fabric-run --scenario=FILE --ranks-by=pod|rail|map:FILE   (built with MPI)
 //
@@ -25,15 +25,18 @@ struct Options
     std::string out{"ai-fabric-results"};
     bool pcap{false};
     std::string ranksBy;
+    std::string fidelity; //!< --fidelity: overrides the scenario's
 };
 
 void
 Usage()
 {
-    std::cout << "usage: ai-fabric-run [--scenario=FILE] [--out=DIR] [--pcap] "
+    std::cout << "usage: ai-fabric-run [--scenario=FILE] [--out=DIR] [--fidelity=packet|flow] [--pcap] "
                  "[--ns3::Type::Attribute=VALUE ...]\n"
                  "  --scenario  JSON scenario (default: the built-in scenarios/default.json)\n"
                  "  --out       results folder to write (default: ai-fabric-results)\n"
+                 "  --fidelity  packet (every frame) or flow (max-min fair flows): the\n"
+                 "              scenario's \"fidelity\" key, which this overrides\n"
                  "  --pcap      also write a PCAP per host port, pcap-<host>-<peer>.pcap (the \"pcap\"\n"
                  "              section's defaults; Wireshark decodes RoCEv2)\n"
                  "  --ranks-by  under mpirun: split the fabric over the MPI ranks by pod, by rail\n"
@@ -80,6 +83,10 @@ ParseArguments(int argc, char** argv)
             PrintScenarioKeys(std::cout, value);
             std::exit(0);
         }
+        else if (key == "--fidelity" && !value.empty())
+        {
+            o.fidelity = value;
+        }
         else if (key == "--pcap" && eq == std::string::npos)
         {
             o.pcap = true;
@@ -91,8 +98,8 @@ ParseArguments(int argc, char** argv)
         else
         {
             throw ScenarioError("argument \"" + arg + "\": unknown; allowed: --scenario=FILE, "
-                                "--out=DIR, --pcap, --ranks-by=pod|rail|map:FILE, "
-                                "--ns3::Type::Attribute=VALUE, --print-keys[=SECTION], --help");
+                                "--out=DIR, --fidelity=packet|flow, --pcap, "
+                                "--ranks-by=pod|rail|map:FILE, --ns3::Type::Attribute=VALUE, --print-keys[=SECTION], --help");
         }
     }
     return o;
@@ -150,6 +157,10 @@ main(int argc, char** argv)
             nlohmann::json doc = options.scenario.empty()
                                      ? ParseScenarioText(kDefaultScenario, "built-in default")
                                      : ReadScenarioFile(options.scenario);
+            if (!options.fidelity.empty() && doc.is_object())
+            {
+                doc["fidelity"] = options.fidelity; // checked as the scenario's key
+            }
             if (options.pcap && doc.is_object() && !doc.contains("pcap"))
             {
                 doc["pcap"] = nlohmann::json::object(); // the section with its defaults

@@ -141,6 +141,11 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
         scenario = BuildScenario(document());
         if (distribution.IsDistributed())
         {
+            if (scenario.flowLevel)
+            {
+                throw ScenarioError("fidelity \"flow\": runs in one process (without "
+                                    "--ranks-by)");
+            }
             partition = PartitionScenario(scenario, distribution);
         }
         ResultsFolder::CheckDestination(out, "--out", inputs);

@@ -400,7 +400,7 @@ ScenarioRun::InstallRdmaFlows()
     for (uint32_t id = 0; id < s.flows.size(); ++id)
     {
         const TrafficFlow& f = s.flows[id];
-        Ptr<RdmaQueuePair> qp = s.rdmaHelper.Connect(m_network, f.src, f.dst).first;
+        Ptr<MessageQueuePair> qp = s.rdmaHelper.ConnectMessages(m_network, f.src, f.dst).first;
         if (!qp)
         {
             continue; // the sender is another rank's host: that rank records the flow
@@ -500,7 +500,21 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
                              {"peak_bf16_TFLOPs", server->peakBf16Tflops},
                              {"sources", server->sources}};
     }
-    if (r.rdma)
+    summary["fidelity"] = m_scenario.flowLevel ? "flow" : "packet";
+    if (Ptr<FlowNetwork> flows = m_network->GetObject<FlowNetwork>())
+    {
+        // Frames, queues and queue-pair counters above are those of the unused packet model.
+        summary["flow_level"] = {
+            {"not_modelled",
+             {"queues and buffer occupancy", "PFC pauses and head-of-line blocking",
+              "ECN marks and congestion control", "drops and retransmissions",
+              "bit errors", "traffic classes (every flow shares fairly)",
+              "the order a port serves its queue pairs in",
+              "frames (the frame, drop and buffer figures here are zero)"}},
+            {"rate_recomputations", flows->GetRecomputations()},
+        };
+    }
+    if (r.rdma && !m_scenario.flowLevel)
     {
         // Every payload byte is sent once plus its retransmissions, and accepted once.
         const RdmaQpCounters& t = r.rdmaTotals;

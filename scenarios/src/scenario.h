@@ -130,6 +130,7 @@ struct Scenario
     bool hasAvailability{false};
     AvailabilitySpec availability;
     ns3::Time stopTime; //!< zero: run until every event is done
+    bool flowLevel{false}; //!< "fidelity": "flow"
     ns3::BomPrices prices;
     bool hasPcap{false};
     PcapSpec pcap;

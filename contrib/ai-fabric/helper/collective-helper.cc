@@ -89,7 +89,7 @@ CollectiveGroup::Connect(const CollectiveSchedule& schedule)
         {
             continue;
         }
-        auto [qpA, qpB] = m_rdma.Connect(m_network, EndpointOf(a), EndpointOf(b));
+        auto [qpA, qpB] = m_rdma.ConnectMessages(m_network, EndpointOf(a), EndpointOf(b));
         if (m_apps[a])
         {
             m_apps[a]->AddConnection(b, channel, qpA);

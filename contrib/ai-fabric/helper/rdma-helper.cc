@@ -1,5 +1,8 @@
 #include "rdma-helper.h"
 
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
 #include <stdexcept>
 #include <string>
 
@@ -27,6 +30,38 @@ RdmaHelper::SetQueuePairAttribute(const std::string& name, const AttributeValue&
 void
 RdmaHelper::Install(Ptr<FabricNetwork> network) const
 {
+    if (m_flowLevel)
+    {
+        if (network->GetObject<FlowNetwork>())
+        {
+            return;
+        }
+        const FabricTopology& topo = network->GetTopology();
+        std::vector<Ptr<FabricSwitch>> switches(topo.GetNNodes());
+        std::vector<Ptr<FabricEndpoint>> endpoints(topo.GetNNodes());
+        std::vector<Ptr<FabricChannel>> channels(topo.Links().size());
+        for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
+        {
+            if (!network->IsLocal(n))
+            {
+                throw std::invalid_argument("the flow-level fabric runs in one process");
+            }
+            switches[n] = network->GetSwitch(n);
+        }
+        for (uint32_t e = 0; e < network->GetNEndpoints(); ++e)
+        {
+            endpoints[topo.HostNode(e)] = network->GetEndpoint(e);
+        }
+        for (uint32_t l = 0; l < channels.size(); ++l)
+        {
+            channels[l] = network->GetChannel(l);
+        }
+        Ptr<FlowNetwork> flows = CreateObject<FlowNetwork>();
+        flows->Setup(topo, std::move(switches), std::move(endpoints), std::move(channels));
+        network->AggregateObject(flows);
+        Simulator::ScheduleDestroy(&FlowNetwork::ReleaseConnections, flows);
+        return;
+    }
     for (uint32_t h = 0; h < network->GetNEndpoints(); ++h)
     {
         if (!network->IsHostLocal(h))
@@ -39,8 +74,8 @@ RdmaHelper::Install(Ptr<FabricNetwork> network) const
     }
 }
 
-std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
-RdmaHelper::Connect(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) const
+void
+RdmaHelper::CheckEnds(Ptr<FabricNetwork> network, uint32_t a, uint32_t b)
 {
     const uint32_t hosts = network->GetNEndpoints();
     if (a >= hosts || b >= hosts || a == b)
@@ -48,6 +83,16 @@ RdmaHelper::Connect(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) const
         throw std::invalid_argument("RDMA connection " + std::to_string(a) + " <-> " +
                                     std::to_string(b) + ": endpoints must differ and be < " +
                                     std::to_string(hosts));
+    }
+}
+
+std::pair<Ptr<RdmaQueuePair>, Ptr<RdmaQueuePair>>
+RdmaHelper::Connect(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) const
+{
+    CheckEnds(network, a, b);
+    if (m_flowLevel)
+    {
+        throw std::invalid_argument("RdmaHelper::Connect at flow level (ConnectMessages)");
     }
     Ptr<RdmaNic> nicA = network->GetHostNode(a)->GetObject<RdmaNic>();
     Ptr<RdmaNic> nicB = network->GetHostNode(b)->GetObject<RdmaNic>();
@@ -77,6 +122,45 @@ RdmaHelper::Connect(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) const
             qp->SetExpectedPsn((peer ? peer : qp)->GetStartingPsn());
         }
     }
+    return {qpA, qpB};
+}
+
+std::pair<Ptr<MessageQueuePair>, Ptr<MessageQueuePair>>
+RdmaHelper::ConnectMessages(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) const
+{
+    if (!m_flowLevel)
+    {
+        auto [qpA, qpB] = Connect(network, a, b);
+        return {qpA, qpB};
+    }
+    CheckEnds(network, a, b);
+    Ptr<FlowNetwork> flows = network->GetObject<FlowNetwork>();
+    if (!flows)
+    {
+        throw std::invalid_argument("RdmaHelper::Connect before RdmaHelper::Install");
+    }
+    // The queue pairs' settings, as the packet-level ones would have them.
+    Ptr<RdmaQueuePair> settings = m_qpFactory.Create<RdmaQueuePair>();
+    UintegerValue ackInterval;
+    UintegerValue udpSrcPort;
+    settings->GetAttribute("AckInterval", ackInterval);
+    settings->GetAttribute("UdpSourcePort", udpSrcPort);
+    // B's number first, as Connect takes it.
+    const uint32_t qpnB = network->TakeRemoteQpn(b);
+    const uint32_t qpnA = network->TakeRemoteQpn(a);
+    const auto entropy = [&](uint32_t host, uint32_t qpn) {
+        return udpSrcPort.Get() != 0 ? static_cast<uint16_t>(udpSrcPort.Get())
+                                     : roce::QueuePairEntropy(host, qpn);
+    };
+    const uint16_t portA = entropy(a, qpnA);
+    const uint16_t portB = entropy(b, qpnB);
+    const auto interval = static_cast<uint32_t>(ackInterval.Get());
+    Ptr<FlowQueuePair> qpA = CreateObject<FlowQueuePair>();
+    Ptr<FlowQueuePair> qpB = CreateObject<FlowQueuePair>();
+    qpA->Setup(flows, flows->MakeRoute(a, b, portA, portB, interval));
+    qpB->Setup(flows, flows->MakeRoute(b, a, portB, portA, interval));
+    qpA->SetPeer(qpB);
+    qpB->SetPeer(qpA);
     return {qpA, qpB};
 }
 

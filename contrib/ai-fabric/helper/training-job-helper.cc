@@ -199,7 +199,8 @@ TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn,
     }
     for (uint32_t r = 0; r < hosts.size(); ++r)
     {
-        if (!network->GetHostNode(hosts[r])->GetObject<RdmaNic>())
+        if (rdmaIn.IsFlowLevel() ? !network->GetObject<FlowNetwork>()
+                                 : !network->GetHostNode(hosts[r])->GetObject<RdmaNic>())
         {
             throw std::invalid_argument("job '" + job->GetName() +
                                         "': install RDMA on the network before the job");

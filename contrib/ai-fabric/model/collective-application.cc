@@ -15,7 +15,7 @@ struct CollectiveApplication::Connection
     CollectiveApplication* app;
     uint32_t peer;
     uint32_t channel;
-    Ptr<RdmaQueuePair> qp;
+    Ptr<MessageQueuePair> qp;
     std::vector<uint32_t> sends; //!< the schedule's SEND steps on it, in order
     std::size_t nextPost{0};     //!< next of those to post
     std::deque<uint32_t> inFlight; //!< posted, not yet acknowledged
@@ -62,8 +62,8 @@ CollectiveApplication::DoDispose()
     m_rounds.clear();
     for (auto& c : m_connections)
     {
-        c->qp->SetReceiveCallback(RdmaQueuePair::ReceiveCallback());
-        c->qp->SetErrorCallback(RdmaQueuePair::ErrorCallback());
+        c->qp->SetReceiveCallback(MessageQueuePair::ReceiveCallback());
+        c->qp->SetErrorCallback(MessageQueuePair::ErrorCallback());
     }
     m_connections.clear();
     m_accelerator = nullptr;
@@ -81,7 +81,7 @@ CollectiveApplication::Setup(uint32_t rank, Ptr<Accelerator> accelerator)
 }
 
 void
-CollectiveApplication::AddConnection(uint32_t peer, uint32_t channel, Ptr<RdmaQueuePair> qp)
+CollectiveApplication::AddConnection(uint32_t peer, uint32_t channel, Ptr<MessageQueuePair> qp)
 {
     NS_ABORT_MSG_IF(HasConnection(peer, channel),
                     "rank " << m_rank << " already has a connection to " << peer << " on channel "

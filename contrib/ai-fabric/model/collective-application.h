@@ -3,7 +3,7 @@
 
 #include "accelerator.h"
 #include "collective-schedule.h"
-#include "rdma-queue-pair.h"
+#include "message-queue-pair.h"
 
 #include "ns3/application.h"
 #include "ns3/traced-callback.h"
@@ -60,7 +60,7 @@ class CollectiveApplication : public Application
     void Setup(uint32_t rank, Ptr<Accelerator> accelerator);
     uint32_t GetRank() const { return m_rank; }
     /** Use \p qp (this rank's end) for traffic with \p peer on \p channel. */
-    void AddConnection(uint32_t peer, uint32_t channel, Ptr<RdmaQueuePair> qp);
+    void AddConnection(uint32_t peer, uint32_t channel, Ptr<MessageQueuePair> qp);
     /** Whether a connection to \p peer on \p channel exists. */
     bool HasConnection(uint32_t peer, uint32_t channel) const;
     /**

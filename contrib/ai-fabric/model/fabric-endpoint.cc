@@ -57,7 +57,7 @@ FabricEndpoint::AddPort(Ptr<FabricNetDevice> port)
 }
 
 uint16_t
-FabricEndpoint::Choose(const ForwardingTable::PortSet& hops, const FrameInfo& info) const
+FabricEndpoint::HashEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const
 {
     return hops.size() == 1 ? hops[0] : hops[FlowHash(info, m_seed) % hops.size()];
 }
@@ -74,7 +74,7 @@ FabricEndpoint::PortToward(uint32_t dstHost, uint16_t udpSrcPort) const
     info.srcHost = m_hostId;
     info.dstHost = dstHost;
     info.udpSrcPort = udpSrcPort;
-    return m_ports[Choose(hops, info)];
+    return m_ports[HashEgress(hops, info)];
 }
 
 bool
@@ -149,7 +149,7 @@ FabricEndpoint::Receive(Ptr<FabricNetDevice> port, Ptr<Packet> p, const FrameInf
         port->RecordDrop(p, DropReason::NoRoute);
         return;
     }
-    m_ports[Choose(hops, info)]->Enqueue(p, info, static_cast<uint16_t>(port->GetIfIndex()));
+    m_ports[HashEgress(hops, info)]->Enqueue(p, info, static_cast<uint16_t>(port->GetIfIndex()));
 }
 
 } // namespace ns3

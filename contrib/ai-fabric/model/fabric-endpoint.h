@@ -40,6 +40,15 @@ class FabricEndpoint : public Object
     /** Let frames for other hosts through (rail-only transit). */
     void SetTransit(bool transit) { m_transit = transit; }
 
+    /** The equal-cost ports toward host \p dstHost (empty: no route). */
+    const ForwardingTable::PortSet& NextHops(uint32_t dstHost) const
+    {
+        return m_table.NextHops(dstHost);
+    }
+    /** The port of \p hops that ECMP's hash of \p info's five-tuple picks. */
+    uint16_t HashEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const;
+    /** Whether frames for other hosts go through (rail-only transit). */
+    bool IsTransit() const { return m_transit; }
     /** The port a flow with hash entropy \p udpSrcPort to \p dstHost leaves by (null if none). */
     Ptr<FabricNetDevice> PortToward(uint32_t dstHost, uint16_t udpSrcPort) const;
     /**
@@ -67,7 +76,6 @@ class FabricEndpoint : public Object
 
   private:
     void Receive(Ptr<FabricNetDevice> port, Ptr<Packet> p, const FrameInfo& info);
-    uint16_t Choose(const ForwardingTable::PortSet& hops, const FrameInfo& info) const;
     void Dequeued(uint32_t port, uint16_t ingress, uint8_t priority, uint32_t bytes);
 
     uint32_t m_hostId{0};

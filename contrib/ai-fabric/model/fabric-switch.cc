@@ -108,7 +108,13 @@ FabricSwitch::ChooseEgress(const ForwardingTable::PortSet& hops, const FrameInfo
     {
         return hops[m_sprayNext++ % n];
     }
-    return hops[FlowHash(info, m_seed) % n];
+    return HashEgress(hops, info);
+}
+
+uint16_t
+FabricSwitch::HashEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const
+{
+    return hops.size() == 1 ? hops[0] : hops[FlowHash(info, m_seed) % hops.size()];
 }
 
 void

@@ -50,6 +50,17 @@ class FabricSwitch : public Object
     void SetMmu(Ptr<SharedBufferMmu> mmu) { m_mmu = mmu; }
     /** Data frames forwarded to an egress queue. */
     uint64_t GetFramesForwarded() const { return m_forwarded; }
+    /** The equal-cost egress ports toward host \p dstHost (empty: no route). */
+    const ForwardingTable::PortSet& NextHops(uint32_t dstHost) const
+    {
+        return m_table.NextHops(dstHost);
+    }
+    /** Whether the switch sprays frames over the next hops (else it hashes flows). */
+    bool SpraysPackets() const { return m_loadBalancing == PACKET_SPRAY; }
+    /** The port of \p hops that ECMP's hash of \p info's five-tuple picks. */
+    uint16_t HashEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const;
+    /** Delay from a frame's last bit in to its reaching an egress queue (ForwardingLatency). */
+    Time GetForwardingLatency() const { return m_forwardingLatency; }
 
   protected:
     void DoDispose() override;

@@ -31,7 +31,7 @@ RdmaQueuePair::GetTypeId()
 {
     static TypeId tid =
         TypeId("ns3::RdmaQueuePair")
-            .SetParent<Object>()
+            .SetParent<MessageQueuePair>()
             .SetGroupName("AiFabric")
             .AddConstructor<RdmaQueuePair>()
             .AddAttribute("Priority",
@@ -133,9 +133,7 @@ RdmaQueuePair::DoDispose()
     m_port = nullptr;
     m_cc = nullptr;
     m_messages.clear();
-    m_receiveCallback = ReceiveCallback();
-    m_errorCallback = ErrorCallback();
-    Object::DoDispose();
+    MessageQueuePair::DoDispose();
 }
 
 void
@@ -151,9 +149,7 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
     m_endSeq = m_sndNxt = m_sndUna = m_highestSent = m_startingPsn;
     if (m_udpSrcPort == 0)
     {
-        // Hashed from the host and the QP's ordinal among its NIC's data QPs (1 for the first).
-        m_udpSrcPort =
-            roce::EntropyPort(endpoint->GetHostId() * 40503u + localQpn - roce::kFirstDataQpn + 1);
+        m_udpSrcPort = roce::QueuePairEntropy(endpoint->GetHostId(), localQpn);
     }
     m_port = endpoint->PortToward(remoteHost, m_udpSrcPort);
     NS_ABORT_MSG_IF(!m_port,
@@ -173,6 +169,10 @@ RdmaQueuePair::PostSend(uint64_t bytes, CompletionCallback done)
     {
         SendNext();
     }
+    else if (!m_failed)
+    {
+        Produce(); // the producer need not wait for the port or the pacer
+    }
     return m_nextMessageId++;
 }
 
@@ -189,19 +189,41 @@ RdmaQueuePair::MessageOf(uint64_t seq) const
     NS_FATAL_ERROR("RdmaQueuePair: no posted message holds frame " << seq);
 }
 
+uint32_t
+RdmaQueuePair::FramePayload(uint64_t seq) const
+{
+    const Message& m = MessageOf(seq);
+    const uint64_t index = seq - m.firstSeq;
+    return static_cast<uint32_t>(index + 1 == m.frames ? m.bytes - index * m_mtu : m_mtu);
+}
+
 void
 RdmaQueuePair::SendNext()
 {
     m_waitingForPort = false;
     while (!m_failed && m_sndNxt < m_endSeq)
     {
+        Produce();
+        if (m_produced && m_sndNxt >= m_highestSent && m_readyAt > Simulator::Now())
+        {
+            m_pacing = true;
+            m_paceEvent = Simulator::Schedule(m_readyAt - Simulator::Now(),
+                                              &RdmaQueuePair::PaceDone,
+                                              this);
+            return;
+        }
         if (m_port->GetQueueBytes(m_priority) > 0)
         {
             SendWhenPortHasRoom();
             return;
         }
-        const uint32_t payload = SendFrame(m_sndNxt++);
+        if (m_sndNxt >= m_highestSent)
+        {
+            m_produced = false;
+        }
+        SendFrame(m_sndNxt++);
         m_framesInFlight = m_sndNxt - m_sndUna;
+        Produce(); // the next frame is written while this one is on its way
         int64_t gap = 0; // ps
         const DataRate rate = m_cc->GetRate();
         if (rate < m_cc->GetLineRate())
@@ -209,16 +231,24 @@ RdmaQueuePair::SendNext()
             const uint32_t frame = m_mtu + roce::kDataFrameOverheadBytes;
             gap = roce::WirePicoSeconds(frame, rate.GetBitRate());
         }
-        if (m_limiter)
-        {
-            gap = std::max(gap, m_limiter->Reserve(Simulator::Now(), payload).GetPicoSeconds());
-        }
         if (gap > 0)
         {
             m_pacing = true;
             m_paceEvent = Simulator::Schedule(PicoSeconds(gap), &RdmaQueuePair::PaceDone, this);
             return;
         }
+    }
+}
+
+void
+RdmaQueuePair::Produce()
+{
+    // The producer (a GPU's CTA) writes a frame's payload before the NIC can send it, once: a
+    // retransmission reads what is already written.
+    if (m_limiter && !m_produced && m_sndNxt < m_endSeq && m_sndNxt >= m_highestSent)
+    {
+        m_produced = true;
+        m_readyAt = Simulator::Now() + m_limiter->Reserve(Simulator::Now(), FramePayload(m_sndNxt));
     }
 }
 
@@ -250,7 +280,7 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     spec.priority = m_priority;
     spec.destQp = m_remoteQpn;
     spec.psn = static_cast<uint32_t>(seq & kPsnMask);
-    spec.payloadBytes = static_cast<uint32_t>(last ? m.bytes - index * m_mtu : m_mtu);
+    spec.payloadBytes = FramePayload(seq);
     spec.opcode = roce::SendOpcode(first, last);
     ++m_counters.framesSent;
     m_counters.payloadSent += spec.payloadBytes;

@@ -1,6 +1,7 @@
 #ifndef AI_FABRIC_RDMA_QUEUE_PAIR_H
 #define AI_FABRIC_RDMA_QUEUE_PAIR_H
 
+#include "message-queue-pair.h"
 #include "rdma-congestion-control.h"
 #include "roce-frame.h"
 #include "send-rate-limiter.h"
@@ -72,14 +73,9 @@ struct RdmaQpCounters
  * QP does when its retry count is exceeded: it enters the error state, sends nothing more,
  * never completes the messages it holds, and calls its error callback once.
  */
-class RdmaQueuePair : public Object
+class RdmaQueuePair : public MessageQueuePair
 {
   public:
-    /** Called when a posted message is acknowledged: message id, bytes. */
-    using CompletionCallback = Callback<void, uint64_t, uint64_t>;
-    /** Called when the responder has accepted a whole message from the peer: its bytes. */
-    using ReceiveCallback = Callback<void, uint64_t>;
-
     static TypeId GetTypeId();
     RdmaQueuePair();
 
@@ -100,20 +96,15 @@ class RdmaQueuePair : public Object
      * Queue a message of \p bytes (0 is allowed: one frame without payload, as an IBA
      * zero-length SEND); \p done is called when it is acknowledged.  Returns its id.
      */
-    uint64_t PostSend(uint64_t bytes, CompletionCallback done = CompletionCallback());
+    uint64_t PostSend(uint64_t bytes, CompletionCallback done = CompletionCallback()) override;
     /**
      * Send frames' payload no faster than \p limiter lets its queue pairs together (besides
      * the congestion control's pacing): the rate at which the sender produces data, as a
-     * GPU's CTA does; null: no limit.
+     * GPU's CTA does.  A frame leaves once its payload is produced, after what the limiter's
+     * queue pairs produced before it (a retransmission is not produced again); null: no
+     * limit.
      */
-    void SetSendRateLimiter(Ptr<SendRateLimiter> limiter) { m_limiter = limiter; }
-    /** Called once when the QP fails (retry count exceeded). */
-    using ErrorCallback = Callback<void>;
-    void SetErrorCallback(ErrorCallback failed) { m_errorCallback = failed; }
-    /** Whether the QP failed (it then sends nothing more). */
-    bool IsFailed() const { return m_failed; }
-    /** Call \p received for every message from the peer, in order, when its last frame arrives. */
-    void SetReceiveCallback(ReceiveCallback received) { m_receiveCallback = received; }
+    void SetSendRateLimiter(Ptr<SendRateLimiter> limiter) override { m_limiter = limiter; }
     /** A frame for this QP arrived (data for the responder, ACK/NAK for the requester). */
     void Receive(const FrameInfo& info);
 
@@ -142,6 +133,10 @@ class RdmaQueuePair : public Object
     void SendWhenPortHasRoom();
     /** Put frame \p seq on the wire; returns its payload bytes. */
     uint32_t SendFrame(uint64_t seq);
+    /** Reserve the next new frame's production at the send rate limiter, once. */
+    void Produce();
+    /** Payload bytes of frame \p seq. */
+    uint32_t FramePayload(uint64_t seq) const;
     const Message& MessageOf(uint64_t seq) const;
     void ReceiveAck(const FrameInfo& info);
     void ReceiveData(const FrameInfo& info);
@@ -167,8 +162,6 @@ class RdmaQueuePair : public Object
     Time m_currentRto; //!< the timeout now armed: m_rto doubled per timeout in a row
     uint32_t m_retryCount{};
     uint32_t m_retries{0}; //!< timeouts since the last progress
-    bool m_failed{false};
-    ErrorCallback m_errorCallback;
     Time m_cnpInterval;
     uint32_t m_mtu{4096};
     uint32_t m_startingPsn{};
@@ -188,6 +181,8 @@ class RdmaQueuePair : public Object
      * frame arriving at the event's picosecond runs first and ns-3 reports it not running).
      */
     bool m_pacing{false};
+    bool m_produced{false}; //!< the limiter has been charged for frame m_highestSent
+    Time m_readyAt;         //!< when that frame's payload is written
     EventId m_timer;       //!< the one pending timeout event (it may fire before m_timeoutAt)
     Time m_timeoutAt;      //!< when the retransmission timer expires
 
@@ -196,7 +191,6 @@ class RdmaQueuePair : public Object
     uint32_t m_msn{0};           //!< messages completed
     uint32_t m_unacked{0};       //!< frames accepted since the last ACK
     uint64_t m_rxMessageBytes{0}; //!< payload of the message being received so far
-    ReceiveCallback m_receiveCallback;
     bool m_nakOutstanding{false}; //!< a NAK was sent for the current gap
     Time m_lastCnp;                //!< when the last CNP was sent
     bool m_cnpSent{false};

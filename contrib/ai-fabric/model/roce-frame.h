@@ -31,6 +31,8 @@ constexpr uint16_t kUdpPort = 4791;         //!< IANA RoCEv2 UDP destination por
 constexpr uint32_t kDataHeaderBytes = 18 + 20 + 8 + 12;
 /** Frame bytes of a data packet besides its payload: headers + ICRC + FCS = 66. */
 constexpr uint32_t kDataFrameOverheadBytes = kDataHeaderBytes + kIcrcBytes + kFcsBytes;
+/** Frame bytes of an ACK or NAK: a data frame's headers, ICRC and FCS with a 4-byte AETH. */
+constexpr uint32_t kAckFrameBytes = kDataFrameOverheadBytes + 4;
 /** Bytes a data packet with \p payload bytes occupies on the wire, preamble and IFG included. */
 constexpr uint32_t
 WireBytesForPayload(uint32_t payload)
@@ -72,6 +74,13 @@ inline uint16_t
 EntropyPort(uint32_t key)
 {
     return static_cast<uint16_t>(49152 + ((key * 2654435761u) >> 18) % 16384);
+}
+/** The UDP source port of host \p hostId's data queue pair number \p qpn. */
+inline uint16_t
+QueuePairEntropy(uint32_t hostId, uint32_t qpn)
+{
+    // Hashed from the host and the QP's ordinal among its NIC's data QPs (1 for the first).
+    return EntropyPort(hostId * 40503u + qpn - kFirstDataQpn + 1);
 }
 /** IPv4 address of fabric host \p hostId: 10.0.0.0/8, host 0 at 10.0.0.1. */
 inline Ipv4Address

@@ -15,10 +15,9 @@ namespace ns3
  * \brief A send budget that queue pairs share: the rate at which one producer (a GPU's CTA
  * running one channel of a collective) can hand them data, however many connections it feeds.
  *
- * Each frame a queue pair sends reserves its payload's time at the rate, after the
- * reservations before it; the queue pair sends its next frame when its reservation ends.
- * Over any interval the queue pairs together send no more than the rate allows, plus one
- * frame each.  A rate of 0 bit/s limits nothing.
+ * Each new frame a queue pair sends reserves its payload's time at the rate, after the
+ * reservations before it, and leaves when its reservation ends: over any interval the queue
+ * pairs together send no more than the rate allows.  A rate of 0 bit/s limits nothing.
  */
 class SendRateLimiter : public SimpleRefCount<SendRateLimiter>
 {
@@ -27,8 +26,8 @@ class SendRateLimiter : public SimpleRefCount<SendRateLimiter>
     void SetRate(DataRate rate) { m_bitRate = rate.GetBitRate(); }
     DataRate GetRate() const { return DataRate(m_bitRate); }
     /**
-     * A frame of \p payloadBytes leaves at \p now: reserve its time; returns how long from
-     * \p now until the sender may send its next frame (0 when nothing is limited).
+     * A frame of \p payloadBytes is to be produced from \p now: reserve its time; returns
+     * how long from \p now until it is produced and may leave (0 when nothing is limited).
      */
     Time Reserve(Time now, uint32_t payloadBytes);
 

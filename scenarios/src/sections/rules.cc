@@ -9,6 +9,37 @@ using nlohmann::json;
 namespace aifabric
 {
 
+namespace
+{
+/** What fidelity "flow" cannot run: exit 2 naming the section. */
+void
+CheckFlowLevel(const json& doc, const Scenario& s)
+{
+    const std::string why = "not at fidelity \"flow\", ";
+    if (!s.flows.empty() && !s.rdma)
+    {
+        Fail("traffic.transport", json("messages"),
+             why + "which carries messages on queue pairs: use \"rdma\"");
+    }
+    if (s.hasPcap)
+    {
+        Fail("pcap", doc.at("pcap"), why + "which has no frames to capture");
+    }
+    if (s.hasMonitor)
+    {
+        Fail("monitor", doc.at("monitor"), why + "which has no queues or pauses to sample");
+    }
+    for (const char* key : {"failures", "link_events", "availability"})
+    {
+        if (doc.contains(key))
+        {
+            Fail(key, doc.at(key),
+                 why + "yet: links failing, flapping or degrading run at fidelity \"packet\"");
+        }
+    }
+}
+} // namespace
+
 ScenarioSection
 RulesSection()
 {
@@ -33,6 +64,10 @@ RulesSection()
             Fail("pcap", doc.at("pcap"),
                  "not with an \"availability\" run (it measures fabric states in runs of its "
                  "own; capture a packet-level scenario instead)");
+        }
+        if (s.flowLevel)
+        {
+            CheckFlowLevel(doc, s);
         }
         if (s.failures.random && !s.hasAvailability && s.stopTime.IsZero())
         {

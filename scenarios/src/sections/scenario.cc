@@ -14,6 +14,14 @@ namespace aifabric
 namespace
 {
 
+const WordKey kFidelity{
+    "fidelity", {"packet", "flow"}, "packet",
+    "packet: every frame through the fabric's queues, PFC, ECN and congestion control; flow: "
+    "every transfer a flow at its max-min fair share of the links on its path, on the same "
+    "topology, routes, ECMP hashes, collectives and jobs, without queues, PFC, ECN, "
+    "congestion control or loss (the module chapter, Flow fidelity).  --fidelity on the "
+    "command line wins."};
+
 const IntegerKey kSeed{"seed", 1, 1, UINT32_MAX,
                        "The run's seed: every random stream (RngSeedManager) and the ECMP hash "
                        "seeds."};
@@ -32,6 +40,7 @@ ScenarioSchema()
              "(the module chapter, Server presets); keys the scenario gives win.  Without it "
              "the rates are an HGX H100's and GPUs per server the topology's default.")
         .Key(kSeed)
+        .Key(kFidelity)
         .Key("stop_time", "a time with a unit", "until every event is done",
              "When the simulation stops (required with random failures, which never end).");
     return schema;
@@ -43,7 +52,7 @@ ScenarioSection
 ScenarioKeysSection()
 {
     ScenarioSection section;
-    section.keys = {"name", "description", "server", "seed", "stop_time"};
+    section.keys = {"name", "description", "server", "seed", "fidelity", "stop_time"};
     section.build = [](const json& doc, Scenario& s) {
         s.name = GetString(doc, "scenario", "name", s.name);
         if (doc.contains("server"))
@@ -61,6 +70,8 @@ ScenarioKeysSection()
         s.seed = uint32_t(Get(doc, "scenario", kSeed));
         RngSeedManager::SetSeed(s.seed);
         s.stopTime = GetTime(doc, "scenario", "stop_time", s.stopTime);
+        s.flowLevel = Get(doc, "scenario", kFidelity) == "flow";
+        s.rdmaHelper.SetFlowLevel(s.flowLevel);
     };
     section.schemas = [](Scenario&) { return std::vector<SectionSchema>{ScenarioSchema()}; };
     return section;

@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""Run scenarios at packet and at flow fidelity and print, per scenario, the flow/packet ratio
+of what it measures (each collective's time, each iteration's duration, or the slowest RDMA
+message's completion) and both runs' wall time, as a Markdown table.
+
+usage: fidelity_table.py RUNNER SCENARIO.json ... [--out=FILE]
+
+RUNNER is build/scenarios/ai-fabric-run.  A scenario the flow model cannot run (it exits 2)
+is listed with the reason.
+"""
+import csv
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+
+def run(runner, scenario, fidelity, out):
+    """None if the run succeeded, the refusal if it exited 2; anything else stops the table."""
+    done = subprocess.run([runner, f"--scenario={scenario}", f"--fidelity={fidelity}",
+                           f"--out={out}"], capture_output=True, text=True)
+    if done.returncode == 0:
+        return None
+    if done.returncode == 2 and done.stderr.strip():
+        return done.stderr.strip().splitlines()[-1]
+    sys.exit(f"fidelity_table: {Path(scenario).stem} at {fidelity} level exited "
+             f"{done.returncode}:\n{done.stderr}")
+
+
+def figures(folder):
+    """(what, values): the figures the scenario measures, in file order."""
+    folder = Path(folder)
+    if (folder / "collectives.csv").exists():
+        with open(folder / "collectives.csv") as f:
+            return "collective time", [float(r["time_us"]) for r in csv.DictReader(f)]
+    if (folder / "iterations.csv").exists():
+        with open(folder / "iterations.csv") as f:
+            return "iteration", [float(r["duration_s"]) for r in csv.DictReader(f)]
+    summary = json.loads((folder / "summary.json").read_text())
+    return "slowest message", [summary["max_fct_us"]]
+
+
+def main(argv):
+    out = None
+    runner, scenarios = None, []
+    for arg in argv:
+        if arg.startswith("--out="):
+            out = Path(arg.split("=", 1)[1])
+        elif runner is None:
+            runner = arg
+        else:
+            scenarios.append(arg)
+    if runner is None or not scenarios:
+        sys.exit(__doc__)
+    lines = ["| scenario | measures | flow / packet | packet wall s | flow wall s | speed-up |",
+             "|---|---|---|---|---|---|"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for scenario in scenarios:
+            name = Path(scenario).stem
+            folders = {f: Path(tmp) / f"{name}-{f}" for f in ("packet", "flow")}
+            refused = run(runner, scenario, "flow", folders["flow"])
+            if refused:
+                lines.append(f"| {name} | not at flow level: {refused} | | | | |")
+                continue
+            failed = run(runner, scenario, "packet", folders["packet"])
+            if failed:
+                sys.exit(f"fidelity_table: {name} at packet level: {failed}")
+            what, packet = figures(folders["packet"])
+            _, flow = figures(folders["flow"])
+            ratios = [f / p for f, p in zip(flow, packet) if p > 0]
+            if len(flow) != len(packet) or not ratios:
+                sys.exit(f"fidelity_table: {name}: {len(flow)} figures at flow level, "
+                         f"{len(packet)} at packet level")
+            shown = (f"{min(ratios):.3f}" if max(ratios) - min(ratios) < 5e-4
+                     else f"{min(ratios):.3f} to {max(ratios):.3f}")
+            wall = {f: json.loads((d / "summary.json").read_text())["wall_seconds"]
+                    for f, d in folders.items()}
+            speed = wall["packet"] / wall["flow"]
+            lines.append(f"| {name} | {what} | {shown} | {wall['packet']:.2f} "
+                         f"| {wall['flow']:.2f} | {speed:.{1 if speed < 10 else 0}f}x |")
+            print(lines[-1], file=sys.stderr, flush=True)
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if out:
+        out.write_text(text)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

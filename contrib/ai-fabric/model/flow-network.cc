@@ -1,0 +1,550 @@
+#include "flow-network.h"
+
+#include "roce-frame.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("FlowNetwork");
+NS_OBJECT_ENSURE_REGISTERED(FlowNetwork);
+
+namespace
+{
+/** Add \p weight of \p resource to \p uses. */
+void
+AddUse(std::vector<FlowNetwork::Use>& uses, uint32_t resource, double weight)
+{
+    for (auto& u : uses)
+    {
+        if (u.resource == resource)
+        {
+            u.weight += weight;
+            return;
+        }
+    }
+    uses.push_back({resource, weight});
+}
+} // namespace
+
+TypeId
+FlowNetwork::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::FlowNetwork")
+                            .SetParent<Object>()
+                            .SetGroupName("AiFabric")
+                            .AddConstructor<FlowNetwork>();
+    return tid;
+}
+
+FlowNetwork::FlowNetwork() = default;
+
+void
+FlowNetwork::ReleaseConnections()
+{
+    m_recompute.Cancel();
+    m_next.Cancel();
+    std::vector<Flow> flows;
+    flows.swap(m_flows);
+    for (Flow& f : flows)
+    {
+        if (f.owner)
+        {
+            f.owner->Dispose();
+        }
+    }
+    m_on.assign(m_capacity.size(), {});
+    m_stamp.assign(m_capacity.size(), 0);
+    m_limiters.clear();
+    m_limiterResource.clear();
+    m_freeLimiters.clear();
+    m_dirty.clear();
+    m_due = {};
+}
+
+void
+FlowNetwork::DoDispose()
+{
+    ReleaseConnections();
+    m_switches.clear();
+    m_endpoints.clear();
+    m_channels.clear();
+    Object::DoDispose();
+}
+
+void
+FlowNetwork::Setup(const FabricTopology& topology, std::vector<Ptr<FabricSwitch>> switches,
+                   std::vector<Ptr<FabricEndpoint>> endpoints,
+                   std::vector<Ptr<FabricChannel>> channels)
+{
+    m_topology = &topology;
+    m_switches = std::move(switches);
+    m_endpoints = std::move(endpoints);
+    m_channels = std::move(channels);
+    m_capacity.assign(2 * m_channels.size(), 0.0);
+    for (std::size_t l = 0; l < m_channels.size(); ++l)
+    {
+        const double bytesPerSecond = m_channels[l]->GetDataRate().GetBitRate() / 8.0;
+        m_capacity[2 * l] = m_capacity[2 * l + 1] = bytesPerSecond;
+    }
+    m_on.assign(m_capacity.size(), {});
+    m_stamp.assign(m_capacity.size(), 0);
+}
+
+void
+FlowNetwork::TracePath(uint32_t src, uint32_t dst, uint16_t entropy, double weight,
+                       std::vector<Use>& uses, Time& delay, double& secondsPerByte,
+                       bool countFirst) const
+{
+    const FabricTopology& topo = *m_topology;
+    FrameInfo info;
+    info.srcHost = src;
+    info.dstHost = dst;
+    info.udpSrcPort = entropy;
+    const uint32_t target = topo.HostNode(dst);
+    struct Branch
+    {
+        uint32_t node;
+        double fraction;
+        bool primary; //!< on the path whose latency is reported
+        bool first;   //!< the sender
+    };
+    std::vector<Branch> stack{{topo.HostNode(src), weight, true, true}};
+    std::size_t hops = 0;
+    const std::size_t maxHops = 64 * static_cast<std::size_t>(topo.GetNNodes());
+    std::vector<std::pair<uint16_t, double>> next;
+    while (!stack.empty())
+    {
+        const Branch b = stack.back();
+        stack.pop_back();
+        if (b.node == target)
+        {
+            continue;
+        }
+        if (++hops > maxHops)
+        {
+            throw std::logic_error("FlowNetwork: the routes from endpoint " + std::to_string(src) +
+                                   " to " + std::to_string(dst) + " loop");
+        }
+        next.clear();
+        const auto noRoute = [&] {
+            return std::invalid_argument("FlowNetwork: no route from endpoint " +
+                                         std::to_string(src) + " to " + std::to_string(dst) +
+                                         " at " + topo.GetNode(b.node).name);
+        };
+        if (Ptr<FabricSwitch> sw = m_switches[b.node])
+        {
+            const auto& ports = sw->NextHops(dst);
+            if (ports.empty())
+            {
+                throw noRoute();
+            }
+            if (sw->SpraysPackets())
+            {
+                for (uint16_t p : ports)
+                {
+                    next.emplace_back(p, b.fraction / ports.size());
+                }
+            }
+            else
+            {
+                next.emplace_back(sw->HashEgress(ports, info), b.fraction);
+            }
+        }
+        else
+        {
+            Ptr<FabricEndpoint> ep = m_endpoints[b.node];
+            const auto& ports = ep->NextHops(dst);
+            if (ports.empty() || (!b.first && !ep->IsTransit()))
+            {
+                throw noRoute();
+            }
+            next.emplace_back(ep->HashEgress(ports, info), b.fraction);
+        }
+        for (std::size_t i = 0; i < next.size(); ++i)
+        {
+            const uint32_t link = topo.GetNode(b.node).links[next[i].first];
+            const auto& l = topo.GetLink(link);
+            AddUse(uses, 2 * link + (l.a == b.node ? 0 : 1), next[i].second);
+            const uint32_t peer = l.a == b.node ? l.b : l.a;
+            const bool primary = b.primary && i == 0;
+            if (primary)
+            {
+                delay += m_channels[link]->GetDelay();
+                if (!b.first || countFirst)
+                {
+                    secondsPerByte += 8.0 / m_channels[link]->GetDataRate().GetBitRate();
+                }
+                if (m_switches[peer])
+                {
+                    delay += m_switches[peer]->GetForwardingLatency();
+                }
+            }
+            stack.push_back({peer, next[i].second, primary, false});
+        }
+    }
+}
+
+FlowNetwork::Route
+FlowNetwork::MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
+                       uint32_t ackInterval) const
+{
+    Route r;
+    Ptr<FabricNetDevice> port =
+        m_endpoints[m_topology->HostNode(src)]->PortToward(dst, entropy);
+    if (!port)
+    {
+        throw std::invalid_argument("FlowNetwork: no route from endpoint " + std::to_string(src) +
+                                    " to " + std::to_string(dst));
+    }
+    r.payloadMtu = port->GetPayloadMtu();
+    const double frameWireBytes = roce::WireBytesForPayload(r.payloadMtu);
+    TracePath(src, dst, entropy, 1.0, r.uses, r.dataDelay, r.dataSecondsPerByte, false);
+    const double ackWeight = static_cast<double>(roce::WireBytesForFrame(roce::kAckFrameBytes)) /
+                             (static_cast<double>(ackInterval) * frameWireBytes);
+    TracePath(dst, src, peerEntropy, ackWeight, r.uses, r.ackDelay, r.ackSecondsPerByte, true);
+    return r;
+}
+
+uint32_t
+FlowNetwork::AddFlow(Route route, double payloadPerWireByte, SentCallback sent,
+                     Ptr<Object> owner)
+{
+    Flow f;
+    f.uses = std::move(route.uses);
+    f.payloadPerWireByte = payloadPerWireByte;
+    f.sent = sent;
+    f.owner = owner;
+    m_flows.push_back(std::move(f));
+    return static_cast<uint32_t>(m_flows.size() - 1);
+}
+
+void
+FlowNetwork::SetLimiter(uint32_t flow, Ptr<SendRateLimiter> limiter)
+{
+    Flow& f = m_flows[flow];
+    if (f.active)
+    {
+        Advance(f);
+        Leave(flow);
+        f.limiter = limiter;
+        Join(flow);
+        RequestRecompute();
+        return;
+    }
+    f.limiter = limiter;
+}
+
+uint32_t
+FlowNetwork::LimiterResource(const Ptr<SendRateLimiter>& limiter)
+{
+    auto [it, added] = m_limiterResource.emplace(PeekPointer(limiter), 0);
+    if (added)
+    {
+        if (m_freeLimiters.empty())
+        {
+            it->second = static_cast<uint32_t>(m_on.size());
+            m_on.emplace_back();
+            m_stamp.push_back(0);
+            m_limiters.emplace_back();
+        }
+        else
+        {
+            it->second = m_freeLimiters.back();
+            m_freeLimiters.pop_back();
+        }
+        m_limiters[it->second - m_capacity.size()] = limiter;
+    }
+    return it->second;
+}
+
+void
+FlowNetwork::Join(uint32_t flow)
+{
+    Flow& f = m_flows[flow];
+    f.active = true;
+    f.current = f.uses;
+    if (f.limiter && f.limiter->GetRate().GetBitRate() > 0)
+    {
+        f.current.push_back({LimiterResource(f.limiter), f.payloadPerWireByte});
+    }
+    for (const Use& u : f.current)
+    {
+        m_on[u.resource].push_back(flow);
+        m_dirty.push_back(u.resource);
+    }
+}
+
+void
+FlowNetwork::Leave(uint32_t flow)
+{
+    Flow& f = m_flows[flow];
+    f.active = false;
+    f.rate = 0;
+    for (const Use& u : f.current)
+    {
+        auto& on = m_on[u.resource];
+        *std::find(on.begin(), on.end(), flow) = on.back();
+        on.pop_back();
+        m_dirty.push_back(u.resource);
+        if (on.empty() && u.resource >= m_capacity.size())
+        {
+            // The limiter's last flow left: its resource id is free for another.
+            Ptr<SendRateLimiter>& limiter = m_limiters[u.resource - m_capacity.size()];
+            m_limiterResource.erase(PeekPointer(limiter));
+            limiter = nullptr;
+            m_freeLimiters.push_back(u.resource);
+        }
+    }
+    f.current.clear();
+}
+
+void
+FlowNetwork::Send(uint32_t flow, double wireBytes)
+{
+    Flow& f = m_flows[flow];
+    f.remaining = wireBytes;
+    f.updated = Simulator::Now();
+    if (f.active)
+    {
+        NS_ABORT_MSG_IF(m_sending != flow,
+                        "FlowNetwork: flow " << flow << " is already sending");
+        f.continued = true;
+        Schedule(flow);
+        return;
+    }
+    Join(flow);
+    RequestRecompute();
+}
+
+void
+FlowNetwork::RequestRecompute()
+{
+    if (!m_recompute.IsRunning())
+    {
+        m_recompute = Simulator::ScheduleNow(&FlowNetwork::Recompute, this);
+    }
+}
+
+void
+FlowNetwork::Advance(Flow& f)
+{
+    const Time now = Simulator::Now();
+    if (f.rate > 0)
+    {
+        f.remaining = std::max(0.0, f.remaining - f.rate * (now - f.updated).GetSeconds());
+    }
+    f.updated = now;
+}
+
+void
+FlowNetwork::Schedule(uint32_t flow)
+{
+    Flow& f = m_flows[flow];
+    ++f.epoch;
+    NS_ABORT_MSG_IF(f.rate <= 0, "FlowNetwork: flow " << flow << " has no capacity on its path");
+    f.finish = Simulator::Now() + PicoSeconds(static_cast<int64_t>(
+                                      std::ceil(f.remaining / f.rate * 1e12)));
+    m_due.push({f.finish.GetPicoSeconds(), flow, f.epoch});
+}
+
+double
+FlowNetwork::Capacity(uint32_t resource) const
+{
+    return resource < m_capacity.size()
+               ? m_capacity[resource]
+               : m_limiters[resource - m_capacity.size()]->GetRate().GetBitRate() / 8.0;
+}
+
+void
+FlowNetwork::Recompute()
+{
+    ++m_recomputations;
+    // Only the flows that share a resource, directly or through others, with one that
+    // started or stopped can change rate: that connected component is refilled.
+    ++m_visit;
+    m_componentFlows.clear();
+    m_componentResources.clear();
+    for (std::size_t i = 0; i < m_dirty.size(); ++i)
+    {
+        const uint32_t r = m_dirty[i];
+        if (m_stamp[r] == m_visit)
+        {
+            continue;
+        }
+        m_stamp[r] = m_visit;
+        if (m_on[r].empty())
+        {
+            continue; // nothing to share (a limiter's freed id among them)
+        }
+        m_componentResources.push_back(r);
+        for (uint32_t flow : m_on[r])
+        {
+            Flow& f = m_flows[flow];
+            if (f.visit == m_visit)
+            {
+                continue;
+            }
+            f.visit = m_visit;
+            m_componentFlows.push_back(flow);
+            for (const Use& u : f.current)
+            {
+                if (m_stamp[u.resource] != m_visit)
+                {
+                    m_dirty.push_back(u.resource);
+                }
+            }
+        }
+    }
+    m_dirty.clear();
+    Fill();
+    for (uint32_t flow : m_componentFlows)
+    {
+        Schedule(flow);
+    }
+    Arm();
+}
+
+void
+FlowNetwork::Fill()
+{
+    // Progressive filling over the component: every unfrozen flow's rate rises by the same
+    // step until a resource is full; its flows freeze at that level.
+    const std::size_t resources = m_on.size();
+    m_left.resize(resources);
+    m_weightSum.resize(resources);
+    m_unfrozenOn.resize(resources);
+    for (uint32_t r : m_componentResources)
+    {
+        m_left[r] = Capacity(r);
+        m_weightSum[r] = 0;
+        m_unfrozenOn[r] = 0;
+    }
+    for (uint32_t flow : m_componentFlows)
+    {
+        Flow& f = m_flows[flow];
+        Advance(f);
+        f.frozen = false;
+        for (const Use& u : f.current)
+        {
+            m_weightSum[u.resource] += u.weight;
+            ++m_unfrozenOn[u.resource];
+        }
+    }
+    std::size_t unfrozen = m_componentFlows.size();
+    double level = 0;
+    while (unfrozen > 0)
+    {
+        double step = std::numeric_limits<double>::infinity();
+        for (uint32_t r : m_componentResources)
+        {
+            if (m_unfrozenOn[r] > 0)
+            {
+                step = std::min(step, m_left[r] / m_weightSum[r]);
+            }
+        }
+        NS_ABORT_MSG_IF(!std::isfinite(step), "FlowNetwork: a flow uses no link");
+        level += step;
+        for (uint32_t r : m_componentResources)
+        {
+            if (m_unfrozenOn[r] > 0)
+            {
+                m_left[r] -= step * m_weightSum[r];
+            }
+        }
+        for (uint32_t r : m_componentResources)
+        {
+            if (m_unfrozenOn[r] == 0 || m_left[r] > 1e-9 * Capacity(r))
+            {
+                continue;
+            }
+            for (uint32_t flow : m_on[r])
+            {
+                Flow& f = m_flows[flow];
+                if (f.frozen)
+                {
+                    continue;
+                }
+                f.frozen = true;
+                f.rate = level;
+                --unfrozen;
+                for (const Use& u : f.current)
+                {
+                    m_weightSum[u.resource] -= u.weight;
+                    --m_unfrozenOn[u.resource];
+                }
+            }
+        }
+    }
+}
+
+void
+FlowNetwork::Arm()
+{
+    while (!m_due.empty() && (!m_flows[m_due.top().flow].active ||
+                              m_flows[m_due.top().flow].epoch != m_due.top().epoch))
+    {
+        m_due.pop();
+    }
+    m_next.Cancel();
+    if (!m_due.empty())
+    {
+        m_next = Simulator::Schedule(PicoSeconds(m_due.top().at) - Simulator::Now(),
+                                     &FlowNetwork::Finish,
+                                     this);
+    }
+}
+
+void
+FlowNetwork::Finish()
+{
+    const int64_t now = Simulator::Now().GetPicoSeconds();
+    std::vector<uint32_t> due;
+    while (!m_due.empty() && m_due.top().at <= now)
+    {
+        const Due d = m_due.top();
+        m_due.pop();
+        if (m_flows[d.flow].active && m_flows[d.flow].epoch == d.epoch)
+        {
+            due.push_back(d.flow);
+        }
+    }
+    bool stopped = false;
+    for (uint32_t flow : due)
+    {
+        {
+            Flow& f = m_flows[flow];
+            f.remaining = 0;
+            f.updated = Simulator::Now();
+            f.continued = false;
+        }
+        m_sending = flow;
+        const SentCallback sent = m_flows[flow].sent; // it may add flows to m_flows
+        sent();
+        m_sending = UINT32_MAX;
+        if (!m_flows[flow].continued)
+        {
+            Leave(flow);
+            stopped = true;
+        }
+    }
+    if (stopped)
+    {
+        RequestRecompute();
+    }
+    else if (!m_recompute.IsRunning())
+    {
+        Arm();
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,70 @@
+#ifndef AI_FABRIC_FLOW_QUEUE_PAIR_H
+#define AI_FABRIC_FLOW_QUEUE_PAIR_H
+
+#include "flow-network.h"
+#include "message-queue-pair.h"
+
+#include <deque>
+
+namespace ns3
+{
+
+/**
+ * \ingroup ai-fabric
+ * \brief One end of a connection in the flow-level fabric: its messages, in order, are one
+ * FlowNetwork flow.
+ *
+ * A message of B bytes is ceil(B / MTU) frames (one for 0 bytes), its wire bytes those
+ * frames' with every header, ICRC, FCS, preamble and gap, as RdmaQueuePair sends them.  It is
+ * sent at the flow's share once the messages before it are; its last frame reaches the peer
+ * after the route's delay (the peer's receive callback), and its ACK returns after the route
+ * back's (the completion callback).  The route is the one RdmaQueuePair's frames take: the
+ * same UDP source port from the same host and queue-pair number.
+ */
+class FlowQueuePair : public MessageQueuePair
+{
+  public:
+    static TypeId GetTypeId();
+    FlowQueuePair();
+
+    /** Carry this end's messages as a flow of \p network on \p route. */
+    void Setup(Ptr<FlowNetwork> network, FlowNetwork::Route route);
+    /** The other end: it receives what this end sends. */
+    void SetPeer(Ptr<FlowQueuePair> peer) { m_peer = peer; }
+
+    uint64_t PostSend(uint64_t bytes, CompletionCallback done = CompletionCallback()) override;
+    void SetSendRateLimiter(Ptr<SendRateLimiter> limiter) override;
+    /** Wire bytes of a message of \p bytes on this end's route. */
+    uint64_t WireBytes(uint64_t bytes) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    struct Message
+    {
+        uint64_t id;
+        uint64_t bytes;
+        CompletionCallback done;
+    };
+    /** The flow has sent the first message. */
+    void Sent();
+    /** The peer's message of \p bytes has arrived whole. */
+    void Arrived(uint64_t bytes);
+    /** The oldest sent message is acknowledged. */
+    void Acknowledged();
+
+    Ptr<FlowNetwork> m_network;
+    FlowNetwork::Route m_route;
+    uint32_t m_flow{0};
+    Ptr<FlowQueuePair> m_peer;
+    std::deque<Message> m_messages; //!< posted, not yet sent; the first is being sent
+    std::deque<Message> m_unacked;  //!< sent, waiting for their ACK
+    uint64_t m_nextId{0};
+    Time m_lastArrival; //!< of the last message sent: the next arrives no sooner
+    Time m_lastAck;     //!< of the last message sent: the next completes no sooner
+};
+
+} // namespace ns3
+
+#endif

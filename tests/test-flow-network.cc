@@ -1,0 +1,164 @@
+// The flow-level fabric: max-min fair rates against their closed forms (bottleneck shares,
+// ACK load on the reverse path, a send rate limiter), a message's time against its closed form
+// and against the packet-level queue pair, and the route a flow takes against its frames'.
+#include "fabric-fixture.h"
+
+#include <gtest/gtest.h>
+
+using namespace ns3;
+using namespace aifabric_test;
+
+namespace
+{
+constexpr double kFrameWire = roce::WireBytesForPayload(4096); // 4182
+constexpr double kAckWire = roce::WireBytesForFrame(roce::kAckFrameBytes); // 90
+
+/**
+ * After its last byte leaves a star's sender: the last frame of \p lastWire bytes through the
+ * switch to the receiver and its ACK back (2 m cables, \p bitRate links).
+ */
+double
+StarDelays(Ptr<FabricNetwork> net, double bitRate, double lastWire)
+{
+    const double forwarding = net->GetSwitch(net->GetNHosts())->GetForwardingLatency().GetSeconds();
+    return 4 * 10e-9 + 2 * forwarding + lastWire * 8 / bitRate + 2 * kAckWire * 8 / bitRate;
+}
+
+struct Completions
+{
+    std::vector<Time> done;
+    void Record(uint64_t, uint64_t) { done.push_back(Simulator::Now()); }
+};
+
+/** A star of \p hosts at \p rate with 2 m cables, its RDMA at \p flow level. */
+Ptr<FabricNetwork>
+StarNetwork(uint32_t hosts, const char* rate, bool flow, RdmaHelper& rdma)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(hosts, DataRate(rate), 2));
+    rdma.SetFlowLevel(flow);
+    rdma.Install(net);
+    return net;
+}
+
+} // namespace
+
+TEST(FlowNetwork, MessageTakesItsWireBytesAtLineRatePlusThePathAndAckDelays)
+{
+    const uint64_t bytes = (64ull << 20) + 100; // a short last frame
+    Time times[2];
+    for (bool flow : {false, true})
+    {
+        RdmaHelper rdma;
+        Ptr<FabricNetwork> net = StarNetwork(2, "400Gbps", flow, rdma);
+        auto [a, b] = rdma.ConnectMessages(net, 0, 1);
+        uint64_t received = 0;
+        b->SetReceiveCallback(
+            Callback<void, uint64_t>([&received](uint64_t n) { received += n; }));
+        Completions c;
+        a->PostSend(bytes, MakeCallback(&Completions::Record, &c));
+        const double delays = StarDelays(net, 400e9, roce::WireBytesForPayload(100));
+        Simulator::Run();
+        ASSERT_EQ(c.done.size(), 1u);
+        EXPECT_EQ(received, bytes);
+        times[flow] = c.done[0];
+        Simulator::Destroy();
+        if (flow)
+        {
+            // Closed form: the wire bytes at 400G, then the last frame (100 B of payload)
+            // forwarded and serialized once more, then its ACK over both links.
+            const double wire = 16384 * kFrameWire + roce::WireBytesForPayload(100);
+            EXPECT_NEAR(c.done[0].GetSeconds(), wire * 8 / 400e9 + delays, 4e-12);
+        }
+    }
+    // The packet model paces the same frames; they differ by its per-frame pipeline effects.
+    EXPECT_NEAR(times[1].GetSeconds() / times[0].GetSeconds(), 1.0, 0.002)
+        << times[0].GetSeconds() << " packet, " << times[1].GetSeconds() << " flow";
+}
+
+TEST(FlowNetwork, IncastSharesTheReceiversLinkEqually)
+{
+    RdmaHelper rdma;
+    Ptr<FabricNetwork> net = StarNetwork(4, "100Gbps", true, rdma);
+    Completions c;
+    for (uint32_t s = 1; s <= 3; ++s)
+    {
+        rdma.ConnectMessages(net, s, 0).first->PostSend(1 << 20,
+                                                        MakeCallback(&Completions::Record, &c));
+    }
+    Ptr<FlowNetwork> flows = net->GetObject<FlowNetwork>();
+    Simulator::Stop(NanoSeconds(1));
+    Simulator::Run();
+    for (uint32_t f = 0; f < 6; f += 2) // each connection's first end is flow 0, 2, 4
+    {
+        EXPECT_NEAR(flows->GetRate(f) / (100e9 / 8 / 3), 1.0, 1e-12) << f;
+    }
+    Simulator::Run();
+    ASSERT_EQ(c.done.size(), 3u);
+    // All three end together: three messages' wire bytes through one 100G link.
+    const double wire = 256 * kFrameWire;
+    EXPECT_NEAR(c.done[2].GetSeconds(), 3 * wire * 8 / 100e9 + StarDelays(net, 100e9, kFrameWire),
+                4e-12);
+    EXPECT_EQ(c.done[0], c.done[2]);
+    Simulator::Destroy();
+}
+
+TEST(FlowNetwork, OppositeFlowsLeaveRoomForEachOthersAcks)
+{
+    // Each direction of each link carries one flow's data and the other's ACKs: r (1 + a) = C
+    // with a = one ACK frame per data frame.
+    RdmaHelper rdma;
+    Ptr<FabricNetwork> net = StarNetwork(2, "100Gbps", true, rdma);
+    auto [a, b] = rdma.ConnectMessages(net, 0, 1);
+    a->PostSend(1 << 20);
+    b->PostSend(1 << 20);
+    Simulator::Stop(NanoSeconds(1));
+    Simulator::Run();
+    Ptr<FlowNetwork> flows = net->GetObject<FlowNetwork>();
+    const double share = 100e9 / 8 / (1 + kAckWire / kFrameWire);
+    EXPECT_NEAR(flows->GetRate(0) / share, 1.0, 1e-12);
+    EXPECT_NEAR(flows->GetRate(1) / share, 1.0, 1e-12);
+    Simulator::Destroy();
+}
+
+TEST(FlowNetwork, LimitedFlowKeepsItsLimitAndTheOtherTakesTheRest)
+{
+    // Max-min with two bottlenecks: the limiter holds flow 1 -> 0 to 40 Gb/s of payload; the
+    // flow 2 -> 0 beside it on host 0's link gets the rest of the link, not half.
+    RdmaHelper rdma;
+    Ptr<FabricNetwork> net = StarNetwork(3, "100Gbps", true, rdma);
+    Ptr<MessageQueuePair> limited = rdma.ConnectMessages(net, 1, 0).first;
+    Ptr<MessageQueuePair> free = rdma.ConnectMessages(net, 2, 0).first;
+    limited->SetSendRateLimiter(Create<SendRateLimiter>(DataRate("40Gbps")));
+    limited->PostSend(1 << 20);
+    free->PostSend(1 << 20);
+    Simulator::Stop(NanoSeconds(1));
+    Simulator::Run();
+    Ptr<FlowNetwork> flows = net->GetObject<FlowNetwork>();
+    const double limitedWire = 40e9 / 8 * kFrameWire / 4096;
+    EXPECT_NEAR(flows->GetRate(0) / limitedWire, 1.0, 1e-12);
+    EXPECT_NEAR(flows->GetRate(2) / (100e9 / 8 - limitedWire), 1.0, 1e-12);
+    Simulator::Destroy();
+}
+
+TEST(FlowNetwork, MessagesOnOneConnectionArriveAndCompleteInOrder)
+{
+    RdmaHelper rdma;
+    Ptr<FabricNetwork> net = StarNetwork(2, "100Gbps", true, rdma);
+    auto [a, b] = rdma.ConnectMessages(net, 0, 1);
+    std::vector<uint64_t> arrived;
+    b->SetReceiveCallback(
+        Callback<void, uint64_t>([&arrived](uint64_t n) { arrived.push_back(n); }));
+    std::vector<uint64_t> completed;
+    // Last frames that shrink (4096 then 1 byte, 1 MiB then 0) must not let the later message
+    // overtake the earlier one.
+    for (uint64_t bytes : {4096ull, 1ull, 4097ull, 1ull << 20, 0ull})
+    {
+        a->PostSend(bytes, Callback<void, uint64_t, uint64_t>(
+                               [&completed](uint64_t, uint64_t n) { completed.push_back(n); }));
+    }
+    Simulator::Run();
+    const std::vector<uint64_t> sent{4096, 1, 4097, 1 << 20, 0};
+    EXPECT_EQ(arrived, sent);
+    EXPECT_EQ(completed, sent);
+    Simulator::Destroy();
+}
