@@ -232,12 +232,15 @@ void
 FlowNetwork::SetLimiter(uint32_t flow, Ptr<SendRateLimiter> limiter)
 {
     Flow& f = m_flows[flow];
-    if (f.active)
+    if (f.active && f.limiter != limiter)
     {
+        // It keeps its rate (and finish time) until the recompute this instant.
+        const double rate = f.rate;
         Advance(f);
         Leave(flow);
         f.limiter = limiter;
         Join(flow);
+        f.rate = rate;
         RequestRecompute();
         return;
     }
@@ -262,7 +265,8 @@ FlowNetwork::LimiterResource(const Ptr<SendRateLimiter>& limiter)
             it->second = m_freeLimiters.back();
             m_freeLimiters.pop_back();
         }
-        m_limiters[it->second - m_capacity.size()] = limiter;
+        m_limiters[it->second - m_capacity.size()] = {limiter,
+                                                      limiter->GetRate().GetBitRate() / 8.0};
     }
     return it->second;
 }
@@ -277,6 +281,7 @@ FlowNetwork::Join(uint32_t flow)
     {
         f.current.push_back({LimiterResource(f.limiter), f.payloadPerWireByte});
     }
+    NS_ABORT_MSG_IF(f.current.empty(), "FlowNetwork: flow " << flow << " uses no link");
     for (const Use& u : f.current)
     {
         m_on[u.resource].push_back(flow);
@@ -293,15 +298,17 @@ FlowNetwork::Leave(uint32_t flow)
     for (const Use& u : f.current)
     {
         auto& on = m_on[u.resource];
-        *std::find(on.begin(), on.end(), flow) = on.back();
+        const auto it = std::find(on.begin(), on.end(), flow);
+        NS_ASSERT(it != on.end());
+        *it = on.back();
         on.pop_back();
         m_dirty.push_back(u.resource);
         if (on.empty() && u.resource >= m_capacity.size())
         {
             // The limiter's last flow left: its resource id is free for another.
-            Ptr<SendRateLimiter>& limiter = m_limiters[u.resource - m_capacity.size()];
-            m_limiterResource.erase(PeekPointer(limiter));
-            limiter = nullptr;
+            Limiter& limiter = m_limiters[u.resource - m_capacity.size()];
+            m_limiterResource.erase(PeekPointer(limiter.limiter));
+            limiter = Limiter();
             m_freeLimiters.push_back(u.resource);
         }
     }
@@ -360,9 +367,8 @@ FlowNetwork::Schedule(uint32_t flow)
 double
 FlowNetwork::Capacity(uint32_t resource) const
 {
-    return resource < m_capacity.size()
-               ? m_capacity[resource]
-               : m_limiters[resource - m_capacity.size()]->GetRate().GetBitRate() / 8.0;
+    return resource < m_capacity.size() ? m_capacity[resource]
+                                         : m_limiters[resource - m_capacity.size()].bytesPerSecond;
 }
 
 void
@@ -409,7 +415,10 @@ FlowNetwork::Recompute()
     Fill();
     for (uint32_t flow : m_componentFlows)
     {
-        Schedule(flow);
+        if (m_flows[flow].changed)
+        {
+            Schedule(flow);
+        }
     }
     Arm();
 }
@@ -418,14 +427,17 @@ void
 FlowNetwork::Fill()
 {
     // Progressive filling over the component: every unfrozen flow's rate rises by the same
-    // step until a resource is full; its flows freeze at that level.
+    // step until a resource is full; its flows freeze at that level.  m_componentResources is
+    // kept to the resources that still have unfrozen flows.
     const std::size_t resources = m_on.size();
     m_left.resize(resources);
+    m_full.resize(resources);
     m_weightSum.resize(resources);
     m_unfrozenOn.resize(resources);
     for (uint32_t r : m_componentResources)
     {
         m_left[r] = Capacity(r);
+        m_full[r] = 1e-9 * m_left[r];
         m_weightSum[r] = 0;
         m_unfrozenOn[r] = 0;
     }
@@ -447,23 +459,17 @@ FlowNetwork::Fill()
         double step = std::numeric_limits<double>::infinity();
         for (uint32_t r : m_componentResources)
         {
-            if (m_unfrozenOn[r] > 0)
-            {
-                step = std::min(step, m_left[r] / m_weightSum[r]);
-            }
+            step = std::min(step, m_left[r] / m_weightSum[r]);
         }
         NS_ABORT_MSG_IF(!std::isfinite(step), "FlowNetwork: a flow uses no link");
         level += step;
         for (uint32_t r : m_componentResources)
         {
-            if (m_unfrozenOn[r] > 0)
-            {
-                m_left[r] -= step * m_weightSum[r];
-            }
+            m_left[r] -= step * m_weightSum[r];
         }
         for (uint32_t r : m_componentResources)
         {
-            if (m_unfrozenOn[r] == 0 || m_left[r] > 1e-9 * Capacity(r))
+            if (m_unfrozenOn[r] == 0 || m_left[r] > m_full[r])
             {
                 continue;
             }
@@ -475,7 +481,12 @@ FlowNetwork::Fill()
                     continue;
                 }
                 f.frozen = true;
-                f.rate = level;
+                // A rate that did not change keeps its finish time (no new heap entry).
+                f.changed = std::abs(level - f.rate) > 1e-12 * level;
+                if (f.changed)
+                {
+                    f.rate = level;
+                }
                 --unfrozen;
                 for (const Use& u : f.current)
                 {
@@ -484,6 +495,12 @@ FlowNetwork::Fill()
                 }
             }
         }
+        m_componentResources.erase(std::remove_if(m_componentResources.begin(),
+                                                  m_componentResources.end(),
+                                                  [this](uint32_t r) {
+                                                      return m_unfrozenOn[r] == 0;
+                                                  }),
+                                   m_componentResources.end());
     }
 }
 

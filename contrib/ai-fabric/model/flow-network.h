@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <queue>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -91,8 +92,9 @@ class FlowNetwork : public Object
     uint32_t AddFlow(Route route, double payloadPerWireByte, SentCallback sent,
                      Ptr<Object> owner);
     /**
-     * Limit flow \p flow by \p limiter (shared with the other flows given it; null: none);
-     * its rate is read whenever the rates are recomputed (0 bit/s: no limit).
+     * Limit flow \p flow by \p limiter (shared with the other flows given it; null: none).
+     * Its rate is read when its first flow starts sending (0 bit/s: no limit); a change while
+     * flows use it is not seen until they have all stopped.
      */
     void SetLimiter(uint32_t flow, Ptr<SendRateLimiter> limiter);
     /**
@@ -130,6 +132,7 @@ class FlowNetwork : public Object
         bool active{false};
         bool continued{false}; //!< Send was called from its own sent callback
         bool frozen{false};    //!< Fill: its rate is set
+        bool changed{false};   //!< Fill: its rate changed (it needs a new finish time)
         uint64_t visit{0};     //!< Recompute: in the component being refilled
     };
     /** A heap entry: a flow's finish time as of one epoch. */
@@ -171,7 +174,13 @@ class FlowNetwork : public Object
     std::vector<Flow> m_flows;
     /** Resources: the directed links (2 x link + direction), then limiters in use. */
     std::vector<std::vector<uint32_t>> m_on; //!< by resource: its active flows
-    std::vector<Ptr<SendRateLimiter>> m_limiters; //!< by resource - 2 x links
+    /** A limiter in use and its rate when its first flow joined (what the flows share). */
+    struct Limiter
+    {
+        Ptr<SendRateLimiter> limiter;
+        double bytesPerSecond{0};
+    };
+    std::vector<Limiter> m_limiters; //!< by resource - 2 x links
     std::unordered_map<const SendRateLimiter*, uint32_t> m_limiterResource;
     std::vector<uint32_t> m_freeLimiters;
     std::vector<uint32_t> m_dirty; //!< resources whose flows changed since the last Recompute
@@ -180,6 +189,7 @@ class FlowNetwork : public Object
     std::vector<uint32_t> m_componentFlows;
     std::vector<uint32_t> m_componentResources;
     std::vector<double> m_left;        //!< Fill, by resource
+    std::vector<double> m_full;        //!< Fill, by resource: what counts as no room left
     std::vector<double> m_weightSum;   //!< Fill, by resource
     std::vector<uint32_t> m_unfrozenOn; //!< Fill, by resource
     std::priority_queue<Due, std::vector<Due>, std::greater<>> m_due;
