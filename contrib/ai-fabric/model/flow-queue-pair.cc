@@ -58,14 +58,19 @@ FlowQueuePair::Setup(Ptr<FlowNetwork> network, FlowNetwork::Route route)
                               Ptr<Object>(this));
 }
 
+uint32_t
+FlowQueuePair::LastFramePayload(uint64_t bytes) const
+{
+    const uint64_t mtu = m_route.payloadMtu;
+    return bytes == 0 ? 0 : static_cast<uint32_t>((bytes - 1) % mtu + 1);
+}
+
 uint64_t
 FlowQueuePair::WireBytes(uint64_t bytes) const
 {
-    const uint64_t mtu = m_route.payloadMtu;
-    const uint64_t frames = bytes == 0 ? 1 : (bytes + mtu - 1) / mtu;
-    const auto last = static_cast<uint32_t>(bytes - (frames - 1) * mtu);
-    return (frames - 1) * roce::WireBytesForPayload(m_route.payloadMtu) +
-           roce::WireBytesForPayload(last);
+    const uint64_t fullFrames = (bytes - LastFramePayload(bytes)) / m_route.payloadMtu;
+    return fullFrames * roce::WireBytesForPayload(m_route.payloadMtu) +
+           roce::WireBytesForPayload(LastFramePayload(bytes));
 }
 
 uint64_t
@@ -91,12 +96,9 @@ FlowQueuePair::Sent()
 {
     Message m = std::move(m_messages.front());
     m_messages.pop_front();
-    const uint64_t mtu = m_route.payloadMtu;
-    const uint64_t frames = m.bytes == 0 ? 1 : (m.bytes + mtu - 1) / mtu;
-    const auto last = static_cast<uint32_t>(m.bytes - (frames - 1) * mtu);
-    const Time arrival =
-        m_route.dataDelay +
-        SecondsToTime(roce::WireBytesForPayload(last) * m_route.dataSecondsPerByte);
+    const Time arrival = m_route.dataDelay +
+                         SecondsToTime(roce::WireBytesForPayload(LastFramePayload(m.bytes)) *
+                                       m_route.dataSecondsPerByte);
     const Time ack =
         arrival + m_route.ackDelay +
         SecondsToTime(roce::WireBytesForFrame(roce::kAckFrameBytes) * m_route.ackSecondsPerByte);

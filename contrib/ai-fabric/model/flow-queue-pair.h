@@ -47,6 +47,8 @@ class FlowQueuePair : public MessageQueuePair
         uint64_t bytes;
         CompletionCallback done;
     };
+    /** Payload of the last frame of a message of \p bytes (0 for 0 bytes: one empty frame). */
+    uint32_t LastFramePayload(uint64_t bytes) const;
     /** The flow has sent the first message. */
     void Sent();
     /** The peer's message of \p bytes has arrived whole. */
