@@ -67,29 +67,29 @@ Accelerator::GetTypeId()
 Accelerator::Accelerator() = default;
 
 Time
-Accelerator::Serve(Time& freeAt, uint64_t bytes, DataRate rate, DoneCallback done)
+Accelerator::Serve(Time& freeAt, uint64_t bytes, DataRate rate)
 {
     NS_ABORT_MSG_IF(rate.GetBitRate() == 0, "Accelerator: a rate of 0 bit/s never finishes");
     const Time start = std::max(Simulator::Now(), freeAt);
     const unsigned __int128 bits = static_cast<unsigned __int128>(bytes) * 8u * 1000000000000ull;
     const uint64_t bitRate = rate.GetBitRate();
     freeAt = start + PicoSeconds(static_cast<int64_t>((bits + bitRate - 1) / bitRate));
-    Simulator::Schedule(freeAt - Simulator::Now(), done);
     return freeAt;
 }
 
-void
-Accelerator::Reduce(uint64_t bytes, DoneCallback done)
+Time
+Accelerator::Reduce(uint64_t bytes)
 {
-    const Time end = Serve(m_reductionFreeAt, bytes, m_reductionRate, done);
+    const Time end = Serve(m_reductionFreeAt, bytes, m_reductionRate);
     NS_LOG_LOGIC("reduce " << bytes << " B until " << end.As(Time::US));
     m_reduceTrace(bytes, end);
+    return end;
 }
 
-void
-Accelerator::Copy(uint64_t bytes, DoneCallback done)
+Time
+Accelerator::Copy(uint64_t bytes)
 {
-    Serve(m_copyFreeAt, bytes, m_copyRate, done);
+    return Serve(m_copyFreeAt, bytes, m_copyRate);
 }
 
 Time

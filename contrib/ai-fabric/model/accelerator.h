@@ -25,16 +25,16 @@ namespace ns3
 class Accelerator : public Object
 {
   public:
-    /** Called when a requested reduction or copy has finished. */
-    using DoneCallback = Callback<void>;
-
     static TypeId GetTypeId();
     Accelerator();
 
-    /** Reduce \p bytes (combine a received buffer into a local one); \p done when finished. */
-    void Reduce(uint64_t bytes, DoneCallback done);
-    /** Copy \p bytes inside the GPU's memory; \p done when finished. */
-    void Copy(uint64_t bytes, DoneCallback done);
+    /**
+     * Reduce \p bytes (combine a received buffer into a local one) on the reduction engine,
+     * behind its queued work; returns when it finishes (the caller schedules what follows).
+     */
+    Time Reduce(uint64_t bytes);
+    /** Copy \p bytes inside the GPU's memory on the copy engine; returns when it finishes. */
+    Time Copy(uint64_t bytes);
     /** When the reduction engine has finished all its queued work (now if idle). */
     Time GetReductionFreeAt() const;
     DataRate GetReductionRate() const { return m_reductionRate; }
@@ -53,8 +53,8 @@ class Accelerator : public Object
     void SetJob(const std::string& name) { m_job = name; }
 
   private:
-    /** Queue \p bytes at \p rate behind \p freeAt; schedule \p done; return the finish time. */
-    static Time Serve(Time& freeAt, uint64_t bytes, DataRate rate, DoneCallback done);
+    /** Queue \p bytes at \p rate behind \p freeAt; return the finish time. */
+    static Time Serve(Time& freeAt, uint64_t bytes, DataRate rate);
 
     DataRate m_reductionRate;
     DataRate m_copyRate;

@@ -24,6 +24,8 @@ struct CollectiveApplication::Connection
     /** Messages (wire bytes, arrival) that arrived before their schedule began. */
     std::deque<std::pair<uint64_t, Time>> early;
     Time hop; //!< the protocol's latency on messages from the peer
+    /** Every message's completion (made once: a callback per message costs an allocation). */
+    MessageQueuePair::CompletionCallback sent;
 
     void Sent(uint64_t, uint64_t) { app->MessageSent(*this); }
     void Arrived(uint64_t bytes) { app->MessageArrived(*this, bytes); }
@@ -91,6 +93,7 @@ CollectiveApplication::AddConnection(uint32_t peer, uint32_t channel, Ptr<Messag
     c->peer = peer;
     c->channel = channel;
     c->qp = qp;
+    c->sent = MakeCallback(&Connection::Sent, c.get());
     qp->SetReceiveCallback(MakeCallback(&Connection::Arrived, c.get()));
     qp->SetErrorCallback(MakeCallback(&CollectiveApplication::ConnectionFailed, this));
     m_connectionIndex[{peer, channel}] = static_cast<uint32_t>(m_connections.size());
@@ -317,10 +320,12 @@ CollectiveApplication::StartStep(uint32_t i)
         }
         break;
     case CollectiveStep::REDUCE:
-        m_accelerator->Reduce(step.bytes, MakeCallback(&CollectiveApplication::Finished, this).Bind(i));
+        Simulator::Schedule(m_accelerator->Reduce(step.bytes) - Simulator::Now(),
+                            &CollectiveApplication::Finished, this, i);
         break;
     case CollectiveStep::COPY:
-        m_accelerator->Copy(step.bytes, MakeCallback(&CollectiveApplication::Finished, this).Bind(i));
+        Simulator::Schedule(m_accelerator->Copy(step.bytes) - Simulator::Now(),
+                            &CollectiveApplication::Finished, this, i);
         break;
     case CollectiveStep::JOIN:
         FinishStep(i);
@@ -343,8 +348,7 @@ CollectiveApplication::PostReadySends(Connection& c)
     {
         const uint32_t i = c.sends[c.nextPost++];
         c.inFlight.push_back(i);
-        c.qp->PostSend(m_schedule->WireBytes(steps[i].bytes, m_rank, c.peer),
-                       MakeCallback(&Connection::Sent, &c));
+        c.qp->PostSend(m_schedule->WireBytes(steps[i].bytes, m_rank, c.peer), c.sent);
     }
 }
 
