@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Run scenarios at packet and at flow fidelity and print, per scenario, the flow/packet ratio
-of what it measures (each collective's time, each iteration's duration, or the slowest RDMA
-message's completion) and both runs' wall time, as a Markdown table.
+of what it measures (each collective's time, each iteration's duration, or each message's
+completion time) and both runs' wall time, as a Markdown table.
 
 usage: fidelity_table.py RUNNER SCENARIO.json ... [--out=FILE]
 
@@ -37,8 +37,8 @@ def figures(folder):
     if (folder / "iterations.csv").exists():
         with open(folder / "iterations.csv") as f:
             return "iteration", [float(r["duration_s"]) for r in csv.DictReader(f)]
-    summary = json.loads((folder / "summary.json").read_text())
-    return "slowest message", [summary["max_fct_us"]]
+    with open(folder / "flows.csv") as f:
+        return "each message", [float(r["fct_us"]) for r in csv.DictReader(f)]
 
 
 def main(argv):

@@ -1,6 +1,6 @@
 // ai-fabric-run: run a fabric scenario (JSON) and write its results folder.
 //
-//   ai-fabric-run [--scenario=FILE] [--out=DIR] [--fidelity=packet|flow] [--pcap] [--ns3::...=VALUE ...]
+//   ai-fabric-run [--scenario=FILE] [--out=DIR] [--fidelity=packet|flow] [--estimate] [--pcap] [--ns3::...=VALUE ...]
 //   ai-fabric-run --print-keys[=SECTION]
 //   mpirun -np N ai-fabric-run --scenario=FILE --ranks-by=pod|rail|map:FILE   (built with MPI)
 //
@@ -8,11 +8,15 @@
 // kind prints one line naming the key, the value and what is allowed, and exits with code 2
 // leaving no results folder.
 #include "src/default-scenario.h"
+#include "src/run-estimate.h"
 #include "src/scenario-main.h"
 #include "src/scenario.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 using namespace aifabric;
 
@@ -26,17 +30,23 @@ struct Options
     bool pcap{false};
     std::string ranksBy;
     std::string fidelity; //!< --fidelity: overrides the scenario's
+    bool estimate{false};
+    /** The arguments a flow-level estimate passes on: all but --out, --fidelity, --pcap. */
+    std::vector<std::string> forwarded;
 };
 
 void
 Usage()
 {
-    std::cout << "usage: ai-fabric-run [--scenario=FILE] [--out=DIR] [--fidelity=packet|flow] [--pcap] "
+    std::cout << "usage: ai-fabric-run [--scenario=FILE] [--out=DIR] [--fidelity=packet|flow] [--estimate] [--pcap] "
                  "[--ns3::Type::Attribute=VALUE ...]\n"
                  "  --scenario  JSON scenario (default: the built-in scenarios/default.json)\n"
                  "  --out       results folder to write (default: ai-fabric-results)\n"
                  "  --fidelity  packet (every frame) or flow (max-min fair flows): the\n"
                  "              scenario's \"fidelity\" key, which this overrides\n"
+                 "  --estimate  first run the scenario at flow level (in a child process) and\n"
+                 "              log the packet-level run's frames, events and wall time; the\n"
+                 "              progress line then shows percent done and the time left\n"
                  "  --pcap      also write a PCAP per host port, pcap-<host>-<peer>.pcap (the \"pcap\"\n"
                  "              section's defaults; Wireshark decodes RoCEv2)\n"
                  "  --ranks-by  under mpirun: split the fabric over the MPI ranks by pod, by rail\n"
@@ -61,6 +71,10 @@ ParseArguments(int argc, char** argv)
         const std::string key = arg.substr(0, eq);
         const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
         HandleNs3InfoFlag("ai-fabric-run", arg);
+        if (key != "--out" && key != "--fidelity" && key != "--pcap" && key != "--estimate")
+        {
+            o.forwarded.push_back(arg);
+        }
         if (key == "--help" || key == "-h" || key == "--PrintHelp")
         {
             Usage();
@@ -91,6 +105,10 @@ ParseArguments(int argc, char** argv)
         {
             o.pcap = true;
         }
+        else if (key == "--estimate" && eq == std::string::npos)
+        {
+            o.estimate = true;
+        }
         else if (key.rfind("--ns3::", 0) == 0 && eq != std::string::npos)
         {
             SetAttributeDefault(key.substr(2), value);
@@ -98,7 +116,7 @@ ParseArguments(int argc, char** argv)
         else
         {
             throw ScenarioError("argument \"" + arg + "\": unknown; allowed: --scenario=FILE, "
-                                "--out=DIR, --fidelity=packet|flow, --pcap, "
+                                "--out=DIR, --fidelity=packet|flow, --estimate, --pcap, "
                                 "--ranks-by=pod|rail|map:FILE, --ns3::Type::Attribute=VALUE, --print-keys[=SECTION], --help");
         }
     }
@@ -152,6 +170,26 @@ main(int argc, char** argv)
         distribution = EnableMpi(&argc, &argv, options.ranksBy);
         program += " (rank " + std::to_string(distribution.rank) + ")";
     }
+    std::optional<RunEstimate> estimate;
+    if (options.estimate)
+    {
+        if (options.fidelity == "flow" || !options.ranksBy.empty())
+        {
+            std::cerr << "ai-fabric-run: error: --estimate: estimates a packet-level run in one "
+                         "process (not with --fidelity=flow or --ranks-by)\n";
+            return kBadInput;
+        }
+        std::string why;
+        estimate = EstimateAtFlowLevel(argv[0], options.forwarded, why);
+        if (estimate)
+        {
+            spdlog::info("{}", DescribeEstimate(*estimate));
+        }
+        else
+        {
+            spdlog::warn("no estimate: {}", why);
+        }
+    }
     const int rc = RunScenarioDocument(
         [&options]() {
             nlohmann::json doc = options.scenario.empty()
@@ -170,7 +208,8 @@ main(int argc, char** argv)
         options.out,
         inputs,
         program,
-        distribution);
+        distribution,
+        estimate ? &*estimate : nullptr);
     DisableMpi();
     return rc;
 }

@@ -1,11 +1,12 @@
 // Fidelity "flow" as a user meets it: the same scenario at flow and at packet level agrees
 // where nothing is congested (a ring all-reduce whose flows have their links to themselves, a
-// data-parallel job), summary.json says which fidelity ran and what it does not model, and
+// data-parallel job, message sources), summary.json says which fidelity ran and what it does not model, and
 // what the flow model cannot run exits 2 naming the key.
 #include "runner-fixture.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -90,6 +91,174 @@ TEST(FlowFidelity, DataParallelJobAgreesWithPacketLevel)
     }
 }
 
+TEST(FlowFidelity, MessageSourcesAgreeWithPacketLevel)
+{
+    // rail-optimized-64gpu.json: 64 messages of a message source each, every one on a path of
+    // its own (as the ECMP hash places them at both fidelities): the same completion times.
+    const auto [packet, flow] = AtBothFidelities("rail-optimized-64gpu", "flows.csv", "fct_us",
+                                                 Scratch("flow-messages"));
+    ASSERT_EQ(packet.size(), 64u);
+    ASSERT_EQ(flow.size(), packet.size());
+    for (std::size_t i = 0; i < packet.size(); ++i)
+    {
+        EXPECT_NEAR(flow[i] / packet[i], 1.0, 0.001) << "flow " << i;
+    }
+}
+
+TEST(FlowFidelity, PacedMessagesOfAGivenPayloadAgreeWithPacketLevel)
+{
+    // A message source's DataRate and PayloadSize hold at flow level too: two 1 MiB messages
+    // in 2,000-byte frames at 25 Gb/s of wire (a quarter of the 100G links), across a spine.
+    const fs::path scratch = Scratch("flow-paced");
+    const fs::path file = scratch / "scenario.json";
+    std::ofstream(file) << R"({"topology": {"kind": "leaf_spine", "leaves": 2, "hosts_per_leaf": 2,
+        "nic_rate": "100Gbps"}, "traffic": {"pattern": "flows", "data_rate": "25Gbps",
+        "payload_size": 2000, "flows": [{"src": 0, "dst": 2, "bytes": 1048576},
+        {"src": 1, "dst": 3, "bytes": 1048576, "start": "3us"}]}})";
+    std::vector<double> fct[2];
+    for (int f = 0; f < 2; ++f)
+    {
+        const std::string fidelity = f == 0 ? "packet" : "flow";
+        const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                     "--scenario=" + file.string() + " --fidelity=" + fidelity +
+                                         " --out=" + (scratch / fidelity).string(),
+                                     scratch);
+        ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+        fct[f] = Column(scratch / fidelity / "flows.csv", "fct_us");
+    }
+    ASSERT_EQ(fct[0].size(), 2u);
+    ASSERT_EQ(fct[1].size(), 2u);
+    // Paced: a frame per its wire time at 25 Gb/s, 524 full frames (2,000 bytes, 66 of
+    // headers, ICRC and FCS, 20 of preamble and gap) before the last: 349.7 us.
+    const double paced = 524.0 * (2000 + 66 + 20) * 8 / 25e9 * 1e6;
+    for (std::size_t i = 0; i < 2; ++i)
+    {
+        EXPECT_NEAR(fct[1][i] / fct[0][i], 1.0, 0.002) << "flow " << i;
+        EXPECT_NEAR(fct[1][i] / paced, 1.0, 0.01) << "flow " << i;
+    }
+}
+
+TEST(FlowFidelity, EstimateGivesThePacketLevelDataFramesBeforeTheRun)
+{
+    // --estimate runs the scenario at flow level first: its data frames are the packet
+    // model's (the same messages at the same MTU), logged before the packet-level run.
+    const fs::path scratch = Scratch("flow-estimate");
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" + kScenarios +
+                                     "/training-moe-model.json --estimate --out=" +
+                                     (scratch / "out").string(),
+                                 scratch);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const json summary = json::parse(ReadFile(scratch / "out" / "summary.json"));
+    EXPECT_EQ(summary.at("fidelity"), "packet");
+    const uint64_t frames = summary.at("rdma").at("data_frames_sent").get<uint64_t>();
+    ASSERT_GT(frames, 0u);
+    const auto estimate = o.stderrText.find("estimate (flow level");
+    ASSERT_NE(estimate, std::string::npos) << o.stderrText;
+    EXPECT_LT(estimate, o.stderrText.find("scenario 'training-moe-model'"));
+    EXPECT_NE(o.stderrText.find(" " + std::to_string(frames) + " data frames"), std::string::npos)
+        << o.stderrText;
+    // What the flow model cannot run gets no estimate, and the packet-level run goes on.
+    const Outcome refused = RunProgram(AI_FABRIC_RUN_BINARY,
+                                       "--scenario=" + kScenarios +
+                                           "/availability-8gpu.json --estimate --out=" +
+                                           (scratch / "availability").string(),
+                                       scratch);
+    EXPECT_EQ(refused.exitCode, 0) << refused.stderrText;
+    EXPECT_NE(refused.stderrText.find("no estimate: "), std::string::npos);
+    EXPECT_NE(refused.stderrText.find("availability"), std::string::npos);
+    // It estimates a packet-level run.
+    ExpectRefusedAsBadInput(RunProgram(AI_FABRIC_RUN_BINARY,
+                                       "--estimate --fidelity=flow --out=" +
+                                           (scratch / "flow").string(),
+                                       scratch),
+                            scratch / "flow", "--estimate");
+}
+
+namespace
+{
+/** Column \p column of flows.csv after \p document ran at packet, then flow level. */
+std::pair<std::vector<double>, std::vector<double>>
+FlowsAtBothFidelities(const json& document, const std::string& column, const fs::path& scratch)
+{
+    const fs::path file = scratch / "scenario.json";
+    std::ofstream(file) << document.dump();
+    for (const char* fidelity : {"packet", "flow"})
+    {
+        const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                     "--scenario=" + file.string() + " --fidelity=" + fidelity +
+                                         " --out=" + (scratch / fidelity).string(),
+                                     scratch);
+        EXPECT_EQ(o.exitCode, 0) << o.stderrText;
+    }
+    return {Column(scratch / "packet" / "flows.csv", column),
+            Column(scratch / "flow" / "flows.csv", column)};
+}
+} // namespace
+
+TEST(FlowFidelity, ALinkDownLosesTheSameMessagesAndTheRestGoRound)
+{
+    // link-down.json: a fabric link fails under the 2 MiB messages of two hosts each way and
+    // routing converges 20 us later.  Message sources have no transport: the four that were
+    // on it never complete, at either fidelity; the others take the new routes and complete.
+    const json doc = json::parse(ReadFile(fs::path(kScenarios) / "link-down.json"));
+    const auto [packet, flow] = FlowsAtBothFidelities(doc, "complete", Scratch("flow-link-down"));
+    ASSERT_EQ(packet.size(), 16u);
+    EXPECT_EQ(flow, packet);
+    EXPECT_EQ(std::count(flow.begin(), flow.end(), 0.0), 4);
+}
+
+TEST(FlowFidelity, AQueuePairWithoutAPathGivesUpAfterItsRetryBudget)
+{
+    // The same traffic on RDMA queue pairs, and host 0's own link fails: no route is left to
+    // or from it, so its two queue pairs fail after their retry budget (8 timeouts of 10 us
+    // doubling: 2.55 ms) at both fidelities, and every other message completes.
+    json doc = json::parse(ReadFile(fs::path(kScenarios) / "link-down.json"));
+    doc["traffic"]["transport"] = "rdma";
+    doc["rdma"] = {{"retransmission_timeout", "10us"}};
+    doc["link_events"] = json::array({{{"link", 0}, {"at", "40us"}, {"state", "down"}}});
+    const fs::path scratch = Scratch("flow-host-down");
+    const auto [packet, flow] = FlowsAtBothFidelities(doc, "complete", scratch);
+    ASSERT_EQ(packet.size(), 16u);
+    EXPECT_EQ(flow, packet);
+    EXPECT_EQ(std::count(flow.begin(), flow.end(), 0.0), 2);
+    // It gave up when the budget ran out, and the run ended then.
+    const double end = json::parse(ReadFile(scratch / "flow" / "summary.json"))
+                           .at("simulated_seconds")
+                           .get<double>();
+    EXPECT_GE(end, 40e-6 + 255 * 10e-6);
+    EXPECT_LT(end, 40e-6 + 255 * 10e-6 + 20e-6);
+}
+
+TEST(FlowFidelity, AFlappingLinkAndALostLaneCostWhatTheyCostAtPacketLevel)
+{
+    // link-flap.json: RDMA traffic while a fabric link flaps three times and host 5's link
+    // loses half its lanes.  The flow model reroutes around the flaps and halves that link's
+    // capacity: host 5's message and the slowest one take what they take at packet level.
+    const json doc = json::parse(ReadFile(fs::path(kScenarios) / "link-flap.json"));
+    const fs::path scratch = Scratch("flow-link-flap");
+    const auto [packet, flow] = FlowsAtBothFidelities(doc, "fct_us", scratch);
+    ASSERT_EQ(packet.size(), 16u);
+    ASSERT_EQ(flow.size(), packet.size());
+    EXPECT_NEAR(flow[5] / packet[5], 1.0, 0.01);
+    EXPECT_NEAR(*std::max_element(flow.begin(), flow.end()) /
+                    *std::max_element(packet.begin(), packet.end()),
+                1.0,
+                0.01);
+    // The same failures and effects; frames lost are a packet-level figure (0 at flow level).
+    auto packetFailures = ReadCsv(scratch / "packet" / "failures.csv");
+    auto flowFailures = ReadCsv(scratch / "flow" / "failures.csv");
+    ASSERT_EQ(flowFailures.size(), 4u);
+    ASSERT_EQ(flowFailures.size(), packetFailures.size());
+    for (std::size_t i = 0; i < flowFailures.size(); ++i)
+    {
+        EXPECT_EQ(flowFailures[i].at("frames_lost"), "0");
+        flowFailures[i].erase("frames_lost");
+        packetFailures[i].erase("frames_lost");
+        EXPECT_EQ(flowFailures[i], packetFailures[i]) << "row " << i;
+    }
+}
+
 struct FlowRefusal
 {
     const char* name;
@@ -120,16 +289,14 @@ INSTANTIATE_TEST_SUITE_P(
     Classes, FlowFidelityBadInput,
     testing::Values(
         FlowRefusal{"unknown_fidelity", "{\"fidelity\": \"fluid\", " + kStar + "}", "fidelity"},
-        FlowRefusal{"plain_messages",
-                    "{\"fidelity\": \"flow\", " + kStar + R"(, "traffic": {"pattern": "permutation"}})",
-                    "traffic.transport"},
         FlowRefusal{"pcap",
                     "{\"fidelity\": \"flow\", " + kStar +
                         R"(, "traffic": {"pattern": "permutation", "transport": "rdma"}, "pcap": {}})",
                     "pcap"},
-        FlowRefusal{"link_events",
+        FlowRefusal{"bit_errors",
                     "{\"fidelity\": \"flow\", " + kStar +
                         R"(, "traffic": {"pattern": "permutation", "transport": "rdma"},
-                           "link_events": [{"link": 0, "at": "1us", "state": "down"}]})",
-                    "link_events"}),
+                           "failures": {"inject": [{"component": "link 0", "at": "1us",
+                                                    "mode": "bit_errors"}]}})",
+                    "failures.inject[0].mode"}),
     [](const testing::TestParamInfo<FlowRefusal>& info) { return std::string(info.param.name); });

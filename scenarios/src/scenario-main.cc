@@ -129,7 +129,7 @@ namespace
 int
 RunChecked(const std::function<nlohmann::json()>& document, const std::string& out,
            const std::vector<std::string>& inputs, const std::string& program,
-           const Distribution& distribution)
+           const Distribution& distribution, const RunEstimate* estimate)
 {
     Scenario scenario;
     std::vector<uint32_t> partition;
@@ -195,7 +195,7 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
                  : scenario.hasTraining
                      ? ", " + std::to_string(scenario.training.jobs.size()) + " training job(s)"
                      : std::string());
-    const RunFigures r = run.Run(root);
+    const RunFigures r = run.Run(root, estimate);
     if (!run.GetFailure().empty())
     {
         PrintError(program, run.GetFailure());
@@ -237,11 +237,11 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
 int
 RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
                     const std::vector<std::string>& inputs, const std::string& program,
-                    const Distribution& distribution)
+                    const Distribution& distribution, const RunEstimate* estimate)
 {
     try
     {
-        return RunChecked(document, out, inputs, program, distribution);
+        return RunChecked(document, out, inputs, program, distribution, estimate);
     }
     catch (const ResultsWriteError& e)
     {

@@ -2,6 +2,7 @@
 #ifndef AI_FABRIC_SCENARIO_MAIN_H
 #define AI_FABRIC_SCENARIO_MAIN_H
 
+#include "run-estimate.h"
 #include "scenario-distributed.h"
 
 #include <nlohmann/json.hpp>
@@ -42,10 +43,13 @@ void InitSimulator();
  * returns kWriteFailed; neither leaves a results folder (ResultsFolder).  With a collective
  * section the nccl-tests table goes to stdout.  In a distributed run every rank calls it with
  * its \p distribution; rank 0 writes the results and the table, and every rank exits alike.
+ * With \p estimate (the run at flow level, EstimateAtFlowLevel) the progress line shows the
+ * share of its events done and the time left.
  */
 int RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
                         const std::vector<std::string>& inputs, const std::string& program,
-                        const Distribution& distribution = Distribution());
+                        const Distribution& distribution = Distribution(),
+                        const RunEstimate* estimate = nullptr);
 
 } // namespace aifabric
 

@@ -79,9 +79,9 @@ ScenarioRun::Install()
     m_nextStream = kTrafficStream;
     TakeStreams("traffic", 1);
     TakeStreams("network", m_network->AssignStreams(m_nextStream));
-    if (s.rdma)
+    if (s.rdma || s.flowLevel)
     {
-        InstallRdmaFlows();
+        InstallQueuePairFlows();
     }
     else
     {
@@ -160,14 +160,26 @@ ScenarioRun::InstallFailures()
 }
 
 RunFigures
-ScenarioRun::Run(bool progress)
+ScenarioRun::Run(bool progress, const RunEstimate* estimate)
 {
-    ProgressReporter reporter(std::chrono::seconds(3), !m_distribution.IsDistributed(),
-                              [](Time simulated, double eventsPerSecond) {
-                                  spdlog::info("simulated {:.3f} ms, {:.2f} M events/s",
-                                               simulated.GetSeconds() * 1e3,
-                                               eventsPerSecond / 1e6);
-                              });
+    const double expected = estimate ? estimate->Events() : 0;
+    ProgressReporter reporter(
+        std::chrono::seconds(3), !m_distribution.IsDistributed(),
+        [expected](Time simulated, double eventsPerSecond) {
+            std::string left;
+            if (expected > 0 && eventsPerSecond > 0)
+            {
+                // Past the estimate (it is one): say so rather than count below zero.
+                const double events = static_cast<double>(Simulator::GetEventCount());
+                left = events < expected
+                           ? fmt::format(", {:.0f}% of the estimate, about {:.0f} s left",
+                                         100 * events / expected,
+                                         (expected - events) / eventsPerSecond)
+                           : ", past the estimated events";
+            }
+            spdlog::info("simulated {:.3f} ms, {:.2f} M events/s{}", simulated.GetSeconds() * 1e3,
+                         eventsPerSecond / 1e6, left);
+        });
     if (progress)
     {
         reporter.Start();
@@ -393,14 +405,16 @@ ScenarioRun::MergeRanks()
 }
 
 void
-ScenarioRun::InstallRdmaFlows()
+ScenarioRun::InstallQueuePairFlows()
 {
     Scenario& s = m_scenario;
-    s.rdmaHelper.Install(m_network);
+    s.rdmaHelper.Install(m_network); // at flow level: the FlowNetwork, for messages too
     for (uint32_t id = 0; id < s.flows.size(); ++id)
     {
         const TrafficFlow& f = s.flows[id];
-        Ptr<MessageQueuePair> qp = s.rdmaHelper.ConnectMessages(m_network, f.src, f.dst).first;
+        Ptr<MessageQueuePair> qp =
+            s.rdma ? s.rdmaHelper.ConnectMessages(m_network, f.src, f.dst).first
+                   : s.sources.ConnectFlowLevel(m_network, f.src, f.dst);
         if (!qp)
         {
             continue; // the sender is another rank's host: that rank records the flow
@@ -512,6 +526,8 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
               "the order a port serves its queue pairs in",
               "frames (the frame, drop and buffer figures here are zero)"}},
             {"rate_recomputations", flows->GetRecomputations()},
+            {"data_frames", flows->GetDataFrames()},
+            {"frame_hops", std::llround(flows->GetFrameHops())},
         };
     }
     if (r.rdma && !m_scenario.flowLevel)

@@ -4,6 +4,7 @@
 
 #include "failure-log.h"
 #include "results-folder.h"
+#include "run-estimate.h"
 #include "scenario-distributed.h"
 #include "scenario.h"
 
@@ -52,7 +53,7 @@ class ScenarioRun
     /** Build the fabric and install the traffic; bad input throws std::invalid_argument. */
     void Install();
     /** Run the installed scenario to its end. */
-    RunFigures Run(bool progress);
+    RunFigures Run(bool progress, const RunEstimate* estimate = nullptr);
     /** Why the run stopped early on bad input (a sweep size the algorithm refuses), or "". */
     const std::string& GetFailure() const { return m_failure; }
     /**
@@ -103,8 +104,11 @@ class ScenarioRun
     /** Chrome trace JSON: one process per job rank, compute and one thread per communicator. */
     void WriteJobTimeline(std::ostream& os) const;
     nlohmann::json TrainingSummary() const;
-    /** One queue pair per flow, each message posted at its start time. */
-    void InstallRdmaFlows();
+    /**
+     * One queue pair per flow (at fidelity "flow", a message source's too: a flow-level one
+     * without ACKs), each message posted at its start time.
+     */
+    void InstallQueuePairFlows();
     /**
      * Record that \p consumer's random variables use the \p count streams from m_nextStream
      * (what its AssignStreams returned), and move m_nextStream past them.

@@ -77,6 +77,8 @@ struct FailureSpec
 {
     ns3::FailureHelper helper;      //!< modes and injections, checked against the topology
     bool random{false};             //!< some component fails at random times (not only injected)
+    /** The first mode key that says "bit_errors" ("" if none): frames the flow model lacks. */
+    std::string bitErrorsKey;
 };
 
 /** The "availability" section: the long-horizon run of the training job. */

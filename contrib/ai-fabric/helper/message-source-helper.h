@@ -3,6 +3,7 @@
 
 #include "ns3/application-container.h"
 #include "ns3/fabric-network-helper.h"
+#include "ns3/message-queue-pair.h"
 #include "ns3/message-source.h"
 #include "ns3/object-factory.h"
 
@@ -22,6 +23,16 @@ class MessageSourceHelper
     /** One message of \p bytes from host \p src to host \p dst, starting at \p start. */
     Ptr<MessageSource> Install(Ptr<FabricNetwork> network, uint32_t src, uint32_t dst,
                                uint64_t bytes, Time start);
+    /**
+     * At fidelity "flow": the message source Install would give the next flow, as a sending
+     * end of \p network's FlowNetwork (RdmaHelper::SetFlowLevel and Install make it).  It
+     * takes the flow id, the UDP source port and so the path a MessageSource would, frames of
+     * its PayloadSize, is paced at its DataRate (0: not paced) and has no ACKs: a message
+     * completes when its last frame arrives.  Priority is not modelled (every flow shares
+     * fairly).  Throws std::invalid_argument on hosts Install would refuse, or without a
+     * FlowNetwork.
+     */
+    Ptr<MessageQueuePair> ConnectFlowLevel(Ptr<FabricNetwork> network, uint32_t src, uint32_t dst);
     /** Every source installed so far. */
     const ApplicationContainer& GetSources() const { return m_sources; }
 

@@ -1,8 +1,10 @@
 #include "rdma-helper.h"
 
+#include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -58,6 +60,7 @@ RdmaHelper::Install(Ptr<FabricNetwork> network) const
         }
         Ptr<FlowNetwork> flows = CreateObject<FlowNetwork>();
         flows->Setup(topo, std::move(switches), std::move(endpoints), std::move(channels));
+        flows->FollowRouting(network->GetRouting());
         network->AggregateObject(flows);
         Simulator::ScheduleDestroy(&FlowNetwork::ReleaseConnections, flows);
         return;
@@ -143,8 +146,23 @@ RdmaHelper::ConnectMessages(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) 
     Ptr<RdmaQueuePair> settings = m_qpFactory.Create<RdmaQueuePair>();
     UintegerValue ackInterval;
     UintegerValue udpSrcPort;
+    UintegerValue retryCount;
+    TimeValue rto;
+    TimeValue rtoMax;
     settings->GetAttribute("AckInterval", ackInterval);
     settings->GetAttribute("UdpSourcePort", udpSrcPort);
+    settings->GetAttribute("RetryCount", retryCount);
+    settings->GetAttribute("RetransmissionTimeout", rto);
+    settings->GetAttribute("RetransmissionTimeoutMax", rtoMax);
+    // The retry budget: RetryCount + 1 timeouts in a row, each twice the last up to the cap
+    // (RdmaQueuePair's), before the queue pair fails.
+    Time giveUp;
+    Time timeout = rto.Get();
+    for (uint64_t i = 0; i <= retryCount.Get(); ++i)
+    {
+        giveUp += timeout;
+        timeout = std::min(2 * timeout, std::max(rtoMax.Get(), rto.Get()));
+    }
     // B's number first, as Connect takes it.
     const uint32_t qpnB = network->TakeRemoteQpn(b);
     const uint32_t qpnA = network->TakeRemoteQpn(a);
@@ -157,8 +175,8 @@ RdmaHelper::ConnectMessages(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) 
     const auto interval = static_cast<uint32_t>(ackInterval.Get());
     Ptr<FlowQueuePair> qpA = CreateObject<FlowQueuePair>();
     Ptr<FlowQueuePair> qpB = CreateObject<FlowQueuePair>();
-    qpA->Setup(flows, flows->MakeRoute(a, b, portA, portB, interval));
-    qpB->Setup(flows, flows->MakeRoute(b, a, portB, portA, interval));
+    qpA->Setup(flows, flows->MakeRoute(a, b, portA, portB, interval), giveUp);
+    qpB->Setup(flows, flows->MakeRoute(b, a, portB, portA, interval), giveUp);
     qpA->SetPeer(qpB);
     qpB->SetPeer(qpA);
     return {qpA, qpB};

@@ -50,7 +50,12 @@ FabricChannel::GetTypeId()
             .AddTraceSource("LinkState",
                             "The link went down (false) or came up (true).",
                             MakeTraceSourceAccessor(&FabricChannel::m_linkStateTrace),
-                            "ns3::TracedValueCallback::Bool");
+                            "ns3::TracedValueCallback::Bool")
+            .AddTraceSource("Rate",
+                            "The line rate changed (a rate set, or degraded or restored): the "
+                            "new rate.",
+                            MakeTraceSourceAccessor(&FabricChannel::m_rateTrace),
+                            "ns3::FabricChannel::RateTracedCallback");
     return tid;
 }
 
@@ -160,6 +165,7 @@ FabricChannel::UpdateRate()
     {
         m_devices[i]->NotifyRateChanged();
     }
+    m_rateTrace(m_rate);
 }
 
 void

@@ -61,6 +61,8 @@ class FabricChannel : public Channel
     void DegradeRate(double factor, bool apply);
     Time GetDelay() const { return m_delay; }
     bool IsUp() const { return m_up; }
+    /** The Rate trace's signature: the new line rate. */
+    typedef void (*RateTracedCallback)(DataRate rate);
     /**
      * Take the link down (false) or release one reason for it being down (true).  A link
      * taken down by several causes (both transceivers, a switch) comes back when the last of
@@ -115,6 +117,7 @@ class FabricChannel : public Channel
     double m_log1mBer{0};         //!< log(1 - BER), cached for the per-frame probability
     Ptr<UniformRandomVariable> m_uniform;
     TracedCallback<bool> m_linkStateTrace; //!< fired with the new state on each change
+    TracedCallback<DataRate> m_rateTrace;  //!< fired with the new line rate on each change
 };
 
 } // namespace ns3

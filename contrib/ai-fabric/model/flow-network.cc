@@ -57,6 +57,7 @@ FlowNetwork::ReleaseConnections()
     flows.swap(m_flows);
     for (Flow& f : flows)
     {
+        f.giveUp.Cancel();
         if (f.owner)
         {
             f.owner->Dispose();
@@ -98,6 +99,135 @@ FlowNetwork::Setup(const FabricTopology& topology, std::vector<Ptr<FabricSwitch>
     }
     m_on.assign(m_capacity.size(), {});
     m_stamp.assign(m_capacity.size(), 0);
+    for (std::size_t l = 0; l < m_channels.size(); ++l)
+    {
+        m_channels[l]->TraceConnectWithoutContext(
+            "LinkState",
+            MakeCallback(&FlowNetwork::LinkStateChanged, this).Bind(static_cast<uint32_t>(l)));
+        m_channels[l]->TraceConnectWithoutContext(
+            "Rate",
+            MakeCallback(&FlowNetwork::LinkRateChanged, this).Bind(static_cast<uint32_t>(l)));
+    }
+}
+
+void
+FlowNetwork::FollowRouting(Ptr<FabricRouting> routing)
+{
+    routing->TraceConnectWithoutContext("Recomputed", MakeCallback(&FlowNetwork::Retrace, this));
+}
+
+void
+FlowNetwork::LinkStateChanged(uint32_t link, bool up)
+{
+    const double bytesPerSecond = up ? m_channels[link]->GetDataRate().GetBitRate() / 8.0 : 0.0;
+    for (uint32_t r : {2 * link, 2 * link + 1})
+    {
+        m_capacity[r] = bytesPerSecond;
+        m_dirty.push_back(r);
+        for (uint32_t flow : m_on[r])
+        {
+            Flow& f = m_flows[flow];
+            // Its frames on the link are lost: for good without ACKs.
+            f.lost = f.lost || (!up && !f.route.acknowledged);
+        }
+    }
+    NS_LOG_INFO("link " << link << (up ? " up" : " down"));
+    RequestRecompute();
+}
+
+void
+FlowNetwork::LinkRateChanged(uint32_t link, DataRate rate)
+{
+    if (!m_channels[link]->IsUp())
+    {
+        return; // no capacity until it comes up, at the rate it has then
+    }
+    for (uint32_t r : {2 * link, 2 * link + 1})
+    {
+        m_capacity[r] = rate.GetBitRate() / 8.0;
+        m_dirty.push_back(r);
+    }
+    RequestRecompute();
+}
+
+void
+FlowNetwork::Retrace()
+{
+    for (uint32_t flow = 0; flow < m_flows.size(); ++flow)
+    {
+        Flow& f = m_flows[flow];
+        const Route& old = f.route;
+        Route route;
+        try
+        {
+            route = MakeRoute(old.src, old.dst, old.entropy, old.peerEntropy, old.ackInterval);
+        }
+        catch (const std::invalid_argument&)
+        {
+            continue; // no path: it keeps the old one, through a link that is down
+        }
+        route.payloadMtu = old.payloadMtu; // the queue pair's, set when it was connected
+        const bool moved =
+            route.uses.size() != old.uses.size() ||
+            !std::equal(route.uses.begin(), route.uses.end(), old.uses.begin(),
+                        [](const Use& a, const Use& b) {
+                            return a.resource == b.resource && a.weight == b.weight;
+                        });
+        if (!moved)
+        {
+            f.route = std::move(route); // the same links (delays too)
+            continue;
+        }
+        if (!f.active)
+        {
+            f.route = std::move(route);
+            continue;
+        }
+        // As SetLimiter: it keeps its rate until the recompute this instant.
+        const double rate = f.rate;
+        Advance(f);
+        Leave(flow);
+        f.route = std::move(route);
+        Join(flow);
+        f.rate = rate;
+    }
+    RequestRecompute();
+}
+
+void
+FlowNetwork::SetGiveUp(uint32_t flow, Time after, Callback<void> failed)
+{
+    m_flows[flow].giveUpAfter = after;
+    m_flows[flow].failed = failed;
+}
+
+bool
+FlowNetwork::TakeLost(uint32_t flow)
+{
+    const bool lost = m_flows[flow].lost;
+    m_flows[flow].lost = false;
+    return lost;
+}
+
+void
+FlowNetwork::GiveUp(uint32_t flow)
+{
+    Flow& f = m_flows[flow];
+    NS_LOG_INFO("flow " << flow << " gave up after " << f.giveUpAfter.As(Time::US)
+                        << " without a path");
+    Stop(flow);
+    RequestRecompute();
+    const Callback<void> failed = f.failed; // it may add flows to m_flows
+    failed();
+}
+
+void
+FlowNetwork::Stop(uint32_t flow)
+{
+    Leave(flow);
+    Flow& f = m_flows[flow];
+    f.stalled = false;
+    Simulator::Remove(f.giveUp); // not Cancel: time would run on to it
 }
 
 void
@@ -207,11 +337,31 @@ FlowNetwork::MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t pe
                                     " to " + std::to_string(dst));
     }
     r.payloadMtu = port->GetPayloadMtu();
+    r.src = src;
+    r.dst = dst;
+    r.entropy = entropy;
+    r.peerEntropy = peerEntropy;
+    r.ackInterval = ackInterval;
     const double frameWireBytes = roce::WireBytesForPayload(r.payloadMtu);
     TracePath(src, dst, entropy, 1.0, r.uses, r.dataDelay, r.dataSecondsPerByte, false);
+    // A hop's uses sum to 1 (a sprayed one's split over its next hops).
+    for (const Use& u : r.uses)
+    {
+        r.hopsPerFrame += u.weight;
+    }
+    if (ackInterval == 0)
+    {
+        r.acknowledged = false;
+        return r;
+    }
+    const std::size_t dataUses = r.uses.size();
     const double ackWeight = static_cast<double>(roce::WireBytesForFrame(roce::kAckFrameBytes)) /
                              (static_cast<double>(ackInterval) * frameWireBytes);
     TracePath(dst, src, peerEntropy, ackWeight, r.uses, r.ackDelay, r.ackSecondsPerByte, true);
+    for (std::size_t i = dataUses; i < r.uses.size(); ++i)
+    {
+        r.hopsPerFrame += r.uses[i].weight / ackWeight / ackInterval;
+    }
     return r;
 }
 
@@ -220,7 +370,8 @@ FlowNetwork::AddFlow(Route route, double payloadPerWireByte, SentCallback sent,
                      Ptr<Object> owner)
 {
     Flow f;
-    f.uses = std::move(route.uses);
+    f.hopsPerFrame = route.hopsPerFrame;
+    f.route = std::move(route);
     f.payloadPerWireByte = payloadPerWireByte;
     f.sent = sent;
     f.owner = owner;
@@ -276,7 +427,7 @@ FlowNetwork::Join(uint32_t flow)
 {
     Flow& f = m_flows[flow];
     f.active = true;
-    f.current = f.uses;
+    f.current = f.route.uses;
     if (f.limiter && f.limiter->GetRate().GetBitRate() > 0)
     {
         f.current.push_back({LimiterResource(f.limiter), f.payloadPerWireByte});
@@ -286,6 +437,9 @@ FlowNetwork::Join(uint32_t flow)
     {
         m_on[u.resource].push_back(flow);
         m_dirty.push_back(u.resource);
+        // Started onto a link that is down: lost for good without ACKs.
+        f.lost = f.lost || (u.resource < m_capacity.size() && m_capacity[u.resource] == 0 &&
+                            !f.route.acknowledged);
     }
 }
 
@@ -316,9 +470,11 @@ FlowNetwork::Leave(uint32_t flow)
 }
 
 void
-FlowNetwork::Send(uint32_t flow, double wireBytes)
+FlowNetwork::Send(uint32_t flow, double wireBytes, uint64_t frames)
 {
     Flow& f = m_flows[flow];
+    m_dataFrames += frames;
+    m_frameHops += static_cast<double>(frames) * f.hopsPerFrame;
     f.remaining = wireBytes;
     f.updated = Simulator::Now();
     if (f.active)
@@ -358,7 +514,10 @@ FlowNetwork::Schedule(uint32_t flow)
 {
     Flow& f = m_flows[flow];
     ++f.epoch;
-    NS_ABORT_MSG_IF(f.rate <= 0, "FlowNetwork: flow " << flow << " has no capacity on its path");
+    if (f.rate <= 0)
+    {
+        return; // a link of its path is down: no finish until it has a rate again
+    }
     f.finish = Simulator::Now() + PicoSeconds(static_cast<int64_t>(
                                       std::ceil(f.remaining / f.rate * 1e12)));
     m_due.push({f.finish.GetPicoSeconds(), flow, f.epoch});
@@ -415,9 +574,23 @@ FlowNetwork::Recompute()
     Fill();
     for (uint32_t flow : m_componentFlows)
     {
-        if (m_flows[flow].changed)
+        Flow& f = m_flows[flow];
+        if (f.changed)
         {
             Schedule(flow);
+        }
+        if (f.rate <= 0 && !f.stalled)
+        {
+            f.stalled = true;
+            if (f.giveUpAfter.IsStrictlyPositive())
+            {
+                f.giveUp = Simulator::Schedule(f.giveUpAfter, &FlowNetwork::GiveUp, this, flow);
+            }
+        }
+        else if (f.rate > 0 && f.stalled)
+        {
+            f.stalled = false;
+            Simulator::Remove(f.giveUp);
         }
     }
     Arm();
@@ -550,7 +723,7 @@ FlowNetwork::Finish()
         m_sending = UINT32_MAX;
         if (!m_flows[flow].continued)
         {
-            Leave(flow);
+            Stop(flow);
             stopped = true;
         }
     }

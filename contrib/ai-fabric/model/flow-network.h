@@ -3,6 +3,7 @@
 
 #include "fabric-channel.h"
 #include "fabric-endpoint.h"
+#include "fabric-routing.h"
 #include "fabric-switch.h"
 #include "fabric-topology.h"
 #include "send-rate-limiter.h"
@@ -40,9 +41,17 @@ namespace ns3
  * forwarding latency and its own serialization at every link after the first (store and
  * forward); its ACK returns the same way.
  *
+ * A link's capacity follows its rate when it is degraded or restored.  A link that goes
+ * down has no capacity: the flows through it stop until the routing
+ * (FollowRouting) sends them around it.  A flow without ACKs (a message source's) whose
+ * message is on the link then, or starts onto it, loses that message (TakeLost); a queue
+ * pair's flow waits, as go-back-N resends what was lost once a path works, and gives up after
+ * its retry budget (SetGiveUp).
+ *
  * What it cannot see: queues and buffer occupancy, PFC pauses and head-of-line blocking,
- * ECN marks and congestion control, drops and retransmission, the packet interleaving that
- * makes a real share differ from the fair one.
+ * ECN marks and congestion control, drops and retransmission (nor the time a timeout or NAK
+ * takes to restart a queue pair after a link failure), the packet interleaving that makes a
+ * real share differ from the fair one.
  */
 class FlowNetwork : public Object
 {
@@ -73,14 +82,31 @@ class FlowNetwork : public Object
         Time ackDelay;                 //!< propagation and forwarding, receiver to sender
         double ackSecondsPerByte{0};   //!< serialization per ACK byte on every link back
         uint32_t payloadMtu{0};        //!< of the sender's port: a full frame's payload
+        bool acknowledged{true};       //!< false: no ACKs (a message source's frames)
+        /** Links a data frame crosses, with its share of an ACK's (the frames' hops). */
+        double hopsPerFrame{0};
+        // What MakeRoute traced it from (to trace it again when the routes change).
+        uint32_t src{0};
+        uint32_t dst{0};
+        uint16_t entropy{0};
+        uint16_t peerEntropy{0};
+        uint32_t ackInterval{0};
     };
     /**
      * The route of endpoint \p src's queue pair with UDP source port \p entropy to endpoint
      * \p dst, whose ACKs leave \p dst with \p peerEntropy, one per \p ackInterval full
-     * frames.  Throws std::invalid_argument if either has no route.
+     * frames; \p ackInterval 0: no ACKs (the route has no uses back, and is not acknowledged).
+     * Throws std::invalid_argument if either has no route.
      */
     Route MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
                     uint32_t ackInterval) const;
+
+    /**
+     * Follow \p routing: when it installs new tables every flow takes its new path (the same
+     * hash draws on the new next hops).  A flow with no path left keeps its old one, whose
+     * link is down, and so waits.
+     */
+    void FollowRouting(Ptr<FabricRouting> routing);
 
     /** Called when a flow's current message has left its sender (its last byte). */
     using SentCallback = Callback<void>;
@@ -103,14 +129,35 @@ class FlowNetwork : public Object
      */
     void ReleaseConnections();
     /**
-     * Flow \p flow has a message of \p wireBytes to send next.  From its sent callback this
-     * continues at the flow's rate; otherwise the flow starts and the rates are recomputed.
+     * Flow \p flow has a message of \p wireBytes in \p frames frames to send next.  From its
+     * sent callback this continues at the flow's rate; otherwise the flow starts and the rates
+     * are recomputed.
      */
-    void Send(uint32_t flow, double wireBytes);
+    void Send(uint32_t flow, double wireBytes, uint64_t frames);
+    /** The route flow \p flow takes now. */
+    const Route& GetRoute(uint32_t flow) const { return m_flows[flow].route; }
+    /**
+     * Give flow \p flow up when it has had a message to send but no rate (a link of its path
+     * down) for \p after: it stops and \p failed is called (a queue pair's retry budget).
+     */
+    void SetGiveUp(uint32_t flow, Time after, Callback<void> failed);
+    /**
+     * Whether the message flow \p flow is sending lost frames to a link that went down under
+     * it, or was started onto a down link (what a flow without ACKs loses for good); clears
+     * it.  Ask once per message, when it is sent.
+     */
+    bool TakeLost(uint32_t flow);
     /** The current rate of flow \p flow in wire bytes per second (0 when it is idle). */
     double GetRate(uint32_t flow) const { return m_flows[flow].rate; }
     /** Times the rates were recomputed. */
     uint64_t GetRecomputations() const { return m_recomputations; }
+    /** Data frames of the messages sent so far: what the packet model would send. */
+    uint64_t GetDataFrames() const { return m_dataFrames; }
+    /**
+     * Hops of those frames and of their ACKs (a frame counted once per link it crosses): the
+     * per-hop work the packet model would do, which its events follow.
+     */
+    double GetFrameHops() const { return m_frameHops; }
 
   protected:
     void DoDispose() override;
@@ -118,8 +165,9 @@ class FlowNetwork : public Object
   private:
     struct Flow
     {
-        std::vector<Use> uses;
+        Route route;
         double payloadPerWireByte{1};
+        double hopsPerFrame{0};
         SentCallback sent;
         Ptr<Object> owner;
         Ptr<SendRateLimiter> limiter;
@@ -134,6 +182,11 @@ class FlowNetwork : public Object
         bool frozen{false};    //!< Fill: its rate is set
         bool changed{false};   //!< Fill: its rate changed (it needs a new finish time)
         uint64_t visit{0};     //!< Recompute: in the component being refilled
+        bool lost{false};      //!< its message lost frames (TakeLost)
+        bool stalled{false};   //!< active at rate 0 since Recompute found it so
+        Time giveUpAfter;      //!< 0: never
+        Callback<void> failed;
+        EventId giveUp;
     };
     /** A heap entry: a flow's finish time as of one epoch. */
     struct Due
@@ -152,6 +205,16 @@ class FlowNetwork : public Object
     void Join(uint32_t flow);
     /** Flow \p flow stops using them. */
     void Leave(uint32_t flow);
+    /** Flow \p flow stops sending: it leaves, and is no longer stalled. */
+    void Stop(uint32_t flow);
+    /** A link's state changed: its capacity both ways is its rate or 0. */
+    void LinkStateChanged(uint32_t link, bool up);
+    /** A link's rate changed (degraded or restored): its capacity both ways follows. */
+    void LinkRateChanged(uint32_t link, DataRate rate);
+    /** The routes changed: every flow follows its new path. */
+    void Retrace();
+    /** Flow \p flow has been stalled for its give-up time. */
+    void GiveUp(uint32_t flow);
     /** The resource id of \p limiter, allocated while flows use it. */
     uint32_t LimiterResource(const Ptr<SendRateLimiter>& limiter);
     /** Bytes per second of resource \p resource. */
@@ -197,6 +260,8 @@ class FlowNetwork : public Object
     EventId m_next;
     uint32_t m_sending{UINT32_MAX}; //!< the flow whose sent callback runs
     uint64_t m_recomputations{0};
+    uint64_t m_dataFrames{0};
+    double m_frameHops{0};
 };
 
 } // namespace ns3

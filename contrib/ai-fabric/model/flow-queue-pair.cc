@@ -46,30 +46,53 @@ FlowQueuePair::DoDispose()
 }
 
 void
-FlowQueuePair::Setup(Ptr<FlowNetwork> network, FlowNetwork::Route route)
+FlowQueuePair::Setup(Ptr<FlowNetwork> network, FlowNetwork::Route route, Time giveUpAfter)
 {
     m_network = network;
-    m_route = route;
+    m_payloadMtu = route.payloadMtu;
     const double payloadPerWireByte =
-        static_cast<double>(route.payloadMtu) / roce::WireBytesForPayload(route.payloadMtu);
+        static_cast<double>(m_payloadMtu) / roce::WireBytesForPayload(m_payloadMtu);
     m_flow = network->AddFlow(std::move(route),
                               payloadPerWireByte,
                               MakeCallback(&FlowQueuePair::Sent, this),
                               Ptr<Object>(this));
+    if (giveUpAfter.IsStrictlyPositive())
+    {
+        network->SetGiveUp(m_flow, giveUpAfter, MakeCallback(&FlowQueuePair::Failed, this));
+    }
+}
+
+void
+FlowQueuePair::Failed()
+{
+    NS_LOG_INFO("flow " << m_flow << ": no path for the retry budget, failing "
+                        << m_messages.size() << " messages");
+    m_failed = true;
+    m_messages.clear(); // never sent, never completed
+    if (!m_errorCallback.IsNull())
+    {
+        m_errorCallback();
+    }
 }
 
 uint32_t
 FlowQueuePair::LastFramePayload(uint64_t bytes) const
 {
-    const uint64_t mtu = m_route.payloadMtu;
+    const uint64_t mtu = m_payloadMtu;
     return bytes == 0 ? 0 : static_cast<uint32_t>((bytes - 1) % mtu + 1);
+}
+
+uint64_t
+FlowQueuePair::Frames(uint64_t bytes) const
+{
+    return bytes == 0 ? 1 : (bytes + m_payloadMtu - 1) / m_payloadMtu;
 }
 
 uint64_t
 FlowQueuePair::WireBytes(uint64_t bytes) const
 {
-    const uint64_t fullFrames = (bytes - LastFramePayload(bytes)) / m_route.payloadMtu;
-    return fullFrames * roce::WireBytesForPayload(m_route.payloadMtu) +
+    const uint64_t fullFrames = (bytes - LastFramePayload(bytes)) / m_payloadMtu;
+    return fullFrames * roce::WireBytesForPayload(m_payloadMtu) +
            roce::WireBytesForPayload(LastFramePayload(bytes));
 }
 
@@ -77,10 +100,14 @@ uint64_t
 FlowQueuePair::PostSend(uint64_t bytes, CompletionCallback done)
 {
     const uint64_t id = m_nextId++;
+    if (m_failed)
+    {
+        return id; // the error state sends nothing more
+    }
     m_messages.push_back({id, bytes, done});
     if (m_messages.size() == 1)
     {
-        m_network->Send(m_flow, static_cast<double>(WireBytes(bytes)));
+        m_network->Send(m_flow, static_cast<double>(WireBytes(bytes)), Frames(bytes));
     }
     return id;
 }
@@ -96,24 +123,50 @@ FlowQueuePair::Sent()
 {
     Message m = std::move(m_messages.front());
     m_messages.pop_front();
-    const Time arrival = m_route.dataDelay +
+    if (m_network->TakeLost(m_flow))
+    {
+        // Frames of it were lost with a link, and nothing resends them: it never arrives.
+        NS_LOG_INFO("flow " << m_flow << ": message " << m.id << " lost frames");
+    }
+    else
+    {
+        Deliver(std::move(m));
+    }
+    if (!m_messages.empty())
+    {
+        const uint64_t next = m_messages.front().bytes;
+        m_network->Send(m_flow, static_cast<double>(WireBytes(next)), Frames(next));
+    }
+}
+
+void
+FlowQueuePair::Deliver(Message m)
+{
+    const FlowNetwork::Route& route = m_network->GetRoute(m_flow);
+    const Time arrival = route.dataDelay +
                          SecondsToTime(roce::WireBytesForPayload(LastFramePayload(m.bytes)) *
-                                       m_route.dataSecondsPerByte);
-    const Time ack =
-        arrival + m_route.ackDelay +
-        SecondsToTime(roce::WireBytesForFrame(roce::kAckFrameBytes) * m_route.ackSecondsPerByte);
+                                       route.dataSecondsPerByte);
     // A message never overtakes the one before it (a shorter last frame would), as frames in
     // PSN order on one path cannot.
     const Time now = Simulator::Now();
     m_lastArrival = std::max(m_lastArrival, now + arrival);
-    m_lastAck = std::max(m_lastAck, now + ack);
-    Simulator::Schedule(m_lastArrival - now, &FlowQueuePair::Arrived, m_peer, m.bytes);
+    if (m_peer)
+    {
+        Simulator::Schedule(m_lastArrival - now, &FlowQueuePair::Arrived, m_peer, m.bytes);
+    }
+    if (route.acknowledged)
+    {
+        const Time ack = arrival + route.ackDelay +
+                         SecondsToTime(roce::WireBytesForFrame(roce::kAckFrameBytes) *
+                                       route.ackSecondsPerByte);
+        m_lastAck = std::max(m_lastAck, now + ack);
+    }
+    else
+    {
+        m_lastAck = m_lastArrival; // complete once its last frame has arrived
+    }
     Simulator::Schedule(m_lastAck - now, &FlowQueuePair::Acknowledged, Ptr<FlowQueuePair>(this));
     m_unacked.push_back(std::move(m));
-    if (!m_messages.empty())
-    {
-        m_network->Send(m_flow, static_cast<double>(WireBytes(m_messages.front().bytes)));
-    }
 }
 
 void

@@ -18,8 +18,10 @@ namespace ns3
  * frames' with every header, ICRC, FCS, preamble and gap, as RdmaQueuePair sends them.  It is
  * sent at the flow's share once the messages before it are; its last frame reaches the peer
  * after the route's delay (the peer's receive callback), and its ACK returns after the route
- * back's (the completion callback).  The route is the one RdmaQueuePair's frames take: the
- * same UDP source port from the same host and queue-pair number.
+ * back's (the completion callback), on the path the flow takes when it is sent.  The route is the one RdmaQueuePair's frames take: the
+ * same UDP source port from the same host and queue-pair number.  On a route that is not
+ * acknowledged (a message source's, MessageSourceHelper::ConnectFlowLevel) a message completes
+ * when its last frame arrives, and there need be no peer.
  */
 class FlowQueuePair : public MessageQueuePair
 {
@@ -27,13 +29,20 @@ class FlowQueuePair : public MessageQueuePair
     static TypeId GetTypeId();
     FlowQueuePair();
 
-    /** Carry this end's messages as a flow of \p network on \p route. */
-    void Setup(Ptr<FlowNetwork> network, FlowNetwork::Route route);
+    /**
+     * Carry this end's messages as a flow of \p network on \p route (its frames of
+     * route.payloadMtu whatever path it takes later).  With \p giveUpAfter (a queue pair's
+     * retry budget), a flow that has no rate for that long fails the connection (its
+     * messages never complete; the error callback is called).
+     */
+    void Setup(Ptr<FlowNetwork> network, FlowNetwork::Route route, Time giveUpAfter = Time(0));
     /** The other end: it receives what this end sends. */
     void SetPeer(Ptr<FlowQueuePair> peer) { m_peer = peer; }
 
     uint64_t PostSend(uint64_t bytes, CompletionCallback done = CompletionCallback()) override;
     void SetSendRateLimiter(Ptr<SendRateLimiter> limiter) override;
+    /** Frames of a message of \p bytes on this end's route (one for 0 bytes). */
+    uint64_t Frames(uint64_t bytes) const;
     /** Wire bytes of a message of \p bytes on this end's route. */
     uint64_t WireBytes(uint64_t bytes) const;
 
@@ -51,13 +60,17 @@ class FlowQueuePair : public MessageQueuePair
     uint32_t LastFramePayload(uint64_t bytes) const;
     /** The flow has sent the first message. */
     void Sent();
+    /** Schedule \p m's arrival at the peer and its completion. */
+    void Deliver(Message m);
     /** The peer's message of \p bytes has arrived whole. */
     void Arrived(uint64_t bytes);
     /** The oldest sent message is acknowledged. */
     void Acknowledged();
+    /** The flow gave up: the connection fails. */
+    void Failed();
 
     Ptr<FlowNetwork> m_network;
-    FlowNetwork::Route m_route;
+    uint32_t m_payloadMtu{0};
     uint32_t m_flow{0};
     Ptr<FlowQueuePair> m_peer;
     std::deque<Message> m_messages; //!< posted, not yet sent; the first is being sent

@@ -49,6 +49,16 @@ KindKey(const std::string& def)
 
 const TimeKey kAt{"at", "0s", "When it fails."};
 
+/** Remember the first failure of mode bit_errors (fidelity "flow" refuses it). */
+void
+NoteBitErrors(FailureSpec& spec, const std::string& where, ComponentFailureProcess::Mode mode)
+{
+    if (mode == ComponentFailureProcess::BIT_ERRORS && spec.bitErrorsKey.empty())
+    {
+        spec.bitErrorsKey = Path(where, "mode");
+    }
+}
+
 /** The attributes a failure mode object sets, as ComponentFailureProcess's (name, text). */
 using ModeAttributes = std::vector<std::pair<std::string, std::string>>;
 
@@ -149,6 +159,7 @@ BuildFailures(const json& doc, Scenario& s)
         }
         const std::string kind = Get(c, w, KindKey(""));
         const auto mode = Modes().at(Get(c, w, ModeKey()));
+        NoteBitErrors(s.failures, w, mode);
         const double mtbf = GetSeconds(c, w, "mtbf", 0, false);
         // Without mttr, ComponentFailureProcess's TimeToRepair default holds.
         const std::optional<double> mttr =
@@ -189,10 +200,11 @@ BuildFailures(const json& doc, Scenario& s)
         }
         // Without a duration the failure lasts beyond any run.
         const Time duration = GetTime(c, w, "duration", Time::Max());
+        const auto mode = Modes().at(Get(c, w, ModeKey()));
+        NoteBitErrors(s.failures, w, mode);
         try
         {
-            helper.AddInjection(kind, name, Modes().at(Get(c, w, ModeKey())), Get(c, w, kAt),
-                                duration, attributes);
+            helper.AddInjection(kind, name, mode, Get(c, w, kAt), duration, attributes);
         }
         catch (const std::invalid_argument& e)
         {

@@ -16,11 +16,6 @@ void
 CheckFlowLevel(const json& doc, const Scenario& s)
 {
     const std::string why = "not at fidelity \"flow\", ";
-    if (!s.flows.empty() && !s.rdma)
-    {
-        Fail("traffic.transport", json("messages"),
-             why + "which carries messages on queue pairs: use \"rdma\"");
-    }
     if (s.hasPcap)
     {
         Fail("pcap", doc.at("pcap"), why + "which has no frames to capture");
@@ -29,13 +24,14 @@ CheckFlowLevel(const json& doc, const Scenario& s)
     {
         Fail("monitor", doc.at("monitor"), why + "which has no queues or pauses to sample");
     }
-    for (const char* key : {"failures", "link_events", "availability"})
+    if (!s.failures.bitErrorsKey.empty())
     {
-        if (doc.contains(key))
-        {
-            Fail(key, doc.at(key),
-                 why + "yet: links failing, flapping or degrading run at fidelity \"packet\"");
-        }
+        Fail(s.failures.bitErrorsKey, json("bit_errors"), why + "which has no frames to corrupt");
+    }
+    if (doc.contains("availability"))
+    {
+        Fail("availability", doc.at("availability"),
+             why + "yet: its fabric states are measured at fidelity \"packet\"");
     }
 }
 } // namespace
