@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Run scenarios at packet and at flow fidelity and print, per scenario, the flow/packet ratio
-of what it measures (each collective's time, each iteration's duration, or each message's
-completion time) and both runs' wall time, as a Markdown table.
+of what it measures (each collective's time, each iteration's duration, each message's
+completion time, or an availability run's measured fabric states' iteration times and its
+goodput) and both runs' wall time, as a Markdown table.
 
 usage: fidelity_table.py RUNNER SCENARIO.json ... [--out=FILE]
 
@@ -37,6 +38,12 @@ def figures(folder):
     if (folder / "iterations.csv").exists():
         with open(folder / "iterations.csv") as f:
             return "iteration", [float(r["duration_s"]) for r in csv.DictReader(f)]
+    summary = json.loads((folder / "summary.json").read_text())
+    if summary.get("mode") == "availability":
+        states = summary["availability"]["fabric_states"]
+        return "states, goodput", ([s["iteration_s"] for s in states.values()
+                                    if s["source"] == "measured"] +
+                                   [summary["availability"]["goodput"]])
     with open(folder / "flows.csv") as f:
         return "each message", [float(r["fct_us"]) for r in csv.DictReader(f)]
 

@@ -159,14 +159,19 @@ TEST(FlowFidelity, EstimateGivesThePacketLevelDataFramesBeforeTheRun)
     EXPECT_NE(o.stderrText.find(" " + std::to_string(frames) + " data frames"), std::string::npos)
         << o.stderrText;
     // What the flow model cannot run gets no estimate, and the packet-level run goes on.
+    json lossy = json::parse(ReadFile(fs::path(kScenarios) / "link-down.json"));
+    lossy["failures"] = {{"inject", json::array({{{"component", "link 17"},
+                                                  {"mode", "bit_errors"},
+                                                  {"bit_error_rate", 1e-6}}})}};
+    const fs::path lossyFile = scratch / "bit-errors.json";
+    std::ofstream(lossyFile) << lossy.dump();
     const Outcome refused = RunProgram(AI_FABRIC_RUN_BINARY,
-                                       "--scenario=" + kScenarios +
-                                           "/availability-8gpu.json --estimate --out=" +
-                                           (scratch / "availability").string(),
+                                       "--scenario=" + lossyFile.string() + " --estimate --out=" +
+                                           (scratch / "bit-errors").string(),
                                        scratch);
     EXPECT_EQ(refused.exitCode, 0) << refused.stderrText;
     EXPECT_NE(refused.stderrText.find("no estimate: "), std::string::npos);
-    EXPECT_NE(refused.stderrText.find("availability"), std::string::npos);
+    EXPECT_NE(refused.stderrText.find("bit_errors"), std::string::npos);
     // It estimates a packet-level run.
     ExpectRefusedAsBadInput(RunProgram(AI_FABRIC_RUN_BINARY,
                                        "--estimate --fidelity=flow --out=" +
@@ -257,6 +262,40 @@ TEST(FlowFidelity, AFlappingLinkAndALostLaneCostWhatTheyCostAtPacketLevel)
         packetFailures[i].erase("frames_lost");
         EXPECT_EQ(flowFailures[i], packetFailures[i]) << "row " << i;
     }
+}
+
+TEST(FlowFidelity, AvailabilityMeasuresItsFabricStatesAtFlowLevel)
+{
+    // availability-8gpu.json measures the job's iteration healthy, with a link down and with
+    // a link at half its lanes, then runs 30 days of failures on those times: at flow level
+    // the states take what they take at packet level (0.2% measured) and so does goodput.
+    const fs::path scratch = Scratch("flow-availability");
+    json result[2];
+    for (int f = 0; f < 2; ++f)
+    {
+        const std::string fidelity = f == 0 ? "packet" : "flow";
+        const Outcome o = RunAt("availability-8gpu", fidelity, scratch / fidelity);
+        ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+        result[f] = json::parse(ReadFile(scratch / fidelity / "summary.json"));
+        EXPECT_EQ(result[f].at("fidelity"), fidelity);
+    }
+    const json& packet = result[0].at("availability");
+    const json& flow = result[1].at("availability");
+    int measured = 0;
+    for (const auto& [state, p] : packet.at("fabric_states").items())
+    {
+        const json& q = flow.at("fabric_states").at(state);
+        EXPECT_EQ(q.at("source"), p.at("source")) << state;
+        if (p.at("source") == "measured")
+        {
+            ++measured;
+            EXPECT_NEAR(q.at("iteration_s").get<double>() / p.at("iteration_s").get<double>(),
+                        1.0, 0.01)
+                << state;
+        }
+    }
+    EXPECT_EQ(measured, 3);
+    EXPECT_NEAR(flow.at("goodput").get<double>() / packet.at("goodput").get<double>(), 1.0, 0.001);
 }
 
 struct FlowRefusal

@@ -79,7 +79,7 @@ DefaultLink(const FabricTopology& t, uint32_t host, bool hostFacing)
                             "switch; give the link to fail");
 }
 
-/** What one packet-level run of the job in a fabric state gave. */
+/** What one run of the job in a fabric state gave (at the scenario's fidelity). */
 struct Measurement
 {
     Time iteration;
@@ -232,7 +232,7 @@ RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
     std::set<uint32_t> hosts;
     try
     {
-        // The job's GPUs and healthy iteration time: from a packet-level run if there is a job.
+        // The job's GPUs and healthy iteration time: from a run if there is a job.
         if (s.hasTraining)
         {
             const Measurement healthy = Measure(s, JobAvailabilityModel::HEALTHY, 0, false);
@@ -290,7 +290,8 @@ RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
                                         " is required: failures reach that state and there is "
                                         "no training job to measure it on");
             }
-            spdlog::info("measuring the {} iteration time at packet level", StateName(st));
+            spdlog::info("measuring the {} iteration time at {} level", StateName(st),
+                         s.flowLevel ? "flow" : "packet");
             const Measurement m = Measure(s, State(st), v.linkGiven[st] ? v.links[st] : UINT32_MAX,
                                           hostFacing[st]);
             times[st] = m.iteration;
@@ -399,6 +400,7 @@ RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
                     {"seed", s.seed},
                     {"version", AI_FABRIC_VERSION},
                     {"mode", "availability"},
+                    {"fidelity", s.flowLevel ? "flow" : "packet"}, // of the measured states
                     {"availability", a},
                     {"failures", log.Summary()}};
     summary["wall_seconds"] =

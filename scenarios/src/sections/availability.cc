@@ -36,7 +36,7 @@ AvailabilitySchema(AvailabilitySpec& v)
         .Key(kHorizon)
         .Key("iteration_times",
              "an object of healthy, link_down, reduced_rate, bit_errors -> time", "measured",
-             "The job's iteration time in each fabric state; measured at packet level on the "
+             "The job's iteration time in each fabric state; measured at the scenario's fidelity on the "
              "one training job when left out.")
         .Key("links", "an object of link_down, reduced_rate, bit_errors -> link id or name (\"s0g0-l0\")", "chosen",
              "The link each measured state fails.")
