@@ -120,6 +120,11 @@ ParseArguments(int argc, char** argv)
                                 "--ranks-by=pod|rail|map:FILE, --ns3::Type::Attribute=VALUE, --print-keys[=SECTION], --help");
         }
     }
+    if (o.estimate && (o.fidelity == "flow" || !o.ranksBy.empty()))
+    {
+        throw ScenarioError("--estimate: estimates a packet-level run in one process (not with "
+                            "--fidelity=flow or --ranks-by)");
+    }
     return o;
 }
 } // namespace
@@ -170,17 +175,10 @@ main(int argc, char** argv)
         distribution = EnableMpi(&argc, &argv, options.ranksBy);
         program += " (rank " + std::to_string(distribution.rank) + ")";
     }
-    std::optional<RunEstimate> estimate;
-    if (options.estimate)
-    {
-        if (options.fidelity == "flow" || !options.ranksBy.empty())
-        {
-            std::cerr << "ai-fabric-run: error: --estimate: estimates a packet-level run in one "
-                         "process (not with --fidelity=flow or --ranks-by)\n";
-            return kBadInput;
-        }
+    // Once the scenario is known good: the same arguments at flow level, in a child process.
+    const Estimator estimator = [&options, argv]() -> std::optional<RunEstimate> {
         std::string why;
-        estimate = EstimateAtFlowLevel(argv[0], options.forwarded, why);
+        std::optional<RunEstimate> estimate = EstimateAtFlowLevel(argv[0], options.forwarded, why);
         if (estimate)
         {
             spdlog::info("{}", DescribeEstimate(*estimate));
@@ -189,7 +187,8 @@ main(int argc, char** argv)
         {
             spdlog::warn("no estimate: {}", why);
         }
-    }
+        return estimate;
+    };
     const int rc = RunScenarioDocument(
         [&options]() {
             nlohmann::json doc = options.scenario.empty()
@@ -209,7 +208,7 @@ main(int argc, char** argv)
         inputs,
         program,
         distribution,
-        estimate ? &*estimate : nullptr);
+        options.estimate ? estimator : Estimator());
     DisableMpi();
     return rc;
 }

@@ -162,3 +162,88 @@ TEST(FlowNetwork, MessagesOnOneConnectionArriveAndCompleteInOrder)
     EXPECT_EQ(completed, sent);
     Simulator::Destroy();
 }
+
+namespace
+{
+/** When 0 -> 1's 1 MiB completed and when the connection failed, with host 1's link down
+ * at 1 us and up again at \p upAt (never if zero). */
+std::pair<Time, Time>
+DeadPath(Time upAt)
+{
+    // Timeouts of 10, 20 and 40 us: the queue pair resends at 10 and 30 us after it stalls,
+    // and fails at 70 us if the last resend found no path.
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(10)));
+    rdma.SetQueuePairAttribute("RetryCount", UintegerValue(2));
+    Ptr<FabricNetwork> net = StarNetwork(2, "100Gbps", true, rdma);
+    uint32_t link = 0;
+    while (net->GetTopology().Links()[link].a != net->GetTopology().HostNode(1) &&
+           net->GetTopology().Links()[link].b != net->GetTopology().HostNode(1))
+    {
+        ++link;
+    }
+    Ptr<FabricChannel> ch = net->GetChannel(link);
+    auto [a, b] = rdma.ConnectMessages(net, 0, 1);
+    Time done;
+    Time failed;
+    a->SetErrorCallback(Callback<void>([&failed]() { failed = Simulator::Now(); }));
+    a->PostSend(1 << 20, Callback<void, uint64_t, uint64_t>(
+                             [&done](uint64_t, uint64_t) { done = Simulator::Now(); }));
+    Simulator::Schedule(MicroSeconds(1), &FabricChannel::SetUp, ch, false);
+    if (upAt.IsStrictlyPositive())
+    {
+        Simulator::Schedule(upAt, &FabricChannel::SetUp, ch, true);
+    }
+    Simulator::Stop(MilliSeconds(1));
+    Simulator::Run();
+    Simulator::Destroy();
+    return {done, failed};
+}
+} // namespace
+
+TEST(FlowNetwork, AQueuePairOnADeadPathSpendsItsRetriesAsTheRdmaOneDoes)
+{
+    // The 1 MiB takes 86 us at 100G.  Back before the last resend (at 1 + 30 us): it
+    // resumes, 19 us late, and completes.
+    const auto [done, failed] = DeadPath(MicroSeconds(20));
+    EXPECT_TRUE(failed.IsZero());
+    const double wire = 256 * kFrameWire * 8 / 100e9;
+    EXPECT_GT(done.GetSeconds(), wire + 19e-6);
+    EXPECT_LT(done.GetSeconds(), wire + 19e-6 + 2e-6);
+    // Back after it: that resend was lost, so it fails at 1 + 70 us all the same.
+    const auto [done2, failed2] = DeadPath(MicroSeconds(50));
+    EXPECT_TRUE(done2.IsZero());
+    EXPECT_EQ(failed2, MicroSeconds(71));
+    // Never back (and routing, at 50 ms, finds no path): the same.
+    const auto [done3, failed3] = DeadPath(Time(0));
+    EXPECT_TRUE(done3.IsZero());
+    EXPECT_EQ(failed3, MicroSeconds(71));
+}
+
+TEST(FlowNetwork, AConnectionMadeWithoutARouteWaitsForOneAndGivesUp)
+{
+    // Host 1's only link fails at 1 us; the routes converge 50 ms later with none to it.  A
+    // queue pair connected after that waits (at packet level its frames go nowhere) and fails
+    // after its budget: 10 + 20 + 40 us.
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(10)));
+    rdma.SetQueuePairAttribute("RetryCount", UintegerValue(2));
+    Ptr<FabricNetwork> net = StarNetwork(2, "100Gbps", true, rdma);
+    for (uint32_t l = 0; l < net->GetTopology().Links().size(); ++l)
+    {
+        Simulator::Schedule(MicroSeconds(1), &FabricChannel::SetUp, net->GetChannel(l), false);
+    }
+    Time failed;
+    bool done = false;
+    Simulator::Schedule(MilliSeconds(60), [&]() {
+        Ptr<MessageQueuePair> a = rdma.ConnectMessages(net, 0, 1).first;
+        a->SetErrorCallback(Callback<void>([&failed]() { failed = Simulator::Now(); }));
+        a->PostSend(4096, Callback<void, uint64_t, uint64_t>(
+                              [&done](uint64_t, uint64_t) { done = true; }));
+    });
+    Simulator::Stop(MilliSeconds(100));
+    Simulator::Run();
+    Simulator::Destroy();
+    EXPECT_FALSE(done);
+    EXPECT_EQ(failed, MilliSeconds(60) + MicroSeconds(70));
+}

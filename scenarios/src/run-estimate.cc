@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -51,19 +52,12 @@ WallTime(double seconds)
     }
     return fmt::format("{:.1f} h", seconds / 3600);
 }
-} // namespace
 
+/** Run the flow-level child into \p scratch and read its summary (see EstimateAtFlowLevel). */
 std::optional<RunEstimate>
-EstimateAtFlowLevel(const std::string& program, const std::vector<std::string>& arguments,
-                    std::string& why)
+RunChild(const std::string& program, const std::vector<std::string>& arguments,
+         const fs::path& scratch, std::string& why)
 {
-    std::string pattern = (fs::temp_directory_path() / "ai-fabric-estimate-XXXXXX").string();
-    if (!mkdtemp(pattern.data()))
-    {
-        why = "cannot make a scratch folder in " + fs::temp_directory_path().string();
-        return std::nullopt;
-    }
-    const fs::path scratch = pattern;
     std::vector<std::string> args{program};
     args.insert(args.end(), arguments.begin(), arguments.end());
     args.push_back("--fidelity=flow");
@@ -80,30 +74,64 @@ EstimateAtFlowLevel(const std::string& program, const std::vector<std::string>& 
     posix_spawn_file_actions_addopen(&files, 1, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addopen(&files, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t child = 0;
-    int status = 0;
-    const bool ran = posix_spawn(&child, "/proc/self/exe", &files, nullptr, argv.data(),
-                                 environ) == 0 &&
-                     waitpid(child, &status, 0) == child;
+    const bool started =
+        posix_spawn(&child, "/proc/self/exe", &files, nullptr, argv.data(), environ) == 0;
     posix_spawn_file_actions_destroy(&files);
+    if (!started)
+    {
+        why = "cannot start " + program;
+        return std::nullopt;
+    }
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+    {
+    }
+    if (WIFSIGNALED(status))
+    {
+        why = "the flow-level run ended on signal " + std::to_string(WTERMSIG(status));
+        return std::nullopt;
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    {
+        why = LastLine(scratch / "log");
+        return std::nullopt;
+    }
+    const nlohmann::json s = nlohmann::json::parse(std::ifstream(scratch / "out" / "summary.json"));
+    RunEstimate e;
+    e.simulatedSeconds = s.at("simulated_seconds").get<double>();
+    e.dataFrames = s.at("flow_level").at("data_frames").get<uint64_t>();
+    e.frameHops = s.at("flow_level").at("frame_hops").get<double>();
+    e.flowWallSeconds = s.at("wall_seconds").get<double>();
+    return e;
+}
+} // namespace
+
+std::optional<RunEstimate>
+EstimateAtFlowLevel(const std::string& program, const std::vector<std::string>& arguments,
+                    std::string& why)
+{
+    std::error_code error;
+    const fs::path tmp = fs::temp_directory_path(error);
+    std::string pattern = (tmp / "ai-fabric-estimate-XXXXXX").string();
+    if (error || !mkdtemp(pattern.data()))
+    {
+        why = "cannot make a scratch folder in " + tmp.string();
+        return std::nullopt;
+    }
+    const fs::path scratch = pattern;
     std::optional<RunEstimate> estimate;
-    if (!ran || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    try
     {
-        why = ran ? LastLine(scratch / "log") : "cannot start " + program;
+        estimate = RunChild(program, arguments, scratch, why);
     }
-    else
+    catch (const std::exception& e)
     {
-        const nlohmann::json s = nlohmann::json::parse(std::ifstream(scratch / "out" / "summary.json"));
-        RunEstimate e;
-        e.simulatedSeconds = s.at("simulated_seconds").get<double>();
-        e.dataFrames = s.at("flow_level").at("data_frames").get<uint64_t>();
-        e.frameHops = s.at("flow_level").at("frame_hops").get<double>();
-        e.flowWallSeconds = s.at("wall_seconds").get<double>();
-        estimate = e;
+        why = std::string("its summary.json: ") + e.what();
     }
-    std::error_code ignored;
-    fs::remove_all(scratch, ignored);
+    fs::remove_all(scratch, error);
     return estimate;
 }
+
 
 std::string
 DescribeEstimate(const RunEstimate& e)

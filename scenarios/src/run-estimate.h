@@ -3,6 +3,7 @@
 #define AI_FABRIC_RUN_ESTIMATE_H
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,7 +13,8 @@ namespace aifabric
 
 /**
  * What the flow model says a packet-level run of the same scenario will do.  Its data frames
- * are the packet model's exactly (the same messages cut at the same MTU); its events follow
+ * are the packet model's exactly where nothing is lost (the same messages cut at the same
+ * MTU; resent frames come on top); its events follow
  * the frames' hops: the shipped scenarios' packet-level runs took 1.40 to 2.06 events per
  * flow-level frame hop (median 1.6; the module chapter, Usage, "Run-time estimate").
  */
@@ -36,6 +38,9 @@ struct RunEstimate
 std::optional<RunEstimate> EstimateAtFlowLevel(const std::string& program,
                                                const std::vector<std::string>& arguments,
                                                std::string& why);
+
+/** What makes an estimate for a run (or nothing, saying why in the log). */
+using Estimator = std::function<std::optional<RunEstimate>()>;
 
 /** The estimate as one log line: frames, events and the wall time they take at 0.6-1.9 M/s. */
 std::string DescribeEstimate(const RunEstimate& e);

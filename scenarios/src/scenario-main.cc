@@ -129,7 +129,7 @@ namespace
 int
 RunChecked(const std::function<nlohmann::json()>& document, const std::string& out,
            const std::vector<std::string>& inputs, const std::string& program,
-           const Distribution& distribution, const RunEstimate* estimate)
+           const Distribution& distribution, const Estimator& estimator)
 {
     Scenario scenario;
     std::vector<uint32_t> partition;
@@ -139,6 +139,11 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
     try
     {
         scenario = BuildScenario(document());
+        if (estimator && scenario.flowLevel)
+        {
+            throw ScenarioError("fidelity = \"flow\" with --estimate: it estimates a "
+                                "packet-level run (leave --estimate out, or run at \"packet\")");
+        }
         if (distribution.IsDistributed())
         {
             if (scenario.flowLevel)
@@ -161,8 +166,14 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
     }
     if (scenario.hasAvailability)
     {
+        if (estimator)
+        {
+            spdlog::warn("no estimate: an availability run measures its fabric states in runs "
+                         "of its own");
+        }
         return RunAvailability(scenario, *folder, program);
     }
+    const std::optional<RunEstimate> estimate = estimator ? estimator() : std::nullopt;
     ScenarioRun run(scenario);
     if (distribution.IsDistributed())
     {
@@ -195,7 +206,7 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
                  : scenario.hasTraining
                      ? ", " + std::to_string(scenario.training.jobs.size()) + " training job(s)"
                      : std::string());
-    const RunFigures r = run.Run(root, estimate);
+    const RunFigures r = run.Run(root, estimate ? &*estimate : nullptr);
     if (!run.GetFailure().empty())
     {
         PrintError(program, run.GetFailure());
@@ -237,11 +248,11 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
 int
 RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
                     const std::vector<std::string>& inputs, const std::string& program,
-                    const Distribution& distribution, const RunEstimate* estimate)
+                    const Distribution& distribution, const Estimator& estimator)
 {
     try
     {
-        return RunChecked(document, out, inputs, program, distribution, estimate);
+        return RunChecked(document, out, inputs, program, distribution, estimator);
     }
     catch (const ResultsWriteError& e)
     {

@@ -43,13 +43,14 @@ void InitSimulator();
  * returns kWriteFailed; neither leaves a results folder (ResultsFolder).  With a collective
  * section the nccl-tests table goes to stdout.  In a distributed run every rank calls it with
  * its \p distribution; rank 0 writes the results and the table, and every rank exits alike.
- * With \p estimate (the run at flow level, EstimateAtFlowLevel) the progress line shows the
- * share of its events done and the time left.
+ * With \p estimator (--estimate: the run at flow level, EstimateAtFlowLevel), called once the
+ * scenario and destination are known good, the progress line shows the share of its events
+ * done and the time left; a scenario at fidelity "flow" is then bad input.
  */
 int RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
                         const std::vector<std::string>& inputs, const std::string& program,
                         const Distribution& distribution = Distribution(),
-                        const RunEstimate* estimate = nullptr);
+                        const Estimator& estimator = Estimator());
 
 } // namespace aifabric
 

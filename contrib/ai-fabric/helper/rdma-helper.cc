@@ -154,13 +154,14 @@ RdmaHelper::ConnectMessages(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) 
     settings->GetAttribute("RetryCount", retryCount);
     settings->GetAttribute("RetransmissionTimeout", rto);
     settings->GetAttribute("RetransmissionTimeoutMax", rtoMax);
-    // The retry budget: RetryCount + 1 timeouts in a row, each twice the last up to the cap
-    // (RdmaQueuePair's), before the queue pair fails.
-    Time giveUp;
+    // RdmaQueuePair's retry budget: it resends at each of RetryCount timeouts in a row, each
+    // twice the last up to the cap, and fails at the next.
+    FlowNetwork::RetryBudget budget;
     Time timeout = rto.Get();
     for (uint64_t i = 0; i <= retryCount.Get(); ++i)
     {
-        giveUp += timeout;
+        budget.lastResend = budget.fail;
+        budget.fail += timeout;
         timeout = std::min(2 * timeout, std::max(rtoMax.Get(), rto.Get()));
     }
     // B's number first, as Connect takes it.
@@ -175,8 +176,9 @@ RdmaHelper::ConnectMessages(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) 
     const auto interval = static_cast<uint32_t>(ackInterval.Get());
     Ptr<FlowQueuePair> qpA = CreateObject<FlowQueuePair>();
     Ptr<FlowQueuePair> qpB = CreateObject<FlowQueuePair>();
-    qpA->Setup(flows, flows->MakeRoute(a, b, portA, portB, interval), giveUp);
-    qpB->Setup(flows, flows->MakeRoute(b, a, portB, portA, interval), giveUp);
+    // A connection made while a failure leaves no route waits for one, and may give up.
+    qpA->Setup(flows, flows->MakeRouteOrWait(a, b, portA, portB, interval), budget);
+    qpB->Setup(flows, flows->MakeRouteOrWait(b, a, portB, portA, interval), budget);
     qpA->SetPeer(qpB);
     qpB->SetPeer(qpA);
     return {qpA, qpB};

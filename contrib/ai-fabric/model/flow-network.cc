@@ -91,7 +91,8 @@ FlowNetwork::Setup(const FabricTopology& topology, std::vector<Ptr<FabricSwitch>
     m_switches = std::move(switches);
     m_endpoints = std::move(endpoints);
     m_channels = std::move(channels);
-    m_capacity.assign(2 * m_channels.size(), 0.0);
+    m_capacity.assign(2 * m_channels.size() + 1, 0.0);
+    m_noPath = static_cast<uint32_t>(2 * m_channels.size()); // stays 0
     for (std::size_t l = 0; l < m_channels.size(); ++l)
     {
         const double bytesPerSecond = m_channels[l]->GetDataRate().GetBitRate() / 8.0;
@@ -119,16 +120,34 @@ FlowNetwork::FollowRouting(Ptr<FabricRouting> routing)
 void
 FlowNetwork::LinkStateChanged(uint32_t link, bool up)
 {
+    if (m_channels.empty())
+    {
+        return; // disposed
+    }
     const double bytesPerSecond = up ? m_channels[link]->GetDataRate().GetBitRate() / 8.0 : 0.0;
     for (uint32_t r : {2 * link, 2 * link + 1})
     {
         m_capacity[r] = bytesPerSecond;
         m_dirty.push_back(r);
-        for (uint32_t flow : m_on[r])
+    }
+    if (!up)
+    {
+        // A message source on it loses its message (Join marks it) and goes on sending into
+        // the dead link, no longer held by it.
+        std::vector<uint32_t> drain;
+        for (uint32_t r : {2 * link, 2 * link + 1})
         {
-            Flow& f = m_flows[flow];
-            // Its frames on the link are lost: for good without ACKs.
-            f.lost = f.lost || (!up && !f.route.acknowledged);
+            for (uint32_t flow : m_on[r])
+            {
+                if (!m_flows[flow].route.acknowledged)
+                {
+                    drain.push_back(flow);
+                }
+            }
+        }
+        for (uint32_t flow : drain)
+        {
+            Rejoin(flow);
         }
     }
     NS_LOG_INFO("link " << link << (up ? " up" : " down"));
@@ -138,7 +157,7 @@ FlowNetwork::LinkStateChanged(uint32_t link, bool up)
 void
 FlowNetwork::LinkRateChanged(uint32_t link, DataRate rate)
 {
-    if (!m_channels[link]->IsUp())
+    if (m_channels.empty() || !m_channels[link]->IsUp())
     {
         return; // no capacity until it comes up, at the rate it has then
     }
@@ -153,19 +172,18 @@ FlowNetwork::LinkRateChanged(uint32_t link, DataRate rate)
 void
 FlowNetwork::Retrace()
 {
+    if (m_channels.empty())
+    {
+        return; // disposed
+    }
     for (uint32_t flow = 0; flow < m_flows.size(); ++flow)
     {
         Flow& f = m_flows[flow];
         const Route& old = f.route;
-        Route route;
-        try
-        {
-            route = MakeRoute(old.src, old.dst, old.entropy, old.peerEntropy, old.ackInterval);
-        }
-        catch (const std::invalid_argument&)
-        {
-            continue; // no path: it keeps the old one, through a link that is down
-        }
+        // No path: it waits for one (not on its old one, which may come back before the
+        // tables do).
+        Route route = MakeRouteOrWait(old.src, old.dst, old.entropy, old.peerEntropy,
+                                      old.ackInterval);
         route.payloadMtu = old.payloadMtu; // the queue pair's, set when it was connected
         const bool moved =
             route.uses.size() != old.uses.size() ||
@@ -183,21 +201,28 @@ FlowNetwork::Retrace()
             f.route = std::move(route);
             continue;
         }
-        // As SetLimiter: it keeps its rate until the recompute this instant.
-        const double rate = f.rate;
-        Advance(f);
-        Leave(flow);
         f.route = std::move(route);
-        Join(flow);
-        f.rate = rate;
+        Rejoin(flow);
     }
     RequestRecompute();
 }
 
 void
-FlowNetwork::SetGiveUp(uint32_t flow, Time after, Callback<void> failed)
+FlowNetwork::Rejoin(uint32_t flow)
 {
-    m_flows[flow].giveUpAfter = after;
+    // As SetLimiter: it keeps its rate until the recompute this instant.
+    Flow& f = m_flows[flow];
+    const double rate = f.rate;
+    Advance(f);
+    Leave(flow);
+    Join(flow);
+    f.rate = rate;
+}
+
+void
+FlowNetwork::SetRetryBudget(uint32_t flow, RetryBudget budget, Callback<void> failed)
+{
+    m_flows[flow].budget = budget;
     m_flows[flow].failed = failed;
 }
 
@@ -210,14 +235,23 @@ FlowNetwork::TakeLost(uint32_t flow)
 }
 
 void
-FlowNetwork::GiveUp(uint32_t flow)
+FlowNetwork::Doom(uint32_t flow)
 {
     Flow& f = m_flows[flow];
-    NS_LOG_INFO("flow " << flow << " gave up after " << f.giveUpAfter.As(Time::US)
-                        << " without a path");
+    NS_LOG_INFO("flow " << flow << ": no path at its last resend");
     Stop(flow);
+    f.doomed = true;
     RequestRecompute();
-    const Callback<void> failed = f.failed; // it may add flows to m_flows
+    f.giveUp = Simulator::Schedule(f.budget.fail - f.budget.lastResend, &FlowNetwork::GiveUp,
+                                   this, flow);
+}
+
+void
+FlowNetwork::GiveUp(uint32_t flow)
+{
+    NS_LOG_INFO("flow " << flow << " gave up: its retry budget is spent");
+    ++m_flowsFailed;
+    const Callback<void> failed = m_flows[flow].failed; // it may add flows to m_flows
     failed();
 }
 
@@ -325,6 +359,29 @@ FlowNetwork::TracePath(uint32_t src, uint32_t dst, uint16_t entropy, double weig
 }
 
 FlowNetwork::Route
+FlowNetwork::MakeRouteOrWait(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
+                             uint32_t ackInterval) const
+{
+    try
+    {
+        return MakeRoute(src, dst, entropy, peerEntropy, ackInterval);
+    }
+    catch (const std::invalid_argument&)
+    {
+        Route r;
+        r.uses = {{m_noPath, 1.0}};
+        r.payloadMtu = m_endpoints[m_topology->HostNode(src)]->GetPort(0)->GetPayloadMtu();
+        r.acknowledged = ackInterval != 0;
+        r.src = src;
+        r.dst = dst;
+        r.entropy = entropy;
+        r.peerEntropy = peerEntropy;
+        r.ackInterval = ackInterval;
+        return r;
+    }
+}
+
+FlowNetwork::Route
 FlowNetwork::MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
                        uint32_t ackInterval) const
 {
@@ -370,7 +427,6 @@ FlowNetwork::AddFlow(Route route, double payloadPerWireByte, SentCallback sent,
                      Ptr<Object> owner)
 {
     Flow f;
-    f.hopsPerFrame = route.hopsPerFrame;
     f.route = std::move(route);
     f.payloadPerWireByte = payloadPerWireByte;
     f.sent = sent;
@@ -428,6 +484,24 @@ FlowNetwork::Join(uint32_t flow)
     Flow& f = m_flows[flow];
     f.active = true;
     f.current = f.route.uses;
+    if (!f.route.acknowledged)
+    {
+        // A message source's frames into a link that is down are lost (its message for
+        // good): it goes on sending, loading only the links before it.
+        const auto dead = [this](const Use& u) {
+            return u.resource < m_capacity.size() && m_capacity[u.resource] == 0;
+        };
+        if (std::any_of(f.current.begin(), f.current.end(), dead))
+        {
+            f.lost = true;
+            f.current.erase(std::remove_if(f.current.begin(), f.current.end(), dead),
+                            f.current.end());
+            if (f.current.empty())
+            {
+                f.current = f.route.uses; // its own link is dead: it cannot send
+            }
+        }
+    }
     if (f.limiter && f.limiter->GetRate().GetBitRate() > 0)
     {
         f.current.push_back({LimiterResource(f.limiter), f.payloadPerWireByte});
@@ -437,9 +511,6 @@ FlowNetwork::Join(uint32_t flow)
     {
         m_on[u.resource].push_back(flow);
         m_dirty.push_back(u.resource);
-        // Started onto a link that is down: lost for good without ACKs.
-        f.lost = f.lost || (u.resource < m_capacity.size() && m_capacity[u.resource] == 0 &&
-                            !f.route.acknowledged);
     }
 }
 
@@ -474,9 +545,13 @@ FlowNetwork::Send(uint32_t flow, double wireBytes, uint64_t frames)
 {
     Flow& f = m_flows[flow];
     m_dataFrames += frames;
-    m_frameHops += static_cast<double>(frames) * f.hopsPerFrame;
+    m_frameHops += static_cast<double>(frames) * f.route.hopsPerFrame;
     f.remaining = wireBytes;
     f.updated = Simulator::Now();
+    if (f.doomed)
+    {
+        return; // its queue pair fails soon and sends nothing more
+    }
     if (f.active)
     {
         NS_ABORT_MSG_IF(m_sending != flow,
@@ -582,9 +657,10 @@ FlowNetwork::Recompute()
         if (f.rate <= 0 && !f.stalled)
         {
             f.stalled = true;
-            if (f.giveUpAfter.IsStrictlyPositive())
+            if (f.budget.fail.IsStrictlyPositive())
             {
-                f.giveUp = Simulator::Schedule(f.giveUpAfter, &FlowNetwork::GiveUp, this, flow);
+                f.giveUp =
+                    Simulator::Schedule(f.budget.lastResend, &FlowNetwork::Doom, this, flow);
             }
         }
         else if (f.rate > 0 && f.stalled)

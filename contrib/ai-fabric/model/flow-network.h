@@ -44,9 +44,11 @@ namespace ns3
  * A link's capacity follows its rate when it is degraded or restored.  A link that goes
  * down has no capacity: the flows through it stop until the routing
  * (FollowRouting) sends them around it.  A flow without ACKs (a message source's) whose
- * message is on the link then, or starts onto it, loses that message (TakeLost); a queue
- * pair's flow waits, as go-back-N resends what was lost once a path works, and gives up after
- * its retry budget (SetGiveUp).
+ * message is on the link then, or starts onto it, loses that message (TakeLost) and goes on
+ * sending into the dead link, loading the links before it; a queue pair's flow waits, as
+ * go-back-N resends what was lost once a path works, and gives up after its retry budget
+ * (SetRetryBudget).  A flow with no path at all (every route to its destination gone) waits
+ * on a resource of no capacity until the routing finds one.
  *
  * What it cannot see: queues and buffer occupancy, PFC pauses and head-of-line blocking,
  * ECN marks and congestion control, drops and retransmission (nor the time a timeout or NAK
@@ -100,6 +102,12 @@ class FlowNetwork : public Object
      */
     Route MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
                     uint32_t ackInterval) const;
+    /**
+     * As MakeRoute, but where there is no route (a failure took the last one) a route that
+     * waits for one: no links, a resource of no capacity, the MTU of \p src's first port.
+     */
+    Route MakeRouteOrWait(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
+                          uint32_t ackInterval) const;
 
     /**
      * Follow \p routing: when it installs new tables every flow takes its new path (the same
@@ -137,10 +145,21 @@ class FlowNetwork : public Object
     /** The route flow \p flow takes now. */
     const Route& GetRoute(uint32_t flow) const { return m_flows[flow].route; }
     /**
-     * Give flow \p flow up when it has had a message to send but no rate (a link of its path
-     * down) for \p after: it stops and \p failed is called (a queue pair's retry budget).
+     * How a queue pair spends its retries on a dead path, from when its flow stalls: it
+     * resends at each timeout up to \p lastResend, and fails at \p fail if that last resend
+     * found no path (RdmaQueuePair: RetryCount + 1 timeouts, each twice the last up to the cap).
      */
-    void SetGiveUp(uint32_t flow, Time after, Callback<void> failed);
+    struct RetryBudget
+    {
+        Time lastResend;
+        Time fail;
+    };
+    /**
+     * Flow \p flow gives up as a queue pair with \p budget would: still without a rate (a
+     * link of its path down, or no path) at budget.lastResend after it stalled, it sends
+     * nothing more, and \p failed is called at budget.fail.
+     */
+    void SetRetryBudget(uint32_t flow, RetryBudget budget, Callback<void> failed);
     /**
      * Whether the message flow \p flow is sending lost frames to a link that went down under
      * it, or was started onto a down link (what a flow without ACKs loses for good); clears
@@ -151,6 +170,8 @@ class FlowNetwork : public Object
     double GetRate(uint32_t flow) const { return m_flows[flow].rate; }
     /** Times the rates were recomputed. */
     uint64_t GetRecomputations() const { return m_recomputations; }
+    /** Flows whose retry budget ran out (their queue pairs failed). */
+    uint64_t GetFlowsFailed() const { return m_flowsFailed; }
     /** Data frames of the messages sent so far: what the packet model would send. */
     uint64_t GetDataFrames() const { return m_dataFrames; }
     /**
@@ -167,7 +188,6 @@ class FlowNetwork : public Object
     {
         Route route;
         double payloadPerWireByte{1};
-        double hopsPerFrame{0};
         SentCallback sent;
         Ptr<Object> owner;
         Ptr<SendRateLimiter> limiter;
@@ -184,9 +204,10 @@ class FlowNetwork : public Object
         uint64_t visit{0};     //!< Recompute: in the component being refilled
         bool lost{false};      //!< its message lost frames (TakeLost)
         bool stalled{false};   //!< active at rate 0 since Recompute found it so
-        Time giveUpAfter;      //!< 0: never
+        bool doomed{false};    //!< its last resend found no path: it sends nothing more
+        RetryBudget budget;    //!< fail 0: never gives up
         Callback<void> failed;
-        EventId giveUp;
+        EventId giveUp;        //!< the budget's next step while stalled or doomed
     };
     /** A heap entry: a flow's finish time as of one epoch. */
     struct Due
@@ -205,6 +226,8 @@ class FlowNetwork : public Object
     void Join(uint32_t flow);
     /** Flow \p flow stops using them. */
     void Leave(uint32_t flow);
+    /** Flow \p flow leaves and joins again (its uses changed), keeping its rate till the refill. */
+    void Rejoin(uint32_t flow);
     /** Flow \p flow stops sending: it leaves, and is no longer stalled. */
     void Stop(uint32_t flow);
     /** A link's state changed: its capacity both ways is its rate or 0. */
@@ -213,7 +236,9 @@ class FlowNetwork : public Object
     void LinkRateChanged(uint32_t link, DataRate rate);
     /** The routes changed: every flow follows its new path. */
     void Retrace();
-    /** Flow \p flow has been stalled for its give-up time. */
+    /** Flow \p flow is still stalled at its last resend: it stops, and fails later. */
+    void Doom(uint32_t flow);
+    /** Flow \p flow's retry budget is spent: its owner fails. */
     void GiveUp(uint32_t flow);
     /** The resource id of \p limiter, allocated while flows use it. */
     uint32_t LimiterResource(const Ptr<SendRateLimiter>& limiter);
@@ -233,7 +258,8 @@ class FlowNetwork : public Object
     std::vector<Ptr<FabricSwitch>> m_switches;
     std::vector<Ptr<FabricEndpoint>> m_endpoints;
     std::vector<Ptr<FabricChannel>> m_channels;
-    std::vector<double> m_capacity; //!< per directed link, wire bytes per second
+    std::vector<double> m_capacity; //!< per directed link, wire bytes per second; then m_noPath's
+    uint32_t m_noPath{0};            //!< the resource of no capacity a flow without a path uses
     std::vector<Flow> m_flows;
     /** Resources: the directed links (2 x link + direction), then limiters in use. */
     std::vector<std::vector<uint32_t>> m_on; //!< by resource: its active flows
@@ -261,6 +287,7 @@ class FlowNetwork : public Object
     uint32_t m_sending{UINT32_MAX}; //!< the flow whose sent callback runs
     uint64_t m_recomputations{0};
     uint64_t m_dataFrames{0};
+    uint64_t m_flowsFailed{0};
     double m_frameHops{0};
 };
 

@@ -46,7 +46,8 @@ FlowQueuePair::DoDispose()
 }
 
 void
-FlowQueuePair::Setup(Ptr<FlowNetwork> network, FlowNetwork::Route route, Time giveUpAfter)
+FlowQueuePair::Setup(Ptr<FlowNetwork> network, FlowNetwork::Route route,
+                     FlowNetwork::RetryBudget budget)
 {
     m_network = network;
     m_payloadMtu = route.payloadMtu;
@@ -56,9 +57,9 @@ FlowQueuePair::Setup(Ptr<FlowNetwork> network, FlowNetwork::Route route, Time gi
                               payloadPerWireByte,
                               MakeCallback(&FlowQueuePair::Sent, this),
                               Ptr<Object>(this));
-    if (giveUpAfter.IsStrictlyPositive())
+    if (budget.fail.IsStrictlyPositive())
     {
-        network->SetGiveUp(m_flow, giveUpAfter, MakeCallback(&FlowQueuePair::Failed, this));
+        network->SetRetryBudget(m_flow, budget, MakeCallback(&FlowQueuePair::Failed, this));
     }
 }
 

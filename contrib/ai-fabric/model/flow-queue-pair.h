@@ -31,11 +31,12 @@ class FlowQueuePair : public MessageQueuePair
 
     /**
      * Carry this end's messages as a flow of \p network on \p route (its frames of
-     * route.payloadMtu whatever path it takes later).  With \p giveUpAfter (a queue pair's
-     * retry budget), a flow that has no rate for that long fails the connection (its
-     * messages never complete; the error callback is called).
+     * route.payloadMtu whatever path it takes later).  With \p budget (a queue pair's retry
+     * budget; fail 0: none), a flow without a path for that long fails the connection (its
+     * messages never complete; the error callback is called): FlowNetwork::SetRetryBudget.
      */
-    void Setup(Ptr<FlowNetwork> network, FlowNetwork::Route route, Time giveUpAfter = Time(0));
+    void Setup(Ptr<FlowNetwork> network, FlowNetwork::Route route,
+               FlowNetwork::RetryBudget budget = FlowNetwork::RetryBudget());
     /** The other end: it receives what this end sends. */
     void SetPeer(Ptr<FlowQueuePair> peer) { m_peer = peer; }
 

@@ -63,7 +63,7 @@ RulesSection()
         if (s.failures.random && !s.hasAvailability && s.stopTime.IsZero())
         {
             Fail("stop_time", json(nullptr),
-                 "required with failures.components at packet level: failure processes never "
+                 "required with failures.components (outside an availability run): failure processes never "
                  "end (or add an \"availability\" section for a long-horizon run)");
         }
     };
