@@ -5,9 +5,12 @@ completion time, or an availability run's measured fabric states' iteration time
 goodput) and both runs' wall time, as a Markdown table.
 
 usage: fidelity_table.py RUNNER SCENARIO.json ... [--out=FILE]
+       fidelity_table.py --compare PACKET_STUDY FLOW_STUDY [--out=FILE]
 
 RUNNER is build/scenarios/ai-fabric-run.  A scenario the flow model cannot run (it exits 2)
-is listed with the reason.
+is listed with the reason.  --compare takes a study's results run twice (e.g.
+AI_FABRIC_FIDELITY=flow scenarios/studies/placement.py --out DIR) and compares its runs folder by
+folder.
 """
 import csv
 import json
@@ -48,6 +51,35 @@ def figures(folder):
         return "each message", [float(r["fct_us"]) for r in csv.DictReader(f)]
 
 
+def row(name, packet_folder, flow_folder):
+    """A table row comparing one scenario's two results folders."""
+    what, packet = figures(packet_folder)
+    _, flow = figures(flow_folder)
+    ratios = [f / p for f, p in zip(flow, packet) if p > 0]
+    if len(flow) != len(packet) or not ratios:
+        sys.exit(f"fidelity_table: {name}: {len(flow)} figures at flow level, "
+                 f"{len(packet)} at packet level")
+    shown = (f"{min(ratios):.3f}" if max(ratios) - min(ratios) < 5e-4
+             else f"{min(ratios):.3f} to {max(ratios):.3f}")
+    wall = [json.loads((Path(d) / "summary.json").read_text())["wall_seconds"]
+            for d in (packet_folder, flow_folder)]
+    speed = wall[0] / wall[1]
+    return (f"| {name} | {what} | {shown} | {wall[0]:.2f} | {wall[1]:.2f} "
+            f"| {speed:.{1 if speed < 10 else 0}f}x |")
+
+
+def compare(packet_study, flow_study):
+    """Rows for every run of a study found in both folders."""
+    rows = []
+    for folder in sorted(Path(packet_study).iterdir()):
+        other = Path(flow_study) / folder.name
+        if (folder / "summary.json").is_file() and (other / "summary.json").is_file():
+            rows.append(row(folder.name, folder, other))
+    if not rows:
+        sys.exit(f"fidelity_table: no run in both {packet_study} and {flow_study}")
+    return rows
+
+
 def main(argv):
     out = None
     runner, scenarios = None, []
@@ -58,6 +90,16 @@ def main(argv):
             runner = arg
         else:
             scenarios.append(arg)
+    if runner == "--compare":
+        if len(scenarios) != 2:
+            sys.exit(__doc__)
+        lines = ["| run | measures | flow / packet | packet wall s | flow wall s | speed-up |",
+                 "|---|---|---|---|---|---|"] + compare(*scenarios)
+        text = "\n".join(lines) + "\n"
+        print(text)
+        if out:
+            out.write_text(text)
+        return
     if runner is None or not scenarios:
         sys.exit(__doc__)
     lines = ["| scenario | measures | flow / packet | packet wall s | flow wall s | speed-up |",
@@ -73,19 +115,7 @@ def main(argv):
             failed = run(runner, scenario, "packet", folders["packet"])
             if failed:
                 sys.exit(f"fidelity_table: {name} at packet level: {failed}")
-            what, packet = figures(folders["packet"])
-            _, flow = figures(folders["flow"])
-            ratios = [f / p for f, p in zip(flow, packet) if p > 0]
-            if len(flow) != len(packet) or not ratios:
-                sys.exit(f"fidelity_table: {name}: {len(flow)} figures at flow level, "
-                         f"{len(packet)} at packet level")
-            shown = (f"{min(ratios):.3f}" if max(ratios) - min(ratios) < 5e-4
-                     else f"{min(ratios):.3f} to {max(ratios):.3f}")
-            wall = {f: json.loads((d / "summary.json").read_text())["wall_seconds"]
-                    for f, d in folders.items()}
-            speed = wall["packet"] / wall["flow"]
-            lines.append(f"| {name} | {what} | {shown} | {wall['packet']:.2f} "
-                         f"| {wall['flow']:.2f} | {speed:.{1 if speed < 10 else 0}f}x |")
+            lines.append(row(name, folders["packet"], folders["flow"]))
             print(lines[-1], file=sys.stderr, flush=True)
     text = "\n".join(lines) + "\n"
     print(text)

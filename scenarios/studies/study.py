@@ -1,7 +1,8 @@
 """What the study scripts share: write scenario files, run ai-fabric-run on them two at a time,
 and hand the results folders to an analysis script.
 
-The runner is build/scenarios/ai-fabric-run, or $AI_FABRIC_RUNNER; results go under
+The runner is build/scenarios/ai-fabric-run, or $AI_FABRIC_RUNNER, at the scenarios' own
+fidelity or at $AI_FABRIC_FIDELITY (packet or flow: its --fidelity); results go under
 results/<study>/, or $AI_FABRIC_STUDY_OUT, or --out.  A study writes its scenarios to OUT/scenarios/NAME.json and each run's results to
 OUT/NAME/ (written whole by the runner).  A folder that already holds a summary.json for the
 same scenario text is kept, so an interrupted study resumes where it stopped.
@@ -15,6 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNNER = Path(os.environ.get("AI_FABRIC_RUNNER", ROOT / "build" / "scenarios" / "ai-fabric-run"))
+FIDELITY = os.environ.get("AI_FABRIC_FIDELITY", "")
 ANALYSIS = ROOT / "analysis"
 
 
@@ -28,14 +30,16 @@ def run_all(scenarios: dict, out: Path, parallel: int = 2) -> list:
         path = out / "scenarios" / f"{name}.json"
         path.write_text(json.dumps(doc, indent=2) + "\n")
         summary = out / name / "summary.json"
-        if summary.is_file() and json.loads(summary.read_text()).get("scenario") == doc:
+        kept = json.loads(summary.read_text()) if summary.is_file() else {}
+        if kept.get("scenario") == doc and kept.get("fidelity") == (FIDELITY or kept.get("fidelity")):
             print(f"{name}: kept (already run)", flush=True)
             continue
         todo.append((name, path))
 
     def run(item):
         name, path = item
-        done = subprocess.run([str(RUNNER), f"--scenario={path}", f"--out={out / name}"],
+        fidelity = [f"--fidelity={FIDELITY}"] if FIDELITY else []
+        done = subprocess.run([str(RUNNER), f"--scenario={path}", f"--out={out / name}", *fidelity],
                               capture_output=True, text=True)
         return name, done
 
