@@ -73,8 +73,13 @@ def compare(packet_study, flow_study):
     rows = []
     for folder in sorted(Path(packet_study).iterdir()):
         other = Path(flow_study) / folder.name
-        if (folder / "summary.json").is_file() and (other / "summary.json").is_file():
-            rows.append(row(folder.name, folder, other))
+        if not ((folder / "summary.json").is_file() and (other / "summary.json").is_file()):
+            continue
+        for d, fidelity in ((folder, "packet"), (other, "flow")):
+            ran = json.loads((d / "summary.json").read_text()).get("fidelity", "packet")
+            if ran != fidelity:
+                sys.exit(f"fidelity_table: {d} ran at {ran} level, not {fidelity}")
+        rows.append(row(folder.name, folder, other))
     if not rows:
         sys.exit(f"fidelity_table: no run in both {packet_study} and {flow_study}")
     return rows

@@ -165,20 +165,23 @@ TEST(FlowNetwork, MessagesOnOneConnectionArriveAndCompleteInOrder)
 
 namespace
 {
-/** When 0 -> 1's 1 MiB completed and when the connection failed, with host 1's link down
- * at 1 us and up again at \p upAt (never if zero). */
+/**
+ * When 0 -> 1's 64 KiB completed and when the connection failed (zero: never), at \p flow
+ * level or packet level, with host 1's link down at 1 us and up again at \p upAt (never if
+ * zero; the routes converge at 50 ms with none to host 1).
+ */
 std::pair<Time, Time>
-DeadPath(Time upAt)
+DeadPath(bool flow, Time upAt)
 {
-    // Timeouts of 10, 20 and 40 us: the queue pair resends at 10 and 30 us after it stalls,
-    // and fails at 70 us if the last resend found no path.
+    // Timeouts of 10, 20 and 40 us: the queue pair resends at the first two and fails at the
+    // third, 70 us after it last made progress.
     RdmaHelper rdma;
     rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(10)));
     rdma.SetQueuePairAttribute("RetryCount", UintegerValue(2));
-    Ptr<FabricNetwork> net = StarNetwork(2, "100Gbps", true, rdma);
+    Ptr<FabricNetwork> net = StarNetwork(2, "100Gbps", flow, rdma);
+    const FabricTopology& topo = net->GetTopology();
     uint32_t link = 0;
-    while (net->GetTopology().Links()[link].a != net->GetTopology().HostNode(1) &&
-           net->GetTopology().Links()[link].b != net->GetTopology().HostNode(1))
+    while (topo.Links()[link].a != topo.HostNode(1) && topo.Links()[link].b != topo.HostNode(1))
     {
         ++link;
     }
@@ -187,14 +190,14 @@ DeadPath(Time upAt)
     Time done;
     Time failed;
     a->SetErrorCallback(Callback<void>([&failed]() { failed = Simulator::Now(); }));
-    a->PostSend(1 << 20, Callback<void, uint64_t, uint64_t>(
-                             [&done](uint64_t, uint64_t) { done = Simulator::Now(); }));
+    a->PostSend(64 << 10, Callback<void, uint64_t, uint64_t>(
+                              [&done](uint64_t, uint64_t) { done = Simulator::Now(); }));
     Simulator::Schedule(MicroSeconds(1), &FabricChannel::SetUp, ch, false);
     if (upAt.IsStrictlyPositive())
     {
         Simulator::Schedule(upAt, &FabricChannel::SetUp, ch, true);
     }
-    Simulator::Stop(MilliSeconds(1));
+    Simulator::Stop(MilliSeconds(100));
     Simulator::Run();
     Simulator::Destroy();
     return {done, failed};
@@ -203,30 +206,39 @@ DeadPath(Time upAt)
 
 TEST(FlowNetwork, AQueuePairOnADeadPathSpendsItsRetriesAsTheRdmaOneDoes)
 {
-    // The 1 MiB takes 86 us at 100G.  Back before the last resend (at 1 + 30 us): it
-    // resumes, 19 us late, and completes.
-    const auto [done, failed] = DeadPath(MicroSeconds(20));
-    EXPECT_TRUE(failed.IsZero());
-    const double wire = 256 * kFrameWire * 8 / 100e9;
-    EXPECT_GT(done.GetSeconds(), wire + 19e-6);
-    EXPECT_LT(done.GetSeconds(), wire + 19e-6 + 2e-6);
-    // Back after it: that resend was lost, so it fails at 1 + 70 us all the same.
-    const auto [done2, failed2] = DeadPath(MicroSeconds(50));
-    EXPECT_TRUE(done2.IsZero());
-    EXPECT_EQ(failed2, MicroSeconds(71));
-    // Never back (and routing, at 50 ms, finds no path): the same.
-    const auto [done3, failed3] = DeadPath(Time(0));
-    EXPECT_TRUE(done3.IsZero());
-    EXPECT_EQ(failed3, MicroSeconds(71));
+    // The 64 KiB (5.4 us at 100G) loses its path at 1 us.  The queue pair resends at 11 and
+    // 31 us (a 4.4 us burst of what is left, the last one to 35.4 us) and fails at 71 us.  A
+    // path back before the last burst has gone out lets it complete; after it, or never (the
+    // routes then converge on none), it fails: at both fidelities alike.
+    const double left = (16 * kFrameWire - 100e9 / 8 * 1e-6) * 8 / 100e9;
+    for (const auto& [upUs, completes] :
+         std::vector<std::pair<int, bool>>{{20, true}, {33, true}, {50, false}, {0, false}})
+    {
+        const auto [packetDone, packetFailed] = DeadPath(false, MicroSeconds(upUs));
+        const auto [done, failed] = DeadPath(true, MicroSeconds(upUs));
+        EXPECT_EQ(!packetDone.IsZero(), completes) << "packet, back at " << upUs << " us";
+        EXPECT_EQ(!packetFailed.IsZero(), !completes) << "packet, back at " << upUs << " us";
+        EXPECT_EQ(!done.IsZero(), completes) << "flow, back at " << upUs << " us";
+        if (completes)
+        {
+            // At flow level it goes on the moment the path is back (the packet level waits
+            // for its next timeout or NAK).
+            EXPECT_TRUE(failed.IsZero());
+            EXPECT_NEAR(done.GetSeconds(), upUs * 1e-6 + left, 1.5e-6) << upUs; // + the path
+        }
+        else
+        {
+            EXPECT_EQ(failed, MicroSeconds(71)) << upUs;
+        }
+    }
 }
 
-TEST(FlowNetwork, AConnectionMadeWithoutARouteWaitsForOneAndGivesUp)
+TEST(FlowNetwork, AConnectionMadeWithoutARouteWaitsAndGivesUp)
 {
-    // Host 1's only link fails at 1 us; the routes converge 50 ms later with none to it.  A
-    // queue pair connected after that waits (at packet level its frames go nowhere) and fails
-    // after its budget: 10 + 20 + 40 us.
-    RdmaHelper rdma;
-    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(10)));
+    // Every link of the star fails at 1 us; the routes converge 50 ms later with none.  A
+    // queue pair connected after that has no route: it waits on no capacity (not an error),
+    // resends nothing, and fails after its budget: 10 + 20 + 40 us.
+    RdmaHelper rdma;    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(10)));
     rdma.SetQueuePairAttribute("RetryCount", UintegerValue(2));
     Ptr<FabricNetwork> net = StarNetwork(2, "100Gbps", true, rdma);
     for (uint32_t l = 0; l < net->GetTopology().Links().size(); ++l)

@@ -83,8 +83,14 @@ RunChild(const std::string& program, const std::vector<std::string>& arguments,
         return std::nullopt;
     }
     int status = 0;
-    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+    pid_t waited = 0;
+    while ((waited = waitpid(child, &status, 0)) < 0 && errno == EINTR)
     {
+    }
+    if (waited != child)
+    {
+        why = "lost the flow-level run (waitpid failed)";
+        return std::nullopt;
     }
     if (WIFSIGNALED(status))
     {

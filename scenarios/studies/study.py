@@ -31,7 +31,10 @@ def run_all(scenarios: dict, out: Path, parallel: int = 2) -> list:
         path.write_text(json.dumps(doc, indent=2) + "\n")
         summary = out / name / "summary.json"
         kept = json.loads(summary.read_text()) if summary.is_file() else {}
-        if kept.get("scenario") == doc and kept.get("fidelity") == (FIDELITY or kept.get("fidelity")):
+        # The runner records --fidelity in the scenario it ran.
+        ran = {**doc, "fidelity": FIDELITY} if FIDELITY else doc
+        if (kept.get("scenario") == ran and
+                kept.get("fidelity") == (FIDELITY or doc.get("fidelity", "packet"))):
             print(f"{name}: kept (already run)", flush=True)
             continue
         todo.append((name, path))

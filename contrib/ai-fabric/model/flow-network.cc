@@ -235,6 +235,25 @@ FlowNetwork::TakeLost(uint32_t flow)
 }
 
 void
+FlowNetwork::LastResend(uint32_t flow)
+{
+    // The queue pair goes back and resends what is unacknowledged at its first link's rate; a
+    // path back before that burst ends lets its later frames through (the receiver NAKs the
+    // gap and it goes on), so it is doomed only once the burst has gone out.
+    Flow& f = m_flows[flow];
+    const uint32_t first = f.route.uses.front().resource;
+    double burst = 0;
+    if (first < m_noPath)
+    {
+        burst = f.remaining * 8 / m_channels[first / 2]->GetDataRate().GetBitRate();
+    }
+    const Time doomAt =
+        std::min(PicoSeconds(static_cast<int64_t>(std::ceil(burst * 1e12))),
+                 f.budget.fail - f.budget.lastResend);
+    f.giveUp = Simulator::Schedule(doomAt, &FlowNetwork::Doom, this, flow);
+}
+
+void
 FlowNetwork::Doom(uint32_t flow)
 {
     Flow& f = m_flows[flow];
@@ -242,8 +261,9 @@ FlowNetwork::Doom(uint32_t flow)
     Stop(flow);
     f.doomed = true;
     RequestRecompute();
-    f.giveUp = Simulator::Schedule(f.budget.fail - f.budget.lastResend, &FlowNetwork::GiveUp,
-                                   this, flow);
+    // Its failure comes at the timeout after the last resend.
+    f.giveUp = Simulator::Schedule(f.stalledAt + f.budget.fail - Simulator::Now(),
+                                   &FlowNetwork::GiveUp, this, flow);
 }
 
 void
@@ -368,9 +388,21 @@ FlowNetwork::MakeRouteOrWait(uint32_t src, uint32_t dst, uint16_t entropy, uint1
     }
     catch (const std::invalid_argument&)
     {
+        const Ptr<FabricEndpoint> host = m_endpoints[m_topology->HostNode(src)];
+        if (host->GetNPorts() == 0 ||
+            std::all_of(m_channels.begin(), m_channels.end(),
+                        [](const Ptr<FabricChannel>& c) { return c->IsUp(); }))
+        {
+            throw; // no failure took it: the fabric has no route at all
+        }
         Route r;
         r.uses = {{m_noPath, 1.0}};
-        r.payloadMtu = m_endpoints[m_topology->HostNode(src)]->GetPort(0)->GetPayloadMtu();
+        // The NIC's (the scale-out port's MTU is the smallest; NVLink's segments are larger).
+        r.payloadMtu = UINT32_MAX;
+        for (uint32_t i = 0; i < host->GetNPorts(); ++i)
+        {
+            r.payloadMtu = std::min(r.payloadMtu, host->GetPort(i)->GetPayloadMtu());
+        }
         r.acknowledged = ackInterval != 0;
         r.src = src;
         r.dst = dst;
@@ -487,7 +519,7 @@ FlowNetwork::Join(uint32_t flow)
     if (!f.route.acknowledged)
     {
         // A message source's frames into a link that is down are lost (its message for
-        // good): it goes on sending, loading only the links before it.
+        // good): it goes on sending, no longer held by that link.
         const auto dead = [this](const Use& u) {
             return u.resource < m_capacity.size() && m_capacity[u.resource] == 0;
         };
@@ -544,14 +576,14 @@ void
 FlowNetwork::Send(uint32_t flow, double wireBytes, uint64_t frames)
 {
     Flow& f = m_flows[flow];
-    m_dataFrames += frames;
-    m_frameHops += static_cast<double>(frames) * f.route.hopsPerFrame;
-    f.remaining = wireBytes;
-    f.updated = Simulator::Now();
     if (f.doomed)
     {
         return; // its queue pair fails soon and sends nothing more
     }
+    m_dataFrames += frames;
+    m_frameHops += static_cast<double>(frames) * f.route.hopsPerFrame;
+    f.remaining = wireBytes;
+    f.updated = Simulator::Now();
     if (f.active)
     {
         NS_ABORT_MSG_IF(m_sending != flow,
@@ -659,8 +691,9 @@ FlowNetwork::Recompute()
             f.stalled = true;
             if (f.budget.fail.IsStrictlyPositive())
             {
+                f.stalledAt = Simulator::Now();
                 f.giveUp =
-                    Simulator::Schedule(f.budget.lastResend, &FlowNetwork::Doom, this, flow);
+                    Simulator::Schedule(f.budget.lastResend, &FlowNetwork::LastResend, this, flow);
             }
         }
         else if (f.rate > 0 && f.stalled)

@@ -45,7 +45,7 @@ namespace ns3
  * down has no capacity: the flows through it stop until the routing
  * (FollowRouting) sends them around it.  A flow without ACKs (a message source's) whose
  * message is on the link then, or starts onto it, loses that message (TakeLost) and goes on
- * sending into the dead link, loading the links before it; a queue pair's flow waits, as
+ * sending into the dead link, loading the rest of its path; a queue pair's flow waits, as
  * go-back-N resends what was lost once a path works, and gives up after its retry budget
  * (SetRetryBudget).  A flow with no path at all (every route to its destination gone) waits
  * on a resource of no capacity until the routing finds one.
@@ -103,8 +103,9 @@ class FlowNetwork : public Object
     Route MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
                     uint32_t ackInterval) const;
     /**
-     * As MakeRoute, but where there is no route (a failure took the last one) a route that
-     * waits for one: no links, a resource of no capacity, the MTU of \p src's first port.
+     * As MakeRoute, but where a failure took the last route (a link is down) a route that
+     * waits for one: no links, a resource of no capacity, the smallest MTU of \p src's ports
+     * (its NIC's).  With every link up a missing route still throws.
      */
     Route MakeRouteOrWait(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
                           uint32_t ackInterval) const;
@@ -156,8 +157,9 @@ class FlowNetwork : public Object
     };
     /**
      * Flow \p flow gives up as a queue pair with \p budget would: still without a rate (a
-     * link of its path down, or no path) at budget.lastResend after it stalled, it sends
-     * nothing more, and \p failed is called at budget.fail.
+     * link of its path down, or no path) at budget.lastResend after it stalled, it resends
+     * its message at its first link's rate; if that burst goes out without a path, it sends
+     * nothing more, and \p failed is called at budget.fail after the stall.
      */
     void SetRetryBudget(uint32_t flow, RetryBudget budget, Callback<void> failed);
     /**
@@ -205,6 +207,7 @@ class FlowNetwork : public Object
         bool lost{false};      //!< its message lost frames (TakeLost)
         bool stalled{false};   //!< active at rate 0 since Recompute found it so
         bool doomed{false};    //!< its last resend found no path: it sends nothing more
+        Time stalledAt;        //!< when it last stalled (its retry budget counts from then)
         RetryBudget budget;    //!< fail 0: never gives up
         Callback<void> failed;
         EventId giveUp;        //!< the budget's next step while stalled or doomed
@@ -236,7 +239,9 @@ class FlowNetwork : public Object
     void LinkRateChanged(uint32_t link, DataRate rate);
     /** The routes changed: every flow follows its new path. */
     void Retrace();
-    /** Flow \p flow is still stalled at its last resend: it stops, and fails later. */
+    /** Flow \p flow is still stalled at its last resend: it resends what it has. */
+    void LastResend(uint32_t flow);
+    /** Flow \p flow's last resend went out without a path: it stops, and fails later. */
     void Doom(uint32_t flow);
     /** Flow \p flow's retry budget is spent: its owner fails. */
     void GiveUp(uint32_t flow);
