@@ -1,6 +1,6 @@
 // ai-fabric-run: run a fabric scenario (JSON) and write its results folder.
 //
-//   ai-fabric-run [--scenario=FILE] [--out=DIR] [--fidelity=packet|flow] [--estimate] [--pcap] [--ns3::...=VALUE ...]
+//   ai-fabric-run [--scenario=FILE] [--out=DIR] [--fidelity=packet|flow|collective] [--estimate] [--pcap] [--ns3::...=VALUE ...]
 //   ai-fabric-run --print-keys[=SECTION]
 //   mpirun -np N ai-fabric-run --scenario=FILE --ranks-by=pod|rail|map:FILE   (built with MPI)
 //
@@ -38,11 +38,12 @@ struct Options
 void
 Usage()
 {
-    std::cout << "usage: ai-fabric-run [--scenario=FILE] [--out=DIR] [--fidelity=packet|flow] [--estimate] [--pcap] "
+    std::cout << "usage: ai-fabric-run [--scenario=FILE] [--out=DIR] [--fidelity=packet|flow|collective] [--estimate] [--pcap] "
                  "[--ns3::Type::Attribute=VALUE ...]\n"
                  "  --scenario  JSON scenario (default: the built-in scenarios/default.json)\n"
                  "  --out       results folder to write (default: ai-fabric-results)\n"
-                 "  --fidelity  packet (every frame) or flow (max-min fair flows): the\n"
+                 "  --fidelity  packet (every frame), flow (max-min fair flows) or collective\n"
+                 "              (flows, each pipelined collective in its steady state): the\n"
                  "              scenario's \"fidelity\" key, which this overrides\n"
                  "  --estimate  first run the scenario at flow level (in a child process) and\n"
                  "              log the packet-level run's frames, events and wall time; the\n"
@@ -116,14 +117,15 @@ ParseArguments(int argc, char** argv)
         else
         {
             throw ScenarioError("argument \"" + arg + "\": unknown; allowed: --scenario=FILE, "
-                                "--out=DIR, --fidelity=packet|flow, --estimate, --pcap, "
+                                "--out=DIR, --fidelity=packet|flow|collective, --estimate, --pcap, "
                                 "--ranks-by=pod|rail|map:FILE, --ns3::Type::Attribute=VALUE, --print-keys[=SECTION], --help");
         }
     }
-    if (o.estimate && (o.fidelity == "flow" || !o.ranksBy.empty()))
+    if (o.estimate && ((!o.fidelity.empty() && o.fidelity != "packet") || !o.ranksBy.empty()))
     {
-        throw ScenarioError("--estimate: estimates a packet-level run in one process (not with "
-                            "--fidelity=flow or --ranks-by)");
+        throw ScenarioError("--estimate: estimates a packet-level run in one process (not with " +
+                            (o.ranksBy.empty() ? "--fidelity=" + o.fidelity : "--ranks-by") +
+                            ")");
     }
     return o;
 }

@@ -91,6 +91,52 @@ TEST(FlowFidelity, DataParallelJobAgreesWithPacketLevel)
     }
 }
 
+TEST(FlowFidelity, SteadyStateCollectivesAgreeWithStepByStepFlows)
+{
+    // Fidelity "collective": each pipelined collective one flow per connection plus its
+    // critical path.  The ring over the fat-tree (latency-bound at 64 KiB, bandwidth-bound at
+    // 64 MiB, both bounds near each other at 16 MiB) and the data-parallel job come within
+    // 3% and 2% of the step-by-step flow model in far fewer events.
+    const fs::path scratch = Scratch("collective-fidelity");
+    for (const char* fidelity : {"flow", "collective"})
+    {
+        for (const char* name : {"allreduce-ring-fat-tree", "first-job"})
+        {
+            const Outcome o = RunAt(name, fidelity, scratch / (std::string(name) + "-" + fidelity));
+            ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+        }
+    }
+    const auto ratios = [&](const std::string& name, const std::string& file,
+                            const std::string& column) {
+        const auto flow = Column(scratch / (name + "-flow") / file, column);
+        const auto steady = Column(scratch / (name + "-collective") / file, column);
+        EXPECT_EQ(flow.size(), steady.size()) << name;
+        std::vector<double> r;
+        for (std::size_t i = 0; i < std::min(flow.size(), steady.size()); ++i)
+        {
+            r.push_back(steady[i] / flow[i]);
+        }
+        return r;
+    };
+    for (const double r : ratios("allreduce-ring-fat-tree", "collectives.csv", "time_us"))
+    {
+        EXPECT_NEAR(r, 1.0, 0.03);
+    }
+    for (const double r : ratios("first-job", "iterations.csv", "duration_s"))
+    {
+        EXPECT_NEAR(r, 1.0, 0.02);
+    }
+    const auto events = [&](const std::string& folder) {
+        return json::parse(ReadFile(scratch / folder / "summary.json")).at("events").get<double>();
+    };
+    EXPECT_LT(events("allreduce-ring-fat-tree-collective") * 5,
+              events("allreduce-ring-fat-tree-flow"));
+    const json summary =
+        json::parse(ReadFile(scratch / "first-job-collective" / "summary.json"));
+    EXPECT_EQ(summary.at("fidelity"), "collective");
+    EXPECT_FALSE(summary.at("flow_level").at("not_modelled").empty());
+}
+
 TEST(FlowFidelity, MessageSourcesAgreeWithPacketLevel)
 {
     // rail-optimized-64gpu.json: 64 messages of a message source each, every one on a path of
@@ -246,6 +292,61 @@ TEST(FlowFidelity, AQueuePairWithoutAPathGivesUpAfterItsRetryBudget)
                            .at("simulated_seconds")
                            .get<double>();
     EXPECT_NEAR(end, 40e-6 + 255 * 10e-6, 10e-6);
+}
+
+TEST(FlowFidelity, MessagesThatStartWithoutARouteAreLostNotACrash)
+{
+    // Host 0's only link fails at 40 us, before the traffic starts at 100 us: its two messages
+    // (to and from it) have no route when they start.  The packet level once aborted inside
+    // MessageSource; now both fidelities lose exactly those two and complete the rest.
+    json doc = json::parse(ReadFile(fs::path(kScenarios) / "link-down.json"));
+    doc["traffic"]["start"] = "100us";
+    doc["link_events"] = json::array({{{"link", 0}, {"at", "40us"}, {"state", "down"}}});
+    for (const char* transport : {"messages", "rdma"})
+    {
+        doc["traffic"]["transport"] = transport;
+        const auto [packet, flow] =
+            FlowsAtBothFidelities(doc, "complete", Scratch(std::string("flow-no-route-") + transport));
+        ASSERT_EQ(packet.size(), 16u) << transport;
+        EXPECT_EQ(flow, packet) << transport;
+        EXPECT_EQ(std::count(packet.begin(), packet.end(), 0.0), 2) << transport;
+    }
+}
+
+TEST(FlowFidelity, AGpuWithoutARouteSendsNothingOverItsNvLink)
+{
+    // On GPU servers a host's first port is its NVLink: GPU s0g0's NIC link fails, and the
+    // routes have converged without it, before its message to s1g0 starts; the message is
+    // lost at both fidelities, nothing it sent crossed NVLink (its frames were dropped at the
+    // NIC as NoRoute, not sent as NVLink segments); s0g1's message arrives.
+    const json doc = {
+        {"name", "gpu-no-route"},
+        {"topology", {{"kind", "rail_optimized"}, {"servers", 2}, {"gpus_per_server", 8}}},
+        {"traffic",
+         {{"pattern", "flows"},
+          {"start", "50us"},
+          {"flows", json::array({{{"src", 0}, {"dst", 8}, {"bytes", 1 << 20}},
+                                 {{"src", 1}, {"dst", 9}, {"bytes", 1 << 20}}})}}},
+        {"routing", {{"convergence_delay", "20us"}}},
+        {"link_events", json::array({{{"link", "s0g0-g0r0"}, {"at", "10us"}}})}};
+    const fs::path scratch = Scratch("flow-gpu-no-route");
+    const auto [packet, flow] = FlowsAtBothFidelities(doc, "complete", scratch);
+    EXPECT_EQ(packet, std::vector<double>({0, 1}));
+    EXPECT_EQ(flow, packet);
+    uint64_t noRoute = 0;
+    for (const auto& row : ReadCsv(scratch / "packet" / "links.csv"))
+    {
+        if (row.at("name") == "s0g0-s0nvs")
+        {
+            EXPECT_EQ(row.at("tx_frames"), "0") << row.at("node");
+            EXPECT_EQ(row.at("drop_no_route"), "0") << row.at("node");
+        }
+        if (row.at("name") == "s0g0-g0r0" && row.at("node") == "s0g0")
+        {
+            noRoute = std::stoull(row.at("drop_no_route"));
+        }
+    }
+    EXPECT_EQ(noRoute, 256u); // the 1 MiB message's 4 KiB frames, counted at the NIC
 }
 
 TEST(FlowFidelity, AFlappingLinkAndALostLaneCostWhatTheyCostAtPacketLevel)

@@ -291,7 +291,7 @@ RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
                                         "no training job to measure it on");
             }
             spdlog::info("measuring the {} iteration time at {} level", StateName(st),
-                         s.flowLevel ? "flow" : "packet");
+                         s.fidelity);
             const Measurement m = Measure(s, State(st), v.linkGiven[st] ? v.links[st] : UINT32_MAX,
                                           hostFacing[st]);
             times[st] = m.iteration;
@@ -400,7 +400,7 @@ RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
                     {"seed", s.seed},
                     {"version", AI_FABRIC_VERSION},
                     {"mode", "availability"},
-                    {"fidelity", s.flowLevel ? "flow" : "packet"}, // of the measured states
+                    {"fidelity", s.fidelity}, // of the measured states
                     {"availability", a},
                     {"failures", log.Summary()}};
     summary["wall_seconds"] =

@@ -141,15 +141,16 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
         scenario = BuildScenario(document());
         if (estimator && scenario.flowLevel)
         {
-            throw ScenarioError("fidelity = \"flow\" with --estimate: it estimates a "
-                                "packet-level run (leave --estimate out, or run at \"packet\")");
+            throw ScenarioError("fidelity = \"" + scenario.fidelity +
+                                "\" with --estimate: it estimates a packet-level run (leave "
+                                "--estimate out, or run at \"packet\")");
         }
         if (distribution.IsDistributed())
         {
             if (scenario.flowLevel)
             {
-                throw ScenarioError("fidelity \"flow\": runs in one process (without "
-                                    "--ranks-by)");
+                throw ScenarioError("fidelity \"" + scenario.fidelity +
+                                    "\": runs in one process (without --ranks-by)");
             }
             partition = PartitionScenario(scenario, distribution);
         }

@@ -45,7 +45,7 @@ void InitSimulator();
  * its \p distribution; rank 0 writes the results and the table, and every rank exits alike.
  * With \p estimator (--estimate: the run at flow level, EstimateAtFlowLevel), called once the
  * scenario and destination are known good, the progress line shows the share of its events
- * done and the time left; a scenario at fidelity "flow" is then bad input.
+ * done and the time left; a scenario at fidelity "flow" or "collective" is then bad input.
  */
 int RunScenarioDocument(const std::function<nlohmann::json()>& document, const std::string& out,
                         const std::vector<std::string>& inputs, const std::string& program,

@@ -514,18 +514,23 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
                              {"peak_bf16_TFLOPs", server->peakBf16Tflops},
                              {"sources", server->sources}};
     }
-    summary["fidelity"] = m_scenario.flowLevel ? "flow" : "packet";
+    summary["fidelity"] = m_scenario.fidelity;
     if (Ptr<FlowNetwork> flows = m_network->GetObject<FlowNetwork>())
     {
+        json notModelled = {"queues and buffer occupancy", "PFC pauses and head-of-line blocking",
+                            "ECN marks and congestion control", "drops and retransmissions",
+                            "bit errors", "traffic classes (every flow shares fairly)",
+                            "the order a port serves its queue pairs in",
+                            "frames (the frame, drop and buffer figures here are zero)",
+                            "a queue pair's restart (timeout or NAK) after a link failure"};
+        if (m_scenario.fidelity == "collective")
+        {
+            notModelled.push_back("the steps of pipelined collectives (each runs in its steady "
+                                  "state: a flow per connection, and its critical path)");
+        }
         // Frames, queues and queue-pair counters above are those of the unused packet model.
         summary["flow_level"] = {
-            {"not_modelled",
-             {"queues and buffer occupancy", "PFC pauses and head-of-line blocking",
-              "ECN marks and congestion control", "drops and retransmissions",
-              "bit errors", "traffic classes (every flow shares fairly)",
-              "the order a port serves its queue pairs in",
-              "frames (the frame, drop and buffer figures here are zero)",
-              "a queue pair's restart (timeout or NAK) after a link failure"}},
+            {"not_modelled", notModelled},
             {"queue_pairs_failed", flows->GetFlowsFailed()},
             {"rate_recomputations", flows->GetRecomputations()},
             {"data_frames", flows->GetDataFrames()},

@@ -132,7 +132,8 @@ struct Scenario
     bool hasAvailability{false};
     AvailabilitySpec availability;
     ns3::Time stopTime; //!< zero: run until every event is done
-    bool flowLevel{false}; //!< "fidelity": "flow"
+    std::string fidelity{"packet"}; //!< "fidelity": packet, flow or collective
+    bool flowLevel{false};          //!< fidelity flow or collective
     ns3::BomPrices prices;
     bool hasPcap{false};
     PcapSpec pcap;

@@ -2,7 +2,7 @@
 and hand the results folders to an analysis script.
 
 The runner is build/scenarios/ai-fabric-run, or $AI_FABRIC_RUNNER, at the scenarios' own
-fidelity or at $AI_FABRIC_FIDELITY (packet or flow: its --fidelity); results go under
+fidelity or at $AI_FABRIC_FIDELITY (packet, flow or collective: its --fidelity); results go under
 results/<study>/, or $AI_FABRIC_STUDY_OUT, or --out.  A study writes its scenarios to OUT/scenarios/NAME.json and each run's results to
 OUT/NAME/ (written whole by the runner).  A folder that already holds a summary.json for the
 same scenario text is kept, so an interrupted study resumes where it stopped.

@@ -1,8 +1,10 @@
 #include "collective-helper.h"
 
+#include "ns3/flow-queue-pair.h"
 #include "ns3/log.h"
 #include "ns3/roce-frame.h"
 #include "ns3/simulator.h"
+#include "ns3/steady-state-schedule.h"
 
 #include <algorithm>
 #include <set>
@@ -120,9 +122,34 @@ CollectiveGroup::Prepare(Ptr<CollectiveAlgorithm> algorithm, const CollectiveReq
             local.simulatedRanks[rank] = m_apps[rank] != nullptr;
         }
     }
-    auto schedule = std::make_shared<const CollectiveSchedule>(algorithm->Build(local));
-    Connect(*schedule);
-    return schedule;
+    CollectiveSchedule built = algorithm->Build(local);
+    Connect(built);
+    if (!m_rdma.IsSteadyStateCollectives() || !built.IsPipelined())
+    {
+        return std::make_shared<const CollectiveSchedule>(std::move(built));
+    }
+    // Its messages take the flow-level routes of the connections just made.
+    return std::make_shared<const CollectiveSchedule>(SteadyStateSchedule(
+        std::move(built), [this](uint32_t from, uint32_t to, uint32_t channel) {
+            Ptr<FlowQueuePair> qp =
+                DynamicCast<FlowQueuePair>(m_apps[from]->GetConnection(to, channel));
+            NS_ABORT_MSG_IF(!qp, "rank " << from << " has no flow-level connection to " << to);
+            MessagePath path;
+            path.arrival = [qp](uint64_t bytes) { return qp->GetArrivalLatency(bytes); };
+            path.ack = qp->GetAckLatency();
+            const uint64_t sample = uint64_t{1} << 20; // whole frames at the usual MTUs
+            path.framing = static_cast<double>(qp->WireBytes(sample)) / static_cast<double>(sample);
+            for (const FlowNetwork::Use& use : qp->GetRoute().uses)
+            {
+                path.links.emplace_back(use.resource, use.weight);
+            }
+            if (!path.links.empty()) // the sender's link is traced first
+            {
+                path.firstLink = path.links.front().first;
+                path.bytesPerSecond = qp->GetNetwork()->Capacity(path.firstLink);
+            }
+            return path;
+        }));
 }
 
 std::shared_ptr<const CollectiveSchedule>

@@ -31,6 +31,12 @@ class RdmaHelper
     void SetFlowLevel(bool flow) { m_flowLevel = flow; }
     bool IsFlowLevel() const { return m_flowLevel; }
     /**
+     * At flow level, run each pipelined collective in its steady state (SteadyStateSchedule:
+     * a flow per connection for the whole collective) instead of step by step.
+     */
+    void SetSteadyStateCollectives(bool steady) { m_steadyState = steady; }
+    bool IsSteadyStateCollectives() const { return m_flowLevel && m_steadyState; }
+    /**
      * Aggregate an RdmaNic to every host of \p network (of this rank, in a distributed run);
      * at flow level, a FlowNetwork of \p network to \p network (once).  Throws
      * std::invalid_argument for a flow-level install on part of a distributed fabric.
@@ -55,6 +61,7 @@ class RdmaHelper
     ObjectFactory m_nicFactory;
     ObjectFactory m_qpFactory;
     bool m_flowLevel{false};
+    bool m_steadyState{false};
 
     /** Throws std::invalid_argument unless \p a and \p b are distinct endpoints. */
     static void CheckEnds(Ptr<FabricNetwork> network, uint32_t a, uint32_t b);

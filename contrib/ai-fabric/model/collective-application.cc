@@ -106,6 +106,13 @@ CollectiveApplication::HasConnection(uint32_t peer, uint32_t channel) const
     return m_connectionIndex.count({peer, channel}) != 0;
 }
 
+Ptr<MessageQueuePair>
+CollectiveApplication::GetConnection(uint32_t peer, uint32_t channel) const
+{
+    const auto it = m_connectionIndex.find({peer, channel});
+    return it == m_connectionIndex.end() ? nullptr : m_connections[it->second]->qp;
+}
+
 void
 CollectiveApplication::Execute(std::shared_ptr<const CollectiveSchedule> schedule,
                                DoneCallback done)
@@ -227,7 +234,10 @@ CollectiveApplication::Begin()
     m_stepsLeft = n;
     // One send budget per channel: the CTA that runs it feeds all of its queue pairs.
     const Ptr<const CollectiveProtocol> protocol = m_schedule->GetProtocol();
-    const DataRate channelRate = protocol ? protocol->GetChannelWireRate() : DataRate(0);
+    // A steady-state schedule's connection may carry several channels (their budgets too).
+    const DataRate channelRate = protocol ? protocol->GetChannelWireRate() *
+                                                static_cast<double>(m_schedule->GetChannelsPerConnection())
+                                          : DataRate(0);
     std::map<uint32_t, Ptr<SendRateLimiter>> limiters;
     for (auto& c : m_connections)
     {
@@ -280,6 +290,7 @@ CollectiveApplication::Begin()
         }
     }
     const Time launch = m_schedule->GetLaunchLatency();
+    m_stepsBegan = Simulator::Now() + launch;
     if (launch.IsStrictlyPositive())
     {
         Simulator::Schedule(launch, &CollectiveApplication::RunReady, this);
@@ -438,7 +449,16 @@ CollectiveApplication::FinishStep(uint32_t i)
     }
     if (--m_stepsLeft == 0)
     {
-        Simulator::ScheduleNow(&CollectiveApplication::End, this);
+        // A steady-state schedule's rank ends no sooner than its steps' critical path.
+        const Time early = m_stepsBegan + m_schedule->GetCriticalPath(m_rank) - Simulator::Now();
+        if (early.IsStrictlyPositive())
+        {
+            Simulator::Schedule(early, &CollectiveApplication::End, this);
+        }
+        else
+        {
+            Simulator::ScheduleNow(&CollectiveApplication::End, this);
+        }
     }
 }
 

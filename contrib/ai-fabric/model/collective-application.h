@@ -63,6 +63,8 @@ class CollectiveApplication : public Application
     void AddConnection(uint32_t peer, uint32_t channel, Ptr<MessageQueuePair> qp);
     /** Whether a connection to \p peer on \p channel exists. */
     bool HasConnection(uint32_t peer, uint32_t channel) const;
+    /** This rank's end of the connection to \p peer on \p channel (null if none). */
+    Ptr<MessageQueuePair> GetConnection(uint32_t peer, uint32_t channel) const;
     /**
      * Run this rank's part of \p schedule once the schedules before it are done (at once if
      * idle and the application has started); \p done is called at the end.
@@ -144,6 +146,7 @@ class CollectiveApplication : public Application
     std::deque<uint32_t> m_ready;           //!< steps whose dependencies are met, to start
     uint64_t m_stepsLeft{0};
     Time m_started;
+    Time m_stepsBegan; //!< when the current schedule's first steps could start (after its launch)
     Time m_finished;
 
     TracedCallback<const CollectiveStepRecord&> m_stepTrace;

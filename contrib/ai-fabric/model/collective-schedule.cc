@@ -335,6 +335,29 @@ CollectiveSchedule::Embed(const CollectiveSchedule& sub, const std::vector<uint3
     return sinks;
 }
 
+void
+CollectiveSchedule::ClearSteps()
+{
+    for (uint32_t r = 0; r < GetNRanks(); ++r)
+    {
+        // Released, not just emptied: a large schedule's steps are most of its memory.
+        std::vector<CollectiveStep>().swap(m_steps[r]);
+        std::vector<uint32_t>().swap(m_depsEnd[r]);
+        std::vector<uint32_t>().swap(m_deps[r]);
+        std::vector<std::pair<uint32_t, uint32_t>>().swap(m_peers[r]);
+        m_count[r] = 0;
+    }
+    m_path.clear();
+    m_channelsPerConnection = 1;
+}
+
+void
+CollectiveSchedule::SetCriticalPath(uint32_t rank, Time path)
+{
+    m_path.resize(GetNRanks());
+    m_path.at(rank) = path;
+}
+
 uint64_t
 CollectiveSchedule::GetNSteps() const
 {

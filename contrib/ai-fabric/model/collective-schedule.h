@@ -233,6 +233,31 @@ class CollectiveSchedule
     /** The algorithm that built it (with what "auto" chose, e.g. "auto:ring"). */
     const std::string& GetAlgorithm() const { return m_algorithm; }
     void SetAlgorithm(const std::string& name) { m_algorithm = name; }
+    /**
+     * Whether its algorithm pipelines the whole collective (NCCL's ring, tree, NVLS, NVLS-tree
+     * and PXN: in the steady state every connection it uses carries data at once), so that
+     * the collective fidelity may run it as its SteadyStateSchedule.
+     */
+    bool IsPipelined() const { return m_pipelined; }
+    void SetPipelined(bool pipelined) { m_pipelined = pipelined; }
+    /**
+     * Remove every step (releasing their memory), keeping the operation, size, placement,
+     * protocol and latencies.
+     */
+    void ClearSteps();
+    /**
+     * The least time from rank \p rank's first step to its end: the critical path of the
+     * steps a SteadyStateSchedule stands for (zero unless set).
+     */
+    Time GetCriticalPath(uint32_t rank) const { return m_path.empty() ? Time() : m_path[rank]; }
+    void SetCriticalPath(uint32_t rank, Time path);
+    /**
+     * The channels each connection's messages stand for (1 unless a SteadyStateSchedule
+     * merged channels whose paths are the same): a channel's send budget is that many
+     * channels' (CollectiveProtocol::GetChannelWireRate).
+     */
+    uint32_t GetChannelsPerConnection() const { return m_channelsPerConnection; }
+    void SetChannelsPerConnection(uint32_t channels) { m_channelsPerConnection = channels; }
     /** The time NCCL's cost model predicts for it, when auto built it (zero: none). */
     Time GetPredictedTime() const { return m_predicted; }
     void SetPredictedTime(Time t) { m_predicted = t; }
@@ -253,6 +278,9 @@ class CollectiveSchedule
     uint64_t m_bytes;
     std::string m_algorithm;
     Time m_predicted;
+    bool m_pipelined{false};
+    std::vector<Time> m_path; //!< per rank (empty: none)
+    uint32_t m_channelsPerConnection{1};
     // Per rank, the steps and their dependencies in one flat list (step i's are
     // m_deps[m_depsEnd[i - 1] .. m_depsEnd[i])): 24 bytes a step and 4 a dependency, without a
     // heap block per step, since a large schedule holds millions of steps.

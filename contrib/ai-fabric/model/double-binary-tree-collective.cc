@@ -126,6 +126,7 @@ DoubleBinaryTreeCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
     const auto nodes = static_cast<uint32_t>(servers.size());
     const uint32_t firstTree1 = (m_channels + 1) / 2;
     CollectiveSchedule s(r);
+    s.SetPipelined(true); // its pieces flow through every connection at once
     for (uint32_t c = 0; c < m_channels; ++c)
     {
         // This channel's tree: each rank's parent and children.

@@ -63,6 +63,20 @@ FabricEndpoint::HashEgress(const ForwardingTable::PortSet& hops, const FrameInfo
 }
 
 Ptr<FabricNetDevice>
+FabricEndpoint::GetSmallestMtuPort() const
+{
+    Ptr<FabricNetDevice> smallest;
+    for (const Ptr<FabricNetDevice>& port : m_ports)
+    {
+        if (!smallest || port->GetPayloadMtu() < smallest->GetPayloadMtu())
+        {
+            smallest = port;
+        }
+    }
+    return smallest;
+}
+
+Ptr<FabricNetDevice>
 FabricEndpoint::PortToward(uint32_t dstHost, uint16_t udpSrcPort) const
 {
     const auto& hops = m_table.NextHops(dstHost);
@@ -85,7 +99,7 @@ FabricEndpoint::Send(DataFrameSpec spec)
     if (!port)
     {
         NS_LOG_WARN("host " << m_hostId << " has no route to " << spec.dstHost);
-        m_ports.front()->RecordDrop(roce::MakeDataFrame(spec), DropReason::NoRoute);
+        GetSmallestMtuPort()->RecordDrop(roce::MakeDataFrame(spec), DropReason::NoRoute);
         return false;
     }
     spec.srcMac = Mac48Address::ConvertFrom(port->GetAddress());

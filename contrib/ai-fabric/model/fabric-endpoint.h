@@ -36,6 +36,11 @@ class FabricEndpoint : public Object
     void AddPort(Ptr<FabricNetDevice> port);
     uint32_t GetNPorts() const { return static_cast<uint32_t>(m_ports.size()); }
     Ptr<FabricNetDevice> GetPort(uint32_t i) const { return m_ports[i]; }
+    /**
+     * The port of the smallest payload MTU (a GPU's NIC beside its NVLink, whose segments are
+     * larger): where a sender without a route sends, and its frames are dropped as NoRoute.
+     */
+    Ptr<FabricNetDevice> GetSmallestMtuPort() const;
     void SetForwardingTable(ForwardingTable table) { m_table = std::move(table); }
     /** Let frames for other hosts through (rail-only transit). */
     void SetTransit(bool transit) { m_transit = transit; }

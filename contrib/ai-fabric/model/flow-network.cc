@@ -397,12 +397,7 @@ FlowNetwork::MakeRouteOrWait(uint32_t src, uint32_t dst, uint16_t entropy, uint1
         }
         Route r;
         r.uses = {{m_noPath, 1.0}};
-        // The NIC's (the scale-out port's MTU is the smallest; NVLink's segments are larger).
-        r.payloadMtu = UINT32_MAX;
-        for (uint32_t i = 0; i < host->GetNPorts(); ++i)
-        {
-            r.payloadMtu = std::min(r.payloadMtu, host->GetPort(i)->GetPayloadMtu());
-        }
+        r.payloadMtu = host->GetSmallestMtuPort()->GetPayloadMtu(); // the NIC's
         r.acknowledged = ackInterval != 0;
         r.src = src;
         r.dst = dst;

@@ -168,6 +168,8 @@ class FlowNetwork : public Object
      * it.  Ask once per message, when it is sent.
      */
     bool TakeLost(uint32_t flow);
+    /** Wire bytes per second of resource \p resource now (a Use's resource). */
+    double Capacity(uint32_t resource) const;
     /** The current rate of flow \p flow in wire bytes per second (0 when it is idle). */
     double GetRate(uint32_t flow) const { return m_flows[flow].rate; }
     /** Times the rates were recomputed. */
@@ -247,8 +249,6 @@ class FlowNetwork : public Object
     void GiveUp(uint32_t flow);
     /** The resource id of \p limiter, allocated while flows use it. */
     uint32_t LimiterResource(const Ptr<SendRateLimiter>& limiter);
-    /** Bytes per second of resource \p resource. */
-    double Capacity(uint32_t resource) const;
     void RequestRecompute();
     void Recompute();
     /** Max-min rates of m_componentFlows by progressive filling. */

@@ -140,13 +140,29 @@ FlowQueuePair::Sent()
     }
 }
 
+Time
+FlowQueuePair::GetArrivalLatency(uint64_t bytes) const
+{
+    const FlowNetwork::Route& route = m_network->GetRoute(m_flow);
+    return route.dataDelay + SecondsToTime(roce::WireBytesForPayload(LastFramePayload(bytes)) *
+                                           route.dataSecondsPerByte);
+}
+
+Time
+FlowQueuePair::GetAckLatency() const
+{
+    const FlowNetwork::Route& route = m_network->GetRoute(m_flow);
+    return route.acknowledged ? route.ackDelay + SecondsToTime(roce::WireBytesForFrame(
+                                                                   roce::kAckFrameBytes) *
+                                                               route.ackSecondsPerByte)
+                              : Time();
+}
+
 void
 FlowQueuePair::Deliver(Message m)
 {
     const FlowNetwork::Route& route = m_network->GetRoute(m_flow);
-    const Time arrival = route.dataDelay +
-                         SecondsToTime(roce::WireBytesForPayload(LastFramePayload(m.bytes)) *
-                                       route.dataSecondsPerByte);
+    const Time arrival = GetArrivalLatency(m.bytes);
     // A message never overtakes the one before it (a shorter last frame would), as frames in
     // PSN order on one path cannot.
     const Time now = Simulator::Now();
@@ -157,10 +173,7 @@ FlowQueuePair::Deliver(Message m)
     }
     if (route.acknowledged)
     {
-        const Time ack = arrival + route.ackDelay +
-                         SecondsToTime(roce::WireBytesForFrame(roce::kAckFrameBytes) *
-                                       route.ackSecondsPerByte);
-        m_lastAck = std::max(m_lastAck, now + ack);
+        m_lastAck = std::max(m_lastAck, now + arrival + GetAckLatency());
     }
     else
     {

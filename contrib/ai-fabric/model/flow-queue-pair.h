@@ -46,6 +46,18 @@ class FlowQueuePair : public MessageQueuePair
     uint64_t Frames(uint64_t bytes) const;
     /** Wire bytes of a message of \p bytes on this end's route. */
     uint64_t WireBytes(uint64_t bytes) const;
+    /**
+     * From the instant a message of \p bytes has left at its rate to its arrival at the
+     * peer, on the route the flow takes now: the route's delay and its last frame's store and
+     * forward.
+     */
+    Time GetArrivalLatency(uint64_t bytes) const;
+    /** From its arrival to its ACK's, on the route back (zero when not acknowledged). */
+    Time GetAckLatency() const;
+    /** The flow-level fabric it is a flow of. */
+    Ptr<FlowNetwork> GetNetwork() const { return m_network; }
+    /** The route its flow takes now. */
+    const FlowNetwork::Route& GetRoute() const { return m_network->GetRoute(m_flow); }
 
   protected:
     void DoDispose() override;

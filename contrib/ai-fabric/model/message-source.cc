@@ -89,9 +89,14 @@ MessageSource::StartApplication()
         m_udpSrcPort = roce::EntropyPort(m_flowId);
     }
     m_port = m_endpoint->PortToward(m_destination, m_udpSrcPort);
-    NS_ABORT_MSG_IF(!m_port,
-                    "MessageSource: host " << m_endpoint->GetHostId() << " has no route to host "
-                                           << m_destination);
+    if (!m_port)
+    {
+        // A failure took every route: the frames are sent, and dropped as NoRoute, as they
+        // would be on a dead link (the message is lost).
+        NS_LOG_WARN("host " << m_endpoint->GetHostId() << " has no route to host "
+                            << m_destination << " as its message starts");
+        m_port = m_endpoint->GetSmallestMtuPort();
+    }
     m_segment = m_payloadSize ? m_payloadSize : m_port->GetPayloadMtu();
     m_bitRate = m_rate.GetBitRate();
     m_remaining = m_bytes;

@@ -164,6 +164,7 @@ CollectiveSchedule
 NvlsCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
     CollectiveSchedule s(r, true);
+    s.SetPipelined(true); // its pieces flow through every connection at once
     s.SetEngineEfficiency(m_efficiency);
     const uint32_t legs = r.op == ALL_REDUCE ? 4 : 2;
     s.SetAlgorithmLatencies(Time(0), m_latency / legs, Time(0));

@@ -114,6 +114,7 @@ CollectiveSchedule
 NvlsTreeCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
     CollectiveSchedule s(r, true);
+    s.SetPipelined(true); // its pieces flow through every connection at once
     s.SetEngineEfficiency(m_efficiency);
     const auto servers = HierarchicalCollectiveAlgorithm::Servers(r);
     const auto nodes = static_cast<uint32_t>(servers.size());

@@ -39,6 +39,7 @@ CollectiveSchedule
 PxnCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
     CollectiveSchedule s(r);
+    s.SetPipelined(true); // its pieces flow through every connection at once
     const uint32_t p = r.ranks;
     // Both operations move one piece from every rank to every other: all-to-all a block per
     // peer, all-gather the rank's own piece to each.

@@ -152,9 +152,14 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
         m_udpSrcPort = roce::QueuePairEntropy(endpoint->GetHostId(), localQpn);
     }
     m_port = endpoint->PortToward(remoteHost, m_udpSrcPort);
-    NS_ABORT_MSG_IF(!m_port,
-                    "RdmaQueuePair: host " << endpoint->GetHostId() << " has no route to host "
-                                           << remoteHost);
+    if (!m_port)
+    {
+        // A failure took every route: frames are dropped as NoRoute until routes return, and
+        // the retry budget decides, as on a dead link.
+        NS_LOG_WARN("host " << endpoint->GetHostId() << " has no route to host " << remoteHost
+                            << " as its queue pair is set up");
+        m_port = endpoint->GetSmallestMtuPort();
+    }
     m_mtu = m_port->GetPayloadMtu();
     m_cc->Attach(m_port->GetFabricChannel()->GetDataRate());
 }

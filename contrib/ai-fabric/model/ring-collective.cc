@@ -192,6 +192,7 @@ CollectiveSchedule
 RingCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
     CollectiveSchedule s(r);
+    s.SetPipelined(true); // its pieces flow through every connection at once
     if (r.op == BROADCAST || r.op == REDUCE)
     {
         AddChain(s, r, r.op == REDUCE);

@@ -49,7 +49,7 @@ KindKey(const std::string& def)
 
 const TimeKey kAt{"at", "0s", "When it fails."};
 
-/** Remember the first failure of mode bit_errors (fidelity "flow" refuses it). */
+/** Remember the first failure of mode bit_errors (fidelities "flow" and "collective" refuse it). */
 void
 NoteBitErrors(FailureSpec& spec, const std::string& where, ComponentFailureProcess::Mode mode)
 {

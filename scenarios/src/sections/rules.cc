@@ -11,11 +11,11 @@ namespace aifabric
 
 namespace
 {
-/** What fidelity "flow" cannot run: exit 2 naming the section. */
+/** What fidelity "flow" (and "collective") cannot run: exit 2 naming the section. */
 void
 CheckFlowLevel(const json& doc, const Scenario& s)
 {
-    const std::string why = "not at fidelity \"flow\", ";
+    const std::string why = "not at fidelity \"" + s.fidelity + "\", ";
     if (s.hasPcap)
     {
         Fail("pcap", doc.at("pcap"), why + "which has no frames to capture");

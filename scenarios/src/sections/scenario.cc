@@ -15,12 +15,14 @@ namespace
 {
 
 const WordKey kFidelity{
-    "fidelity", {"packet", "flow"}, "packet",
+    "fidelity", {"packet", "flow", "collective"}, "packet",
     "packet: every frame through the fabric's queues, PFC, ECN and congestion control; flow: "
     "every transfer a flow at its max-min fair share of the links on its path, on the same "
     "topology, routes, ECMP hashes, collectives and jobs, without queues, PFC, ECN, "
-    "congestion control or loss (the module chapter, Flow fidelity).  --fidelity on the "
-    "command line wins."};
+    "congestion control or loss; collective: flow, with each pipelined collective (ring, "
+    "tree, NVLS, NVLS-tree, PXN) in its steady state, a flow per connection for its whole "
+    "length plus its chain of step latencies, for jobs of thousands of GPUs (the module "
+    "chapter, Flow fidelity).  --fidelity on the command line wins."};
 
 const IntegerKey kSeed{"seed", 1, 1, UINT32_MAX,
                        "The run's seed: every random stream (RngSeedManager) and the ECMP hash "
@@ -70,8 +72,10 @@ ScenarioKeysSection()
         s.seed = uint32_t(Get(doc, "scenario", kSeed));
         RngSeedManager::SetSeed(s.seed);
         s.stopTime = GetTime(doc, "scenario", "stop_time", s.stopTime);
-        s.flowLevel = Get(doc, "scenario", kFidelity) == "flow";
+        s.fidelity = Get(doc, "scenario", kFidelity);
+        s.flowLevel = s.fidelity != "packet";
         s.rdmaHelper.SetFlowLevel(s.flowLevel);
+        s.rdmaHelper.SetSteadyStateCollectives(s.fidelity == "collective");
     };
     section.schemas = [](Scenario&) { return std::vector<SectionSchema>{ScenarioSchema()}; };
     return section;
