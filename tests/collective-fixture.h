@@ -19,14 +19,22 @@ using ns3::checks::RunOnFatTree;
 using ns3::checks::RunOnStar;
 using ns3::checks::ScopedDefaults;
 
-/** A request for \p op of \p bytes over \p servers x \p gpus, one rank per GPU in server order. */
+/** A request for \p op of \p bytes over \p ranks ranks, each on a server of its own. */
 inline ns3::CollectiveRequest
-ServersRequest(uint32_t servers, uint32_t gpus, ns3::CollectiveOperation op, uint64_t bytes)
+Request(ns3::CollectiveOperation op, uint64_t bytes, uint32_t ranks)
 {
     ns3::CollectiveRequest r;
     r.op = op;
     r.bytes = bytes;
-    r.ranks = servers * gpus;
+    r.ranks = ranks;
+    return r;
+}
+
+/** A request for \p op of \p bytes over \p servers x \p gpus, one rank per GPU in server order. */
+inline ns3::CollectiveRequest
+ServersRequest(uint32_t servers, uint32_t gpus, ns3::CollectiveOperation op, uint64_t bytes)
+{
+    ns3::CollectiveRequest r = Request(op, bytes, servers * gpus);
     for (uint32_t rank = 0; rank < r.ranks; ++rank)
     {
         r.placement.push_back({rank / gpus, rank % gpus});

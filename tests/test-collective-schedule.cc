@@ -1,5 +1,7 @@
 // Collective schedules without a network: each algorithm moves the bytes its cost model says,
 // every schedule validates, and bad requests and broken schedules are refused.
+#include "collective-fixture.h"
+
 #include "ns3/ai-fabric-module.h"
 #include "ns3/uinteger.h"
 
@@ -10,19 +12,10 @@
 #include <tuple>
 
 using namespace ns3;
+using aifabric_test::Request;
 
 namespace
 {
-CollectiveRequest
-Request(CollectiveOperation op, uint64_t bytes, uint32_t ranks)
-{
-    CollectiveRequest r;
-    r.op = op;
-    r.bytes = bytes;
-    r.ranks = ranks;
-    return r;
-}
-
 uint64_t
 TotalSent(const CollectiveSchedule& s)
 {

@@ -3,6 +3,8 @@
 // tail latency equal to the schedule's longest chain of hop latencies, checked against the
 // closed forms of a ring (2(n - 1) hops), a chain (a hop per rank before) and NCCL's binary
 // trees (twice the depth).
+#include "collective-fixture.h"
+
 #include "ns3/ai-fabric-module.h"
 #include "ns3/uinteger.h"
 
@@ -16,19 +18,11 @@
 #include <vector>
 
 using namespace ns3;
+using aifabric_test::Request;
+using aifabric_test::ServersRequest;
 
 namespace
 {
-CollectiveRequest
-Request(CollectiveOperation op, uint64_t bytes, uint32_t ranks)
-{
-    CollectiveRequest r;
-    r.op = op;
-    r.bytes = bytes;
-    r.ranks = ranks;
-    return r;
-}
-
 /** Bytes per (rank, peer, channel, kind) of \p s: what each connection carries each way. */
 std::map<std::tuple<uint32_t, uint32_t, uint32_t, int>, uint64_t>
 BytesPerConnection(const CollectiveSchedule& s)
@@ -147,11 +141,7 @@ namespace
 CollectiveRequest
 FourServers(CollectiveOperation op)
 {
-    CollectiveRequest r = Request(op, 16 * 4 * 64 * 1024, 16);
-    for (uint32_t rank = 0; rank < 16; ++rank)
-    {
-        r.placement.push_back({rank / 4, rank % 4});
-    }
+    CollectiveRequest r = ServersRequest(4, 4, op, 16 * 4 * 64 * 1024);
     r.engineServers = {0, 1, 2, 3};
     return r;
 }
