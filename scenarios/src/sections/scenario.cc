@@ -21,7 +21,8 @@ const WordKey kFidelity{
     "topology, routes, ECMP hashes, collectives and jobs, without queues, PFC, ECN, "
     "congestion control or loss; collective: flow, with each pipelined collective (ring, "
     "tree, NVLS, NVLS-tree, PXN) in its steady state, a flow per connection for its whole "
-    "length plus its chain of step latencies, for jobs of thousands of GPUs (the module "
+    "length, ending no sooner than its critical path (the step-by-step chain of transfers "
+    "at static shares and latencies), for jobs of thousands of GPUs (the module "
     "chapter, Flow fidelity).  --fidelity on the command line wins."};
 
 const IntegerKey kSeed{"seed", 1, 1, UINT32_MAX,
