@@ -1,7 +1,8 @@
 #!/bin/bash
 # The training studies' driver and plots on real (small) results folders: scaling_plot via the
 # scaling study at 16 GPUs on two fabrics, fabric_compare on the same folders, and
-# message_size_plot on two sizes; a folder without training results is an error.
+# message_size_plot on two sizes, workload_plot on a model-driven job; a folder without
+# training results is an error.
 # Usage: analysis-training.sh RUNNER PROJECT_DIR
 set -euo pipefail
 runner=$1
@@ -34,3 +35,21 @@ if /usr/bin/python3 "$root/analysis/scaling_plot.py" "$d/plain" --out "$d/x.png"
     exit 1
 fi
 test ! -e "$d/x.png"
+# workload_plot on a model-driven job: the split of the iteration adds up to the iteration
+# (compute, the exposed parts and the barrier wait are disjoint and cover it), and a folder
+# without a model's job is an error that writes nothing.
+"$runner" --scenario="$root/scenarios/training-moe-model.json" --out="$d/moe" > /dev/null 2>&1
+/usr/bin/python3 "$root/analysis/workload_plot.py" "$d/moe" --out "$d/w.png" --table "$d/w.md" \
+    > /dev/null
+test -s "$d/w.png"
+/usr/bin/python3 - "$d/w.md" <<'PY'
+import sys
+row = [c.strip() for c in open(sys.argv[1]).read().splitlines()[2].strip("|").split("|")]
+iteration, parts = float(row[2]), sum(float(c) for c in row[7:])
+assert row[0] == "training-moe-model" and abs(parts / iteration - 1) < 1e-3, row
+PY
+if /usr/bin/python3 "$root/analysis/workload_plot.py" "$d/scaling/rail-optimized-16" \
+    --out "$d/y.png" --table "$d/y.md" 2> /dev/null; then
+    exit 1
+fi
+test ! -e "$d/y.png" && test ! -e "$d/y.md"

@@ -206,6 +206,38 @@ TEST(TrainingProgram, CountsOpsAndKeepsComputeExact)
     EXPECT_EQ(buckets[1].bytes, 2u << 20);
 }
 
+// Uneven stages (Megatron's first and last stage layers): each stage runs its own layers' tensor
+// collectives and the expert all-to-alls of the MoE layers among them, counted over the model.
+TEST(TrainingProgram, UnevenStagesRunTheirOwnLayers)
+{
+    TrainingProgramSpec s;
+    s.compute = PicoSeconds(600000001);
+    s.layers = 6;
+    s.stageLayers = {1, 3, 2};
+    s.microBatches = 4;
+    s.tp = 2;
+    s.pp = 3;
+    s.ep = 2;
+    s.moeLayers = 3; // layers 1, 3 and 5
+    s.activationBytes = 1 << 20;
+    const uint32_t moe[] = {0, 2, 1};
+    for (uint32_t stage = 0; stage < 3; ++stage)
+    {
+        EXPECT_EQ(s.FirstLayerOf(stage), std::vector<uint32_t>({0, 1, 4})[stage]);
+        TrainingProgram p(s, stage);
+        int64_t compute = 0;
+        std::map<JobComm, uint32_t> collectives;
+        for (const auto& op : p.GetOps())
+        {
+            compute += op.kind == JobOp::COMPUTE ? op.picoseconds : 0;
+            collectives[op.comm] += op.kind == JobOp::COLLECTIVE;
+        }
+        EXPECT_EQ(compute, s.compute.GetPicoSeconds()) << stage;
+        EXPECT_EQ(collectives[JobComm::TENSOR], s.stageLayers[stage] * 2 * 2 * 4) << stage;
+        EXPECT_EQ(collectives[JobComm::EXPERT], moe[stage] * 2 * 2 * 4) << stage;
+    }
+}
+
 // Sequence parallelism turns each tensor all-reduce into an all-gather before the layer half
 // and a reduce-scatter after it (on a ring the same bytes: 2(n-1)/n S = (n-1)/n S twice) and
 // pipeline transfers into 1/tp of the activation; ZeRO-1 reduce-scatters the buckets and
@@ -748,6 +780,8 @@ TEST(TrainingJob, InconsistentDescriptionsSayWhich)
     check({{"Ranks", "8"}, {"TensorParallel", "3"}}, "not a multiple");
     check({{"Ranks", "8"}, {"TensorParallel", "2"}, {"DataParallel", "2"}}, "= 4 but Ranks = 8");
     check({{"Ranks", "4"}, {"PipelineParallel", "4"}, {"Layers", "6"}}, "Layers (6)");
+    check({{"Ranks", "4"}, {"PipelineParallel", "4"}, {"Layers", "6"}, {"FirstStageLayers", "1"}},
+          "FirstStageLayers and LastStageLayers need a Model");
     check({{"Ranks", "4"}, {"ExpertParallel", "2"}}, "needs MoeLayers");
     check({{"Ranks", "4"}, {"Layers", "4"}, {"MoeLayers", "3"}}, "MoeLayers (3)");
     check({{"Ranks", "4"}, {"ComputeTime", "1ms"}, {"Flops", "1e12"}}, "not both");
@@ -810,47 +844,57 @@ TEST(TrainingJob, ModelGivesEachStageItsLayersCompute)
 }
 
 // A small model over PP 2 run as packets: each stage's ranks compute exactly their layers'
-// halves (the output layer's on the last stage), forward and backward of every micro-batch.
+// halves (the output layer's on the last stage), forward and backward of every micro-batch,
+// with the layers split evenly (2 + 2) or as FirstStageLayers (1 + 3) or LastStageLayers
+// (3 + 1) say.
 TEST(TrainingJob, ModelStagesComputeTheirOwnLayers)
 {
-    Ptr<TransformerModel> model = CreateObject<TransformerModel>();
-    for (const auto& [name, value] : std::vector<std::pair<std::string, uint64_t>>{
-             {"Layers", 4}, {"HiddenSize", 256}, {"FfnHiddenSize", 1024},
-             {"AttentionHeads", 8}, {"KvHeads", 0}, {"VocabSize", 32000},
-             {"SequenceLength", 128}})
+    for (const auto& [attribute, firstStage] : std::vector<std::pair<std::string, uint32_t>>{
+             {"", 2}, {"FirstStageLayers", 1}, {"LastStageLayers", 3}})
     {
-        model->SetAttribute(name, UintegerValue(value));
+        Ptr<TransformerModel> model = CreateObject<TransformerModel>();
+        for (const auto& [name, value] : std::vector<std::pair<std::string, uint64_t>>{
+                 {"Layers", 4}, {"HiddenSize", 256}, {"FfnHiddenSize", 1024},
+                 {"AttentionHeads", 8}, {"KvHeads", 0}, {"VocabSize", 32000},
+                 {"SequenceLength", 128}})
+        {
+            model->SetAttribute(name, UintegerValue(value));
+        }
+        Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("400Gbps"), 3));
+        net->AssignStreams(100);
+        RdmaHelper rdma;
+        rdma.Install(net);
+        TrainingJobHelper helper;
+        helper.SetJobAttribute("Ranks", UintegerValue(2));
+        helper.SetJobAttribute("PipelineParallel", UintegerValue(2));
+        helper.SetJobAttribute("MicroBatches", UintegerValue(3));
+        helper.SetJobAttribute("Model", PointerValue(model));
+        if (!attribute.empty())
+        {
+            helper.SetJobAttribute(attribute, UintegerValue(1));
+        }
+        Ptr<TrainingJob> job = helper.Install(net, rdma, 10);
+        Simulator::Run();
+        ASSERT_TRUE(job->IsFinished()) << attribute;
+        Ptr<Accelerator> gpu = CreateObject<Accelerator>();
+        const auto ps = [&](double flops) { return gpu->ComputeTime(flops).GetPicoSeconds(); };
+        const auto pass = [&](int64_t forward) { return forward + 2 * forward; };
+        int64_t first = 0;
+        int64_t last = 0;
+        for (uint32_t l = 0; l < 4; ++l)
+        {
+            const int64_t layer = pass(ps(model->GetAttentionFlops(1))) +
+                                  pass(ps(model->GetMlpFlops(l, 1) +
+                                          (l == 3 ? model->GetLogitFlops(1) : 0)));
+            (l < firstStage ? first : last) += layer;
+        }
+        const auto& ranks = job->GetRankIterations();
+        ASSERT_EQ(ranks.size(), 2u);
+        EXPECT_EQ(ranks[0].compute, PicoSeconds(3 * first)) << attribute;
+        EXPECT_EQ(ranks[1].compute, PicoSeconds(3 * last)) << attribute;
+        EXPECT_EQ(job->GetIdealComputeTime(), PicoSeconds(3 * std::max(first, last))) << attribute;
+        Simulator::Destroy();
     }
-    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("400Gbps"), 3));
-    net->AssignStreams(100);
-    RdmaHelper rdma;
-    rdma.Install(net);
-    TrainingJobHelper helper;
-    helper.SetJobAttribute("Ranks", UintegerValue(2));
-    helper.SetJobAttribute("PipelineParallel", UintegerValue(2));
-    helper.SetJobAttribute("MicroBatches", UintegerValue(3));
-    helper.SetJobAttribute("Model", PointerValue(model));
-    Ptr<TrainingJob> job = helper.Install(net, rdma, 10);
-    Simulator::Run();
-    ASSERT_TRUE(job->IsFinished());
-    Ptr<Accelerator> gpu = CreateObject<Accelerator>();
-    const auto ps = [&](double flops) { return gpu->ComputeTime(flops).GetPicoSeconds(); };
-    const auto pass = [&](int64_t forward) { return forward + 2 * forward; };
-    int64_t first = 0;
-    int64_t last = 0;
-    for (uint32_t l = 0; l < 2; ++l)
-    {
-        first += pass(ps(model->GetAttentionFlops(1))) + pass(ps(model->GetMlpFlops(l, 1)));
-        last += pass(ps(model->GetAttentionFlops(1))) +
-                pass(ps(model->GetMlpFlops(2 + l, 1) + (l == 1 ? model->GetLogitFlops(1) : 0)));
-    }
-    const auto& ranks = job->GetRankIterations();
-    ASSERT_EQ(ranks.size(), 2u);
-    EXPECT_EQ(ranks[0].compute, PicoSeconds(3 * first));
-    EXPECT_EQ(ranks[1].compute, PicoSeconds(3 * last));
-    EXPECT_GT(last, first);
-    EXPECT_EQ(job->GetIdealComputeTime(), PicoSeconds(3 * last));
-    Simulator::Destroy();
 }
 
 // A MoE model with a dense first layer over EP 2: the expert all-to-alls come only in its MoE

@@ -177,6 +177,20 @@ INSTANTIATE_TEST_SUITE_P(
         BadJob{"model_heads_not_dividing_hidden",
                TrainingScenario("[{\"ranks\":8,\"model\":{\"hidden_size\":100}}]"),
                "AttentionHeads (32) must divide HiddenSize (100)"},
+        // A 2-layer model over 4 stages; 2 + 2 layers over 3 stages; 3 left over 2 stages.
+        BadJob{"stage_layers_one_each_too_many",
+               TrainingScenario("[{\"ranks\":4,\"pipeline_parallel\":4,\"first_stage_layers\":1,"
+                                "\"model\":" + kTinyModel + "}]"),
+               "minus FirstStageLayers (1) and LastStageLayers (0) must split evenly over the "
+               "other 3 stages, at least one layer each"},
+        BadJob{"stage_layers_more_than_the_model",
+               TrainingScenario("[{\"ranks\":2,\"pipeline_parallel\":2,\"first_stage_layers\":2,"
+                                "\"last_stage_layers\":1,\"model\":" + kTinyModel + "}]"),
+               "Layers (2) minus FirstStageLayers (2) and LastStageLayers (1) must leave no layers"},
+        BadJob{"stage_layers_without_pipeline",
+               TrainingScenario("[{\"ranks\":2,\"last_stage_layers\":1,\"model\":" +
+                                kTinyModel + "}]"),
+               "need PipelineParallel > 1"},
         BadJob{"micro_batch_size_without_model",
                TrainingScenario("[" + kJob + ",\"micro_batch_size\":1}]"),
                "training.jobs[0].micro_batch_size = 1: applies only with a \"model\""},

@@ -119,9 +119,26 @@ TrainingJob::GetTypeId()
                           UintegerValue(4),
                           MakeUintegerAccessor(&TrainingJob::m_gradientElementBytes),
                           MakeUintegerChecker<uint32_t>(1, 8))
-            .AddAttribute("Layers", "Transformer layers, split evenly over the stages.",
+            .AddAttribute("Layers",
+                          "Transformer layers, split evenly over the stages (but see "
+                          "FirstStageLayers and LastStageLayers).",
                           UintegerValue(1), MakeUintegerAccessor(&TrainingJob::m_layers),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("FirstStageLayers",
+                          "With a Model: the first pipeline stage's layers, the others "
+                          "splitting the rest evenly; 0: as many as the others.  Megatron-LM's "
+                          "--decoder-first-pipeline-num-layers; Llama 3 405B's first and last "
+                          "of 16 stages hold 7 of its 126 layers, one fewer than the others, "
+                          "to balance the embedding and output layer (Dubey et al., \"The "
+                          "Llama 3 Herd of Models\", 2024, section 3.3.2).",
+                          UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_firstStageLayers),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("LastStageLayers",
+                          "With a Model: the last pipeline stage's layers, the others "
+                          "splitting the rest evenly; 0: as many as the others.  Megatron-LM's "
+                          "--decoder-last-pipeline-num-layers.",
+                          UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_lastStageLayers),
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("MicroBatches", "Micro-batches per iteration (m of 1F1B).",
                           UintegerValue(1), MakeUintegerAccessor(&TrainingJob::m_microBatches),
                           MakeUintegerChecker<uint32_t>(1))
@@ -390,10 +407,39 @@ TrainingJob::Check() const
         }
     }
     const uint32_t layers = Layers();
-    if (layers % m_pp != 0)
+    const bool uneven = m_firstStageLayers > 0 || m_lastStageLayers > 0;
+    if (uneven && !m_model)
+    {
+        Bad(job + "FirstStageLayers and LastStageLayers need a Model (without one, ComputeTime "
+            "is every rank's, whatever its stage's layers)");
+    }
+    if (uneven && m_pp < 2)
+    {
+        Bad(job + "FirstStageLayers and LastStageLayers need PipelineParallel > 1");
+    }
+    if (uneven)
+    {
+        // The stages neither attribute sets split the remaining layers evenly, each at least one.
+        const uint32_t given = m_firstStageLayers + m_lastStageLayers;
+        const uint32_t others = m_pp - (m_firstStageLayers > 0) - (m_lastStageLayers > 0);
+        const std::string what = "Layers (" + Str(layers) + ") minus FirstStageLayers (" +
+                                 Str(m_firstStageLayers) + ") and LastStageLayers (" +
+                                 Str(m_lastStageLayers) + ")";
+        if (given > layers || (others == 0 && given != layers))
+        {
+            Bad(job + what + " must leave " +
+                (others == 0 ? "no layers (PipelineParallel is 2)" : "layers for the other stages"));
+        }
+        if (others > 0 && ((layers - given) % others != 0 || layers - given < others))
+        {
+            Bad(job + what + " must split evenly over the other " + Str(others) +
+                " stages, at least one layer each");
+        }
+    }
+    else if (layers % m_pp != 0)
     {
         Bad(job + "Layers (" + Str(layers) + ") must be a multiple of PipelineParallel (" +
-            Str(m_pp) + ")");
+            Str(m_pp) + ")" + (m_model ? "; or set FirstStageLayers or LastStageLayers" : ""));
     }
     const uint32_t moe = MoeLayers();
     if (!m_model && (moe > layers || (moe > 0 && layers % moe != 0)))
@@ -425,6 +471,7 @@ TrainingJob::CheckTrace() const
     }
     for (const char* given :
          {"ComputeTime", "Flops", "BackwardRatio", "OptimizerTime", "Parameters", "Layers",
+          "FirstStageLayers", "LastStageLayers",
           "MicroBatches", "ActivationBytes", "MoeLayers", "ExpertTopK", "BucketBytes",
           "OverlapGradientReduction", "SequenceParallel", "DistributedOptimizer", "FullySharded",
           "MicroBatchSize", "ActivationElementBytes"})
@@ -523,14 +570,14 @@ TrainingJob::GetMfu() const
 std::vector<std::vector<int64_t>>
 TrainingJob::ModelStageHalves(Ptr<Accelerator> gpu) const
 {
-    const uint32_t perStage = Layers() / m_pp;
+    const TrainingProgramSpec spec = GetProgramSpec();
     const auto ps = [&](double flops) { return gpu->ComputeTime(flops / m_tp).GetPicoSeconds(); };
     std::vector<std::vector<int64_t>> halves(m_pp);
     for (uint32_t stage = 0; stage < m_pp; ++stage)
     {
-        for (uint32_t i = 0; i < perStage; ++i)
+        for (uint32_t i = 0; i < spec.LayersOf(stage); ++i)
         {
-            const uint32_t layer = stage * perStage + i;
+            const uint32_t layer = spec.FirstLayerOf(stage) + i;
             double mlp = m_model->GetMlpFlops(layer, m_microBatchSize);
             if (layer + 1 == Layers())
             {
@@ -562,6 +609,21 @@ TrainingJob::GetProgramSpec() const
     s.backwardRatio = m_backwardRatio;
     s.optimizer = m_optimizerTime;
     s.layers = Layers();
+    if (m_firstStageLayers > 0 || m_lastStageLayers > 0)
+    {
+        const uint32_t given = m_firstStageLayers + m_lastStageLayers;
+        const uint32_t others = l.pp - (m_firstStageLayers > 0) - (m_lastStageLayers > 0);
+        const uint32_t each = others > 0 ? (s.layers - given) / others : 0;
+        s.stageLayers.assign(l.pp, each);
+        if (m_firstStageLayers > 0)
+        {
+            s.stageLayers.front() = m_firstStageLayers;
+        }
+        if (m_lastStageLayers > 0)
+        {
+            s.stageLayers.back() = m_lastStageLayers;
+        }
+    }
     s.microBatches = m_microBatches;
     s.tp = l.tp;
     s.ep = l.ep;

@@ -308,6 +308,8 @@ class TrainingJob : public Object
     uint32_t m_microBatches;
     uint64_t m_activationBytes;
     uint32_t m_moeLayers;
+    uint32_t m_firstStageLayers; //!< 0: as many as the other stages
+    uint32_t m_lastStageLayers;  //!< 0: as many as the other stages
     uint32_t m_expertTopK;
     uint64_t m_bucketBytes;
     bool m_overlap;

@@ -108,7 +108,9 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
             // One layer's parameters gathered and its gradients reduce-scattered, each padded
             // to whole elements per replica.
             const uint64_t elements = s.gradientBytes / s.gradientElementBytes;
-            const uint64_t layer = (elements + s.layers / s.pp - 1) / (s.layers / s.pp);
+            // A layer's share: the rank's parameters x stages / layers (exact when the
+            // stages hold equal layers; with uneven stages each layer weighs the same).
+            const uint64_t layer = (elements * s.pp + s.layers - 1) / s.layers;
             const auto padded = [&s](uint64_t bytes, uint32_t element) {
                 const uint64_t unit = uint64_t{s.dp} * element;
                 return (bytes + unit - 1) / unit * unit;
@@ -158,10 +160,28 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
     return {};
 }
 
+uint32_t
+TrainingProgramSpec::LayersOf(uint32_t stage) const
+{
+    return stageLayers.empty() ? layers / pp : stageLayers[stage];
+}
+
+uint32_t
+TrainingProgramSpec::FirstLayerOf(uint32_t stage) const
+{
+    uint32_t first = 0;
+    for (uint32_t s = 0; s < stage; ++s)
+    {
+        first += LayersOf(s);
+    }
+    return first;
+}
+
 TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage)
     : m_spec(spec),
       m_stage(stage),
-      m_layersPerStage(spec.layers / spec.pp),
+      m_firstLayer(spec.FirstLayerOf(stage)),
+      m_layers(spec.LayersOf(stage)),
       m_tensor(!Requests(spec, JobComm::TENSOR).empty()),
       m_expert(!Requests(spec, JobComm::EXPERT).empty()),
       m_bucketSizes(spec.fullySharded ? 0 : Requests(spec, JobComm::DATA).size()),
@@ -169,7 +189,7 @@ TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage
 {
     if (spec.fullySharded && !Requests(spec, JobComm::DATA).empty())
     {
-        m_gatherOp.assign(m_layersPerStage, 0);
+        m_gatherOp.assign(m_layers, 0);
     }
     if (spec.distributedOptimizer && m_bucketSizes > 0)
     {
@@ -231,7 +251,7 @@ TrainingProgram::Half(JobOp::Phase phase, uint32_t microBatch, uint32_t half) co
     if (m_spec.stageHalves.empty())
     {
         const int64_t total = phase == JobOp::FORWARD ? m_forward : m_backward;
-        return Part(Part(total, m_spec.microBatches, microBatch), 2 * m_layersPerStage, half);
+        return Part(Part(total, m_spec.microBatches, microBatch), 2 * m_layers, half);
     }
     const int64_t forward = m_spec.stageHalves[m_stage][half];
     return phase == JobOp::FORWARD
@@ -252,7 +272,7 @@ TrainingProgram::Collective(JobComm comm, uint32_t request, bool blocking, JobOp
 void
 TrainingProgram::GatherLayer(uint32_t layer, JobOp::Phase phase, uint32_t microBatch)
 {
-    if (m_gatherOp.empty() || layer >= m_layersPerStage)
+    if (m_gatherOp.empty() || layer >= m_layers)
     {
         return;
     }
@@ -351,14 +371,14 @@ TrainingProgram::Forward(uint32_t mb)
         Collective(JobComm::ACTIVATION_RECV, 0, true, JobOp::FORWARD, mb);
     }
     GatherLayer(0, JobOp::FORWARD, mb);
-    for (uint32_t l = 0; l < m_layersPerStage; ++l)
+    for (uint32_t l = 0; l < m_layers; ++l)
     {
         WaitForGather(l, JobOp::FORWARD, mb, l + 1);
         TensorBefore(JobOp::FORWARD, mb);
         Compute(JobOp::FORWARD, mb, Half(JobOp::FORWARD, mb, 2 * l));
         TensorAfter(JobOp::FORWARD, mb);
         TensorBefore(JobOp::FORWARD, mb);
-        const bool moe = IsMoeLayer(m_stage * m_layersPerStage + l);
+        const bool moe = IsMoeLayer(m_firstLayer + l);
         if (moe)
         {
             ExpertAllToAll(JobOp::FORWARD, mb);
@@ -383,7 +403,7 @@ TrainingProgram::Backward(uint32_t mb)
     if (lastBackward && m_spec.overlap && m_bucketSizes > 0)
     {
         int64_t pass = 0;
-        for (uint32_t h = 0; h < 2 * m_layersPerStage; ++h)
+        for (uint32_t h = 0; h < 2 * m_layers; ++h)
         {
             pass += Half(JobOp::BACKWARD, mb, h);
         }
@@ -402,11 +422,11 @@ TrainingProgram::Backward(uint32_t mb)
         Collective(JobComm::GRADIENT_RECV, 0, true, JobOp::BACKWARD, mb);
     }
     // Layers in reverse, each MLP half before its attention half.
-    GatherLayer(m_layersPerStage - 1, JobOp::BACKWARD, mb);
-    for (uint32_t l = m_layersPerStage; l-- > 0;)
+    GatherLayer(m_layers - 1, JobOp::BACKWARD, mb);
+    for (uint32_t l = m_layers; l-- > 0;)
     {
         WaitForGather(l, JobOp::BACKWARD, mb, l - 1); // l = 0: no layer -1 (wraps past the end)
-        const bool moe = IsMoeLayer(m_stage * m_layersPerStage + l);
+        const bool moe = IsMoeLayer(m_firstLayer + l);
         TensorBefore(JobOp::BACKWARD, mb);
         if (moe)
         {

@@ -78,6 +78,12 @@ struct TrainingProgramSpec
     double backwardRatio{2};   //!< backward compute / forward compute
     Time optimizer;            //!< the optimizer step, after the gradients are reduced
     uint32_t layers{1};
+    /**
+     * Per stage, its layers (summing to layers); empty: layers / pp each.  Megatron-LM's
+     * first and last pipeline stages may hold fewer (its --decoder-first-pipeline-num-layers
+     * and --decoder-last-pipeline-num-layers), as Llama 3 405B's do.
+     */
+    std::vector<uint32_t> stageLayers;
     uint32_t microBatches{1};
     uint32_t tp{1};
     uint32_t ep{1};
@@ -119,6 +125,11 @@ struct TrainingProgramSpec
      * gradients reduce-scattered after its backward, every micro-batch; no gradient buckets.
      */
     bool fullySharded{false};
+
+    /** Stage \p stage's layers. */
+    uint32_t LayersOf(uint32_t stage) const;
+    /** The first of stage \p stage's layers, counted over the whole model. */
+    uint32_t FirstLayerOf(uint32_t stage) const;
 };
 
 /**
@@ -176,7 +187,8 @@ class TrainingProgram
 
     const TrainingProgramSpec& m_spec;
     uint32_t m_stage;
-    uint32_t m_layersPerStage;
+    uint32_t m_firstLayer; //!< the stage's first layer in the model
+    uint32_t m_layers;     //!< the stage's layers
     int64_t m_forward;  //!< all micro-batches' forward compute, ps (without stageHalves)
     int64_t m_backward; //!< and backward
     // Which collectives the spec has, from Requests() once.
