@@ -579,6 +579,84 @@ TEST(TrainingJob, PipelineBubbleMatchesOneFOneB)
     }
 }
 
+// Interleaved 1F1B (Narayanan et al., SC'21, section 2.2.2): with v chunks per stage, equal
+// stages and free transfers, the bubble is (p - 1) / v of a micro-batch's forward and
+// backward, so utilization is v m / (v m + p - 1).
+TEST(TrainingJob, InterleavedPipelineBubbleIsDividedByTheVirtualStages)
+{
+    for (const auto& [p, m, v] : std::vector<std::tuple<uint32_t, uint32_t, uint32_t>>{
+             {2, 4, 2}, {4, 8, 2}, {4, 4, 3}, {8, 16, 4}})
+    {
+        const JobOutcome o = RunJob(Star(8, DataRate("400Gbps"), 3),
+                                    {{{"Ranks", std::to_string(p)},
+                                      {"PipelineParallel", std::to_string(p)},
+                                      {"VirtualStages", std::to_string(v)},
+                                      {"Layers", std::to_string(2 * p * v)},
+                                      {"MicroBatches", std::to_string(m)},
+                                      {"ComputeTime", "24ms"}}});
+        EXPECT_NEAR(o.utilization, double(v * m) / (v * m + p - 1), 1e-9)
+            << "p=" << p << " m=" << m << " v=" << v;
+    }
+}
+
+// Each stage of an interleaved pipeline runs v chunks of every micro-batch: it receives an
+// activation for each chunk but the first stage's first, sends one for each but the last
+// stage's last, and runs its own layers' tensor collectives, its compute exact.
+TEST(TrainingProgram, InterleavedStagesRunEveryChunk)
+{
+    TrainingProgramSpec s;
+    s.compute = PicoSeconds(900000007);
+    s.layers = 12;
+    s.virtualStages = 3;
+    s.microBatches = 4;
+    s.tp = 2;
+    s.pp = 2;
+    s.activationBytes = 1 << 20;
+    EXPECT_EQ(s.LayerOf(0, 0), 0u);
+    EXPECT_EQ(s.LayerOf(0, 2), 4u); // chunk 1 of stage 0: the model's 3rd chunk of 2 layers
+    EXPECT_EQ(s.LayerOf(1, 5), 11u);
+    for (uint32_t stage = 0; stage < 2; ++stage)
+    {
+        TrainingProgram p(s, stage);
+        int64_t compute = 0;
+        std::map<JobComm, uint32_t> collectives;
+        for (const auto& op : p.GetOps())
+        {
+            compute += op.kind == JobOp::COMPUTE ? op.picoseconds : 0;
+            collectives[op.comm] += op.kind == JobOp::COLLECTIVE;
+        }
+        EXPECT_EQ(compute, s.compute.GetPicoSeconds()) << stage;
+        EXPECT_EQ(collectives[JobComm::TENSOR], 6u * 2 * 2 * 4) << stage;
+        EXPECT_EQ(collectives[JobComm::ACTIVATION_RECV], stage == 0 ? 8u : 12u);
+        EXPECT_EQ(collectives[JobComm::ACTIVATION_SEND], stage == 1 ? 8u : 12u);
+        EXPECT_EQ(collectives[JobComm::GRADIENT_RECV], stage == 1 ? 8u : 12u);
+        EXPECT_EQ(collectives[JobComm::GRADIENT_SEND], stage == 0 ? 8u : 12u);
+    }
+}
+
+// Over packets the transfers between chunks go from the last stage back to the first: the job
+// finishes, v times the transfers of one chunk per stage.
+TEST(TrainingJob, InterleavedPipelineOverPacketsFinishes)
+{
+    std::vector<double> iteration;
+    for (uint32_t v : {1u, 2u})
+    {
+        const JobOutcome o = RunJob(Star(8, DataRate("400Gbps"), 3),
+                                    {{{"Ranks", "4"},
+                                      {"PipelineParallel", "4"},
+                                      {"VirtualStages", std::to_string(v)},
+                                      {"Layers", "8"},
+                                      {"MicroBatches", "8"},
+                                      {"ActivationBytes", "1048576"},
+                                      {"ComputeTime", "4ms"}}});
+        ASSERT_FALSE(o.iterations.empty());
+        iteration.push_back(o.iterations.front().Duration().GetSeconds());
+        // Transfers only add to the bubble of free transfers: 4 ms over 8 v / (8 v + 3).
+        EXPECT_GT(iteration.back(), 4e-3 * (8 * v + 3) / (8 * v)) << v;
+    }
+    EXPECT_LT(iteration[1], iteration[0]);
+}
+
 TEST(TrainingJob, PipelineOverPacketsAddsTheTransfers)
 {
     // With real activation transfers the bubble only grows, and the job finishes.
@@ -782,6 +860,15 @@ TEST(TrainingJob, InconsistentDescriptionsSayWhich)
     check({{"Ranks", "4"}, {"PipelineParallel", "4"}, {"Layers", "6"}}, "Layers (6)");
     check({{"Ranks", "4"}, {"PipelineParallel", "4"}, {"Layers", "6"}, {"FirstStageLayers", "1"}},
           "FirstStageLayers and LastStageLayers need a Model");
+    check({{"Ranks", "4"}, {"VirtualStages", "2"}}, "VirtualStages (2) needs PipelineParallel > 1");
+    check({{"Ranks", "4"}, {"PipelineParallel", "4"}, {"VirtualStages", "2"}, {"Layers", "12"}},
+          "Layers (12) must be a multiple of PipelineParallel x VirtualStages (2) = 8");
+    check({{"Ranks", "4"}, {"PipelineParallel", "4"}, {"VirtualStages", "2"}, {"Layers", "8"},
+           {"MicroBatches", "6"}},
+          "MicroBatches (6) must be a multiple of PipelineParallel (4)");
+    check({{"Ranks", "8"}, {"PipelineParallel", "4"}, {"VirtualStages", "2"}, {"Layers", "8"},
+           {"MicroBatches", "4"}, {"FullySharded", "true"}},
+          "with FullySharded is not modelled");
     check({{"Ranks", "4"}, {"ExpertParallel", "2"}}, "needs MoeLayers");
     check({{"Ranks", "4"}, {"Layers", "4"}, {"MoeLayers", "3"}}, "MoeLayers (3)");
     check({{"Ranks", "4"}, {"ComputeTime", "1ms"}, {"Flops", "1e12"}}, "not both");

@@ -191,6 +191,15 @@ INSTANTIATE_TEST_SUITE_P(
                TrainingScenario("[{\"ranks\":2,\"last_stage_layers\":1,\"model\":" +
                                 kTinyModel + "}]"),
                "need PipelineParallel > 1"},
+        BadJob{"virtual_stages_with_uneven_stages",
+               TrainingScenario("[{\"ranks\":2,\"pipeline_parallel\":2,\"virtual_stages\":2,"
+                                "\"first_stage_layers\":1,\"model\":" + kTinyModel + "}]"),
+               "VirtualStages (2) with FirstStageLayers or LastStageLayers is not modelled"},
+        BadJob{"virtual_stages_with_chakra_traces",
+               "{\"name\":\"t\",\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"training\":"
+               "{\"chakra_traces\":true,\"jobs\":[{\"ranks\":2,\"pipeline_parallel\":2,"
+               "\"virtual_stages\":2,\"layers\":4,\"micro_batches\":2}]}}",
+               "training.chakra_traces"},
         BadJob{"micro_batch_size_without_model",
                TrainingScenario("[" + kJob + ",\"micro_batch_size\":1}]"),
                "training.jobs[0].micro_batch_size = 1: applies only with a \"model\""},

@@ -240,11 +240,14 @@ TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn,
     if (!transfers.empty() && transfers[0].bytes > 0)
     {
         // Per adjacent pair, one group each way, so each carries its messages in
-        // micro-batch order on both ends (broadcast from member 0).
+        // micro-batch order on both ends (broadcast from member 0); interleaved stages also
+        // pass from the last stage to the first.
+        const bool ring = job->GetVirtualStages() > 1;
         for (const auto& stages : layout.Groups(ParallelAxis::PIPELINE))
         {
-            for (uint32_t s = 0; s + 1 < stages.size(); ++s)
+            for (uint32_t s = 0; s + 1 < stages.size() + (ring ? 1 : 0); ++s)
             {
+                const uint32_t next = (s + 1) % stages.size();
                 const std::pair<JobComm, JobComm> ways[] = {
                     {JobComm::ACTIVATION_SEND, JobComm::ACTIVATION_RECV},
                     {JobComm::GRADIENT_SEND, JobComm::GRADIENT_RECV}};
@@ -252,8 +255,8 @@ TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn,
                 {
                     const bool forward = send == JobComm::ACTIVATION_SEND;
                     const std::vector<uint32_t> pair =
-                        forward ? std::vector<uint32_t>{stages[s], stages[s + 1]}
-                                : std::vector<uint32_t>{stages[s + 1], stages[s]};
+                        forward ? std::vector<uint32_t>{stages[s], stages[next]}
+                                : std::vector<uint32_t>{stages[next], stages[s]};
                     TrainingJob::ScheduleList schedules;
                     Ptr<CollectiveGroup> g = MakeGroup(network, rdma, job, pair,
                                                        ParallelAxis::PIPELINE, transfers, schedules);

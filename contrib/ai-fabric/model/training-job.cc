@@ -139,6 +139,17 @@ TrainingJob::GetTypeId()
                           "--decoder-last-pipeline-num-layers.",
                           UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_lastStageLayers),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("VirtualStages",
+                          "Model chunks per pipeline stage (v of the interleaved 1F1B schedule "
+                          "of Narayanan et al., SC'21, section 2.2.2; Megatron-LM's "
+                          "--num-virtual-stages-per-pipeline-rank): each stage holds v chunks "
+                          "of Layers / (PP x v) layers, chunk c of stage s the model's "
+                          "(c PP + s)-th, which divides the pipeline bubble by v at the cost of "
+                          "v times the pipeline transfers.  1: no interleaving.  Needs "
+                          "MicroBatches a multiple of PipelineParallel, as Megatron-LM's "
+                          "schedule does.",
+                          UintegerValue(1), MakeUintegerAccessor(&TrainingJob::m_virtualStages),
+                          MakeUintegerChecker<uint32_t>(1, 1024))
             .AddAttribute("MicroBatches", "Micro-batches per iteration (m of 1F1B).",
                           UintegerValue(1), MakeUintegerAccessor(&TrainingJob::m_microBatches),
                           MakeUintegerChecker<uint32_t>(1))
@@ -436,7 +447,34 @@ TrainingJob::Check() const
                 " stages, at least one layer each");
         }
     }
-    else if (layers % m_pp != 0)
+    if (m_virtualStages > 1)
+    {
+        const std::string v = "VirtualStages (" + Str(m_virtualStages) + ")";
+        if (m_pp < 2)
+        {
+            Bad(job + v + " needs PipelineParallel > 1");
+        }
+        if (uneven)
+        {
+            Bad(job + v + " with FirstStageLayers or LastStageLayers is not modelled; give one");
+        }
+        if (m_fullySharded)
+        {
+            Bad(job + v + " with FullySharded is not modelled; give one");
+        }
+        if (layers % (m_pp * m_virtualStages) != 0)
+        {
+            Bad(job + "Layers (" + Str(layers) + ") must be a multiple of PipelineParallel x " +
+                v + " = " + Str(m_pp * m_virtualStages));
+        }
+        if (m_microBatches % m_pp != 0)
+        {
+            Bad(job + "MicroBatches (" + Str(m_microBatches) + ") must be a multiple of "
+                "PipelineParallel (" + Str(m_pp) + ") with " + v +
+                ", as Megatron-LM's interleaved schedule requires");
+        }
+    }
+    else if (!uneven && layers % m_pp != 0)
     {
         Bad(job + "Layers (" + Str(layers) + ") must be a multiple of PipelineParallel (" +
             Str(m_pp) + ")" + (m_model ? "; or set FirstStageLayers or LastStageLayers" : ""));
@@ -471,7 +509,7 @@ TrainingJob::CheckTrace() const
     }
     for (const char* given :
          {"ComputeTime", "Flops", "BackwardRatio", "OptimizerTime", "Parameters", "Layers",
-          "FirstStageLayers", "LastStageLayers",
+          "FirstStageLayers", "LastStageLayers", "VirtualStages",
           "MicroBatches", "ActivationBytes", "MoeLayers", "ExpertTopK", "BucketBytes",
           "OverlapGradientReduction", "SequenceParallel", "DistributedOptimizer", "FullySharded",
           "MicroBatchSize", "ActivationElementBytes"})
@@ -577,7 +615,7 @@ TrainingJob::ModelStageHalves(Ptr<Accelerator> gpu) const
     {
         for (uint32_t i = 0; i < spec.LayersOf(stage); ++i)
         {
-            const uint32_t layer = spec.FirstLayerOf(stage) + i;
+            const uint32_t layer = spec.LayerOf(stage, i);
             double mlp = m_model->GetMlpFlops(layer, m_microBatchSize);
             if (layer + 1 == Layers())
             {
@@ -624,6 +662,7 @@ TrainingJob::GetProgramSpec() const
             s.stageLayers.back() = m_lastStageLayers;
         }
     }
+    s.virtualStages = m_virtualStages;
     s.microBatches = m_microBatches;
     s.tp = l.tp;
     s.ep = l.ep;
@@ -1191,7 +1230,8 @@ TrainingJob::PassToken(uint32_t r, JobComm comm)
     const ParallelLayout layout = GetLayout();
     ParallelLayout::Coordinates c = layout.Of(r);
     const bool activation = comm == JobComm::ACTIVATION_SEND;
-    c.pp = activation ? c.pp + 1 : c.pp - 1;
+    // Interleaved stages pass between chunks from the last stage to the first and back.
+    c.pp = activation ? (c.pp + 1) % layout.pp : (c.pp + layout.pp - 1) % layout.pp;
     const uint32_t peer = layout.RankOf(c);
     RankState& ps = m_rankState[peer];
     ++(activation ? ps.activationsReady : ps.gradientsReady);

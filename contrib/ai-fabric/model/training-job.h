@@ -111,6 +111,8 @@ class TrainingJob : public Object
     uint32_t GetNRanks() const { return m_ranks; }
     /** The parallel degrees (DataParallel resolved). */
     ParallelLayout GetLayout() const;
+    /** Model chunks per pipeline stage: above 1, transfers also run from the last to the first. */
+    uint32_t GetVirtualStages() const { return m_virtualStages; }
     /** The iteration's description from the attributes (compute from FLOPs once placed). */
     TrainingProgramSpec GetProgramSpec() const;
     /**
@@ -310,6 +312,7 @@ class TrainingJob : public Object
     uint32_t m_moeLayers;
     uint32_t m_firstStageLayers; //!< 0: as many as the other stages
     uint32_t m_lastStageLayers;  //!< 0: as many as the other stages
+    uint32_t m_virtualStages;
     uint32_t m_expertTopK;
     uint64_t m_bucketBytes;
     bool m_overlap;

@@ -177,11 +177,22 @@ TrainingProgramSpec::FirstLayerOf(uint32_t stage) const
     return first;
 }
 
+uint32_t
+TrainingProgramSpec::LayerOf(uint32_t stage, uint32_t index) const
+{
+    if (virtualStages <= 1)
+    {
+        return FirstLayerOf(stage) + index;
+    }
+    const uint32_t chunk = layers / (pp * virtualStages);
+    return (index / chunk * pp + stage) * chunk + index % chunk;
+}
+
 TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage)
     : m_spec(spec),
       m_stage(stage),
-      m_firstLayer(spec.FirstLayerOf(stage)),
       m_layers(spec.LayersOf(stage)),
+      m_chunkLayers(m_layers / spec.virtualStages),
       m_tensor(!Requests(spec, JobComm::TENSOR).empty()),
       m_expert(!Requests(spec, JobComm::EXPERT).empty()),
       m_bucketSizes(spec.fullySharded ? 0 : Requests(spec, JobComm::DATA).size()),
@@ -200,19 +211,29 @@ TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage
     m_backward = total - m_forward;
 
     const uint32_t m = spec.microBatches;
-    const uint32_t warmup = std::min(spec.pp - stage - 1, m);
-    for (uint32_t i = 0; i < warmup; ++i)
+    const uint32_t v = spec.virtualStages;
+    const uint32_t p = spec.pp;
+    // Pass k of the m v: its micro-batch and its chunk (Megatron-LM's get_model_chunk_id).
+    const auto microBatch = [&](uint32_t k) { return v == 1 ? k : k / (p * v) * p + k % p; };
+    const auto chunk = [&](uint32_t k, bool forward) {
+        const uint32_t c = v == 1 ? 0 : k % (p * v) / p;
+        return forward ? c : v - 1 - c;
+    };
+    const uint32_t passes = m * v;
+    const uint32_t warmup =
+        std::min(v == 1 ? p - stage - 1 : 2 * (p - stage - 1) + (v - 1) * p, passes);
+    for (uint32_t k = 0; k < warmup; ++k)
     {
-        Forward(i);
+        Forward(microBatch(k), chunk(k, true));
     }
-    for (uint32_t i = 0; i < m - warmup; ++i)
+    for (uint32_t k = 0; k < passes - warmup; ++k)
     {
-        Forward(warmup + i);
-        Backward(i);
+        Forward(microBatch(warmup + k), chunk(warmup + k, true));
+        Backward(microBatch(k), chunk(k, false));
     }
-    for (uint32_t i = m - warmup; i < m; ++i)
+    for (uint32_t k = passes - warmup; k < passes; ++k)
     {
-        Backward(i);
+        Backward(microBatch(k), chunk(k, false));
     }
     if (m_bucketSizes > 0 && !spec.overlap)
     {
@@ -364,21 +385,21 @@ TrainingProgram::Compute(JobOp::Phase phase, uint32_t microBatch, int64_t ps)
 }
 
 void
-TrainingProgram::Forward(uint32_t mb)
+TrainingProgram::Forward(uint32_t mb, uint32_t chunk)
 {
-    if (m_stage > 0)
+    if (m_stage > 0 || chunk > 0)
     {
         Collective(JobComm::ACTIVATION_RECV, 0, true, JobOp::FORWARD, mb);
     }
-    GatherLayer(0, JobOp::FORWARD, mb);
-    for (uint32_t l = 0; l < m_layers; ++l)
+    GatherLayer(chunk * m_chunkLayers, JobOp::FORWARD, mb);
+    for (uint32_t l = chunk * m_chunkLayers; l < (chunk + 1) * m_chunkLayers; ++l)
     {
         WaitForGather(l, JobOp::FORWARD, mb, l + 1);
         TensorBefore(JobOp::FORWARD, mb);
         Compute(JobOp::FORWARD, mb, Half(JobOp::FORWARD, mb, 2 * l));
         TensorAfter(JobOp::FORWARD, mb);
         TensorBefore(JobOp::FORWARD, mb);
-        const bool moe = IsMoeLayer(m_firstLayer + l);
+        const bool moe = IsMoeLayer(m_spec.LayerOf(m_stage, l));
         if (moe)
         {
             ExpertAllToAll(JobOp::FORWARD, mb);
@@ -390,20 +411,23 @@ TrainingProgram::Forward(uint32_t mb)
         }
         TensorAfter(JobOp::FORWARD, mb);
     }
-    if (m_stage + 1 < m_spec.pp)
+    if (m_stage + 1 < m_spec.pp || chunk + 1 < m_spec.virtualStages)
     {
         Collective(JobComm::ACTIVATION_SEND, 0, false, JobOp::FORWARD, mb);
     }
 }
 
 void
-TrainingProgram::Backward(uint32_t mb)
+TrainingProgram::Backward(uint32_t mb, uint32_t chunk)
 {
-    const bool lastBackward = mb == m_spec.microBatches - 1;
+    // The rank's last backward pass: the last micro-batch's first chunk.
+    const bool lastBackward = mb == m_spec.microBatches - 1 && chunk == 0;
+    const uint32_t begin = chunk * m_chunkLayers;
+    const uint32_t end = begin + m_chunkLayers;
     if (lastBackward && m_spec.overlap && m_bucketSizes > 0)
     {
         int64_t pass = 0;
-        for (uint32_t h = 0; h < 2 * m_layers; ++h)
+        for (uint32_t h = 2 * begin; h < 2 * end; ++h)
         {
             pass += Half(JobOp::BACKWARD, mb, h);
         }
@@ -417,16 +441,16 @@ TrainingProgram::Backward(uint32_t mb)
         }
         m_bucketClock = 0;
     }
-    if (m_stage + 1 < m_spec.pp)
+    if (m_stage + 1 < m_spec.pp || chunk + 1 < m_spec.virtualStages)
     {
         Collective(JobComm::GRADIENT_RECV, 0, true, JobOp::BACKWARD, mb);
     }
     // Layers in reverse, each MLP half before its attention half.
-    GatherLayer(m_layers - 1, JobOp::BACKWARD, mb);
-    for (uint32_t l = m_layers; l-- > 0;)
+    GatherLayer(end - 1, JobOp::BACKWARD, mb);
+    for (uint32_t l = end; l-- > begin;)
     {
         WaitForGather(l, JobOp::BACKWARD, mb, l - 1); // l = 0: no layer -1 (wraps past the end)
-        const bool moe = IsMoeLayer(m_firstLayer + l);
+        const bool moe = IsMoeLayer(m_spec.LayerOf(m_stage, l));
         TensorBefore(JobOp::BACKWARD, mb);
         if (moe)
         {
@@ -454,7 +478,7 @@ TrainingProgram::Backward(uint32_t mb)
         }
         m_bucketClock = -1;
     }
-    if (m_stage > 0)
+    if (m_stage > 0 || chunk > 0)
     {
         Collective(JobComm::GRADIENT_SEND, 0, false, JobOp::BACKWARD, mb);
     }

@@ -84,6 +84,12 @@ struct TrainingProgramSpec
      * and --decoder-last-pipeline-num-layers), as Llama 3 405B's do.
      */
     std::vector<uint32_t> stageLayers;
+    /**
+     * Megatron-LM's interleaved 1F1B: each stage holds this many model chunks of
+     * layers / (pp x virtualStages) layers, chunk c of stage s being the model's (c pp + s)-th,
+     * so activations pass from the last stage back to the first between chunks.  1: one chunk.
+     */
+    uint32_t virtualStages{1};
     uint32_t microBatches{1};
     uint32_t tp{1};
     uint32_t ep{1};
@@ -128,8 +134,10 @@ struct TrainingProgramSpec
 
     /** Stage \p stage's layers. */
     uint32_t LayersOf(uint32_t stage) const;
-    /** The first of stage \p stage's layers, counted over the whole model. */
+    /** The first of stage \p stage's layers, counted over the whole model (one chunk). */
     uint32_t FirstLayerOf(uint32_t stage) const;
+    /** The model layer that is stage \p stage's \p index-th, its chunks in order. */
+    uint32_t LayerOf(uint32_t stage, uint32_t index) const;
 };
 
 /**
@@ -138,7 +146,10 @@ struct TrainingProgramSpec
  *
  * Micro-batches run in the 1F1B order of Narayanan et al. (SC'21, Megatron-LM): stage s of p
  * runs min(p - s - 1, m) forwards, then alternates one forward and one backward, then drains
- * the remaining backwards.  Each layer's forward and backward are two halves (attention,
+ * the remaining backwards.  With v virtual stages (the paper's interleaved schedule, as
+ * Megatron-LM's forward_backward_pipelining_with_interleaving orders it) the m v chunk passes
+ * take the same shape with min(2 (p - s - 1) + (v - 1) p, m v) forwards first, forward k being
+ * chunk (k mod p v) / p of micro-batch (k / p v) p + k mod p, backward k its chunk v - 1 - that.  Each layer's forward and backward are two halves (attention,
  * MLP), each followed by a blocking tensor-parallel all-reduce of the activation (the paper's
  * two all-reduces per layer each way); a MoE layer's MLP half sits between two expert
  * all-to-alls (dispatch and combine).  A forward on a later stage first receives its
@@ -161,8 +172,10 @@ class TrainingProgram
     static int64_t Part(int64_t total, uint32_t parts, uint32_t index);
 
   private:
-    void Forward(uint32_t microBatch);
-    void Backward(uint32_t microBatch);
+    /** Chunk \p chunk's forward of micro-batch \p microBatch. */
+    void Forward(uint32_t microBatch, uint32_t chunk);
+    /** Chunk \p chunk's backward of micro-batch \p microBatch. */
+    void Backward(uint32_t microBatch, uint32_t chunk);
     /** The compute of half \p half of the stage's layers for micro-batch \p microBatch. */
     int64_t Half(JobOp::Phase phase, uint32_t microBatch, uint32_t half) const;
     /** Compute of \p ps; gradient buckets ready inside it are started there. */
@@ -187,8 +200,8 @@ class TrainingProgram
 
     const TrainingProgramSpec& m_spec;
     uint32_t m_stage;
-    uint32_t m_firstLayer; //!< the stage's first layer in the model
     uint32_t m_layers;     //!< the stage's layers
+    uint32_t m_chunkLayers; //!< layers per chunk (m_layers without interleaving)
     int64_t m_forward;  //!< all micro-batches' forward compute, ps (without stageHalves)
     int64_t m_backward; //!< and backward
     // Which collectives the spec has, from Requests() once.

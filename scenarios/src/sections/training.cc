@@ -209,13 +209,22 @@ BuildTraining(const json& doc, Scenario& s)
                                    "activation_bytes", "moe_layers", "expert_top_k",
                                    "bucket_bytes", "overlap_gradient_reduction",
                                    "sequence_parallel", "distributed_optimizer",
-                                   "fully_sharded"};
+                                   "fully_sharded", "first_stage_layers", "last_stage_layers",
+                                   "virtual_stages"};
         for (const char* key : iteration)
         {
             if (j.contains("trace") && j.contains(key))
             {
                 Fail(Path(wj, key), j.at(key), "given by the job's trace; leave it out");
             }
+        }
+        if (j.contains("virtual_stages") && j.at("virtual_stages") != 1 &&
+            s.training.chakraTraces)
+        {
+            Fail(Path(w, "chakra_traces"), t.at("chakra_traces"),
+                 "writes send and receive nodes between adjacent stages only; job " +
+                     std::to_string(i) + " interleaves its stages (virtual_stages), passing "
+                     "from the last to the first");
         }
         if (j.contains("trace") && s.training.chakraTraces)
         {
