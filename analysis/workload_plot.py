@@ -42,8 +42,10 @@ def row(folder: Path, gpu_price: float) -> dict:
     if not jobs or not jobs[0]["finished"] or "model" not in jobs[0]:
         raise ValueError(f"{summary_path}: no finished training job of a model")
     job = jobs[0]
-    its = pd.read_csv(folder / "iterations.csv")
+    its = pd.read_csv(folder / "iterations.csv", dtype={"job": str})
     its = its[its["job"] == job["name"]]
+    if its.empty:
+        raise ValueError(f"{folder / 'iterations.csv'}: no iteration of job {job['name']}")
     r = {"run": summary["name"], "gpus": job["ranks"], "iteration_s": job["mean_iteration_s"],
          "mfu": job["model"]["mfu"], "tokens_per_s": job["tokens_per_s"],
          "fabric_musd": summary["bom_total_usd"] / 1e6}

@@ -46,7 +46,7 @@ test -s "$d/w.png"
 import sys
 row = [c.strip() for c in open(sys.argv[1]).read().splitlines()[2].strip("|").split("|")]
 iteration, parts = float(row[2]), sum(float(c) for c in row[7:])
-assert row[0] == "training-moe-model" and abs(parts / iteration - 1) < 1e-3, row
+assert row[0] == "training-moe-model" and abs(parts / iteration - 1) < 2e-3, row  # each figure to 4 digits
 PY
 if /usr/bin/python3 "$root/analysis/workload_plot.py" "$d/scaling/rail-optimized-16" \
     --out "$d/y.png" --table "$d/y.md" 2> /dev/null; then

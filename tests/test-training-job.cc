@@ -223,7 +223,7 @@ TEST(TrainingProgram, UnevenStagesRunTheirOwnLayers)
     const uint32_t moe[] = {0, 2, 1};
     for (uint32_t stage = 0; stage < 3; ++stage)
     {
-        EXPECT_EQ(s.FirstLayerOf(stage), std::vector<uint32_t>({0, 1, 4})[stage]);
+        EXPECT_EQ(s.LayerOf(stage, 0), std::vector<uint32_t>({0, 1, 4})[stage]);
         TrainingProgram p(s, stage);
         int64_t compute = 0;
         std::map<JobComm, uint32_t> collectives;
@@ -601,7 +601,8 @@ TEST(TrainingJob, InterleavedPipelineBubbleIsDividedByTheVirtualStages)
 
 // Each stage of an interleaved pipeline runs v chunks of every micro-batch: it receives an
 // activation for each chunk but the first stage's first, sends one for each but the last
-// stage's last, and runs its own layers' tensor collectives, its compute exact.
+// stage's last, runs its own layers' tensor collectives and its MoE layers' all-to-alls (layers
+// 3, 7 and 11, all in stage 1's chunks), each chunk's gradient buckets, its compute exact.
 TEST(TrainingProgram, InterleavedStagesRunEveryChunk)
 {
     TrainingProgramSpec s;
@@ -611,7 +612,12 @@ TEST(TrainingProgram, InterleavedStagesRunEveryChunk)
     s.microBatches = 4;
     s.tp = 2;
     s.pp = 2;
+    s.ep = 2;
+    s.dp = 2;
+    s.moeLayers = 3;
     s.activationBytes = 1 << 20;
+    s.gradientBytes = 12 << 20; // 4 MiB a chunk
+    s.bucketBytes = 3 << 20;    // 3 + 1 MiB a chunk
     EXPECT_EQ(s.LayerOf(0, 0), 0u);
     EXPECT_EQ(s.LayerOf(0, 2), 4u); // chunk 1 of stage 0: the model's 3rd chunk of 2 layers
     EXPECT_EQ(s.LayerOf(1, 5), 11u);
@@ -631,7 +637,44 @@ TEST(TrainingProgram, InterleavedStagesRunEveryChunk)
         EXPECT_EQ(collectives[JobComm::ACTIVATION_SEND], stage == 1 ? 8u : 12u);
         EXPECT_EQ(collectives[JobComm::GRADIENT_RECV], stage == 1 ? 8u : 12u);
         EXPECT_EQ(collectives[JobComm::GRADIENT_SEND], stage == 0 ? 8u : 12u);
+        EXPECT_EQ(collectives[JobComm::EXPERT], stage == 0 ? 0u : 3u * 2 * 2 * 4) << stage;
+        EXPECT_EQ(collectives[JobComm::DATA], 3u * 2) << stage;
     }
+    const auto buckets = TrainingProgram::Requests(s, JobComm::DATA);
+    ASSERT_EQ(buckets.size(), 2u);
+    EXPECT_EQ(buckets[0].bytes, 3u << 20);
+    EXPECT_EQ(buckets[1].bytes, 1u << 20);
+}
+
+// Megatron-LM's interleaved order on stage 0 of 2, 2 chunks, 4 micro-batches (micro-batch,
+// chunk): F00 F10 F01 F11 F20 B01 F30 B11 F21 B00 F31 B10 B21 B31 B20 B30.
+TEST(TrainingProgram, InterleavedPassesRunInMegatronsOrder)
+{
+    TrainingProgramSpec s;
+    s.compute = PicoSeconds(800000000);
+    s.layers = 4;
+    s.virtualStages = 2;
+    s.microBatches = 4;
+    s.pp = 2;
+    TrainingProgram p(s, 0);
+    // A chunk is one layer: each pass is two compute ops, its halves.
+    std::vector<std::string> halves;
+    for (const auto& op : p.GetOps())
+    {
+        if (op.kind == JobOp::COMPUTE)
+        {
+            halves.push_back((op.phase == JobOp::FORWARD ? "F" : "B") +
+                             std::to_string(op.microBatch));
+        }
+    }
+    ASSERT_EQ(halves.size(), 32u);
+    std::string order;
+    for (std::size_t i = 0; i < halves.size(); i += 2)
+    {
+        EXPECT_EQ(halves[i], halves[i + 1]) << i;
+        order += halves[i] + " ";
+    }
+    EXPECT_EQ(order, "F0 F1 F0 F1 F2 B0 F3 B1 F2 B0 F3 B1 B2 B3 B2 B3 ");
 }
 
 // Over packets the transfers between chunks go from the last stage back to the first: the job

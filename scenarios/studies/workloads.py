@@ -9,7 +9,8 @@ Models (scenarios/models/), each one iteration at fidelity collective (every pip
 collective in its steady state), sequence parallelism where TP > 1, ZeRO-1:
   llama3-405b    TP 8, PP 16 with 7 layers on the first and last stages (Llama 3's published
                  layout, Dubey et al. 2024, section 3.3.2 and Table 4), DP 8, 32 micro-batches
-                 of one 8192-token sequence (the paper's 32 sequences per replica)
+                 of one 8192-token sequence (the paper's 32 sequences per replica), in plain
+                 1F1B (the paper's schedule is interleaved: not with uneven stages here)
   mixtral-8x7b   TP 1, EP 8 (Megatron-LM's advice for Mixtral: EP 8 x TP 1), PP 4, DP 32,
                  16 micro-batches of one 32768-token sequence (no published setup)
 Fabrics, 128 servers of 8 GPUs (NVLink inside, one 400 Gb/s NIC per GPU):

@@ -134,6 +134,12 @@ TrainingJobHelper::TraceGroups(Ptr<const TrainingJob> job)
 std::vector<TraceNode>
 TrainingJobHelper::TraceNodes(Ptr<const TrainingJob> job, uint32_t rank)
 {
+    if (job->GetVirtualStages() > 1)
+    {
+        throw std::invalid_argument("job '" + job->GetName() +
+                                    "': a trace's sends and receives run between adjacent "
+                                    "stages only; VirtualStages passes from the last to the first");
+    }
     const ParallelLayout layout = job->GetLayout();
     std::array<std::vector<JobRequest>, kJobComms> requests;
     for (std::size_t c = 0; c < kJobComms; ++c)

@@ -58,7 +58,8 @@ class TrainingJobHelper
      * Rank \p rank's program of \p job (started by Install) as Chakra trace nodes
      * (TraceProgram::FromOps), its collectives on the TraceGroups.  A job whose Trace and
      * ProcessGroups are such files runs the same iterations, up to the traces' whole
-     * microseconds of compute.
+     * microseconds of compute.  Throws std::invalid_argument for a job with VirtualStages
+     * above 1 (its transfers wrap from the last stage to the first, which traces cannot say).
      */
     static std::vector<TraceNode> TraceNodes(Ptr<const TrainingJob> job, uint32_t rank);
 

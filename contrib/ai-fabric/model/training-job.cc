@@ -130,13 +130,14 @@ TrainingJob::GetTypeId()
                           "--decoder-first-pipeline-num-layers; Llama 3 405B's first and last "
                           "of 16 stages hold 7 of its 126 layers, one fewer than the others, "
                           "to balance the embedding and output layer (Dubey et al., \"The "
-                          "Llama 3 Herd of Models\", 2024, section 3.3.2).",
+                          "Llama 3 Herd of Models\", 2024, section 3.3.2).  Not with "
+                          "VirtualStages.",
                           UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_firstStageLayers),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("LastStageLayers",
                           "With a Model: the last pipeline stage's layers, the others "
                           "splitting the rest evenly; 0: as many as the others.  Megatron-LM's "
-                          "--decoder-last-pipeline-num-layers.",
+                          "--decoder-last-pipeline-num-layers.  Not with VirtualStages.",
                           UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_lastStageLayers),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("VirtualStages",
@@ -145,9 +146,11 @@ TrainingJob::GetTypeId()
                           "--num-virtual-stages-per-pipeline-rank): each stage holds v chunks "
                           "of Layers / (PP x v) layers, chunk c of stage s the model's "
                           "(c PP + s)-th, which divides the pipeline bubble by v at the cost of "
-                          "v times the pipeline transfers.  1: no interleaving.  Needs "
-                          "MicroBatches a multiple of PipelineParallel, as Megatron-LM's "
-                          "schedule does.",
+                          "v times the pipeline transfers.  1: no interleaving.  Above 1 it "
+                          "needs PipelineParallel > 1, Layers a multiple of PipelineParallel x "
+                          "v and MicroBatches a multiple of PipelineParallel (as Megatron-LM's "
+                          "schedule does), and combines with neither FirstStageLayers, "
+                          "LastStageLayers nor FullySharded.",
                           UintegerValue(1), MakeUintegerAccessor(&TrainingJob::m_virtualStages),
                           MakeUintegerChecker<uint32_t>(1, 1024))
             .AddAttribute("MicroBatches", "Micro-batches per iteration (m of 1F1B).",
@@ -419,6 +422,11 @@ TrainingJob::Check() const
     }
     const uint32_t layers = Layers();
     const bool uneven = m_firstStageLayers > 0 || m_lastStageLayers > 0;
+    if (uneven && m_virtualStages > 1)
+    {
+        Bad(job + "VirtualStages (" + Str(m_virtualStages) +
+            ") with FirstStageLayers or LastStageLayers is not modelled; give one");
+    }
     if (uneven && !m_model)
     {
         Bad(job + "FirstStageLayers and LastStageLayers need a Model (without one, ComputeTime "
@@ -453,10 +461,6 @@ TrainingJob::Check() const
         if (m_pp < 2)
         {
             Bad(job + v + " needs PipelineParallel > 1");
-        }
-        if (uneven)
-        {
-            Bad(job + v + " with FirstStageLayers or LastStageLayers is not modelled; give one");
         }
         if (m_fullySharded)
         {

@@ -55,11 +55,12 @@ BucketSize(const TrainingProgramSpec& s)
     return std::max<uint64_t>(1, s.bucketBytes / s.gradientElementBytes) * s.gradientElementBytes;
 }
 
+/** Gradient buckets of one chunk. */
 uint32_t
 BucketCount(const TrainingProgramSpec& s)
 {
     const uint64_t b = BucketSize(s);
-    return static_cast<uint32_t>((s.gradientBytes + b - 1) / b);
+    return static_cast<uint32_t>((s.ChunkGradientBytes() + b - 1) / b);
 }
 } // namespace
 
@@ -120,8 +121,10 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
                     {REDUCE_SCATTER, padded(layer * s.gradientElementBytes, s.gradientElementBytes),
                      s.gradientElementBytes}};
         }
+        // Each chunk's gradients in buckets of their own (one chunk without interleaving).
+        const uint64_t chunk = s.ChunkGradientBytes();
         const uint64_t bucket = BucketSize(s);
-        const uint64_t last = s.gradientBytes - uint64_t(BucketCount(s) - 1) * bucket;
+        const uint64_t last = chunk - uint64_t(BucketCount(s) - 1) * bucket;
         const CollectiveOperation reduce = s.distributedOptimizer ? REDUCE_SCATTER : ALL_REDUCE;
         // ZeRO-1 shards each buffer over the replicas: padded to whole elements per rank, as
         // Megatron pads its distributed optimizer's buffers.
@@ -129,7 +132,7 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
             const uint64_t unit = uint64_t{s.dp} * element;
             return s.distributedOptimizer ? (bytes + unit - 1) / unit * unit : bytes;
         };
-        const uint64_t first = std::min(bucket, s.gradientBytes);
+        const uint64_t first = std::min(bucket, chunk);
         std::vector<JobRequest> r{{reduce, shard(first, s.gradientElementBytes), s.gradientElementBytes}};
         if (last != first)
         {
@@ -167,25 +170,30 @@ TrainingProgramSpec::LayersOf(uint32_t stage) const
 }
 
 uint32_t
-TrainingProgramSpec::FirstLayerOf(uint32_t stage) const
-{
-    uint32_t first = 0;
-    for (uint32_t s = 0; s < stage; ++s)
-    {
-        first += LayersOf(s);
-    }
-    return first;
-}
-
-uint32_t
 TrainingProgramSpec::LayerOf(uint32_t stage, uint32_t index) const
 {
     if (virtualStages <= 1)
     {
-        return FirstLayerOf(stage) + index;
+        uint32_t first = 0;
+        for (uint32_t s = 0; s < stage; ++s)
+        {
+            first += LayersOf(s);
+        }
+        return first + index;
     }
     const uint32_t chunk = layers / (pp * virtualStages);
     return (index / chunk * pp + stage) * chunk + index % chunk;
+}
+
+uint64_t
+TrainingProgramSpec::ChunkGradientBytes() const
+{
+    if (virtualStages <= 1)
+    {
+        return gradientBytes;
+    }
+    const uint64_t elements = (gradientBytes / gradientElementBytes + virtualStages - 1) / virtualStages;
+    return elements * gradientElementBytes;
 }
 
 TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage)
@@ -237,9 +245,12 @@ TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage
     }
     if (m_bucketSizes > 0 && !spec.overlap)
     {
-        for (uint32_t k = 0; k < BucketCount(spec); ++k)
+        for (uint32_t c = 0; c < v; ++c)
         {
-            StartBucket(k, JobOp::BACKWARD, m - 1);
+            for (uint32_t k = 0; k < BucketCount(spec); ++k)
+            {
+                StartBucket(k, JobOp::BACKWARD, m - 1);
+            }
         }
     }
     m_ops.push_back({JobOp::WAIT, JobOp::OPTIMIZER});
@@ -420,8 +431,8 @@ TrainingProgram::Forward(uint32_t mb, uint32_t chunk)
 void
 TrainingProgram::Backward(uint32_t mb, uint32_t chunk)
 {
-    // The rank's last backward pass: the last micro-batch's first chunk.
-    const bool lastBackward = mb == m_spec.microBatches - 1 && chunk == 0;
+    // The chunk's last backward: its gradients become ready, bucket by bucket.
+    const bool lastBackward = mb == m_spec.microBatches - 1;
     const uint32_t begin = chunk * m_chunkLayers;
     const uint32_t end = begin + m_chunkLayers;
     if (lastBackward && m_spec.overlap && m_bucketSizes > 0)
@@ -431,13 +442,15 @@ TrainingProgram::Backward(uint32_t mb, uint32_t chunk)
         {
             pass += Half(JobOp::BACKWARD, mb, h);
         }
+        const uint64_t bytes = m_spec.ChunkGradientBytes();
         const uint64_t bucket = BucketSize(m_spec);
+        m_bucketReadyAt.clear();
+        m_nextBucket = 0;
         for (uint32_t k = 0; k < BucketCount(m_spec); ++k)
         {
-            const uint64_t ready = std::min(uint64_t(k + 1) * bucket, m_spec.gradientBytes);
+            const uint64_t ready = std::min(uint64_t(k + 1) * bucket, bytes);
             const __int128 at = static_cast<__int128>(pass) * ready;
-            m_bucketReadyAt.push_back(
-                static_cast<int64_t>((at + m_spec.gradientBytes - 1) / m_spec.gradientBytes));
+            m_bucketReadyAt.push_back(static_cast<int64_t>((at + bytes - 1) / bytes));
         }
         m_bucketClock = 0;
     }

@@ -134,10 +134,10 @@ struct TrainingProgramSpec
 
     /** Stage \p stage's layers. */
     uint32_t LayersOf(uint32_t stage) const;
-    /** The first of stage \p stage's layers, counted over the whole model (one chunk). */
-    uint32_t FirstLayerOf(uint32_t stage) const;
     /** The model layer that is stage \p stage's \p index-th, its chunks in order. */
     uint32_t LayerOf(uint32_t stage, uint32_t index) const;
+    /** The gradient bytes of one of a rank's chunks: gradientBytes / virtualStages, whole elements. */
+    uint64_t ChunkGradientBytes() const;
 };
 
 /**
@@ -146,17 +146,20 @@ struct TrainingProgramSpec
  *
  * Micro-batches run in the 1F1B order of Narayanan et al. (SC'21, Megatron-LM): stage s of p
  * runs min(p - s - 1, m) forwards, then alternates one forward and one backward, then drains
- * the remaining backwards.  With v virtual stages (the paper's interleaved schedule, as
- * Megatron-LM's forward_backward_pipelining_with_interleaving orders it) the m v chunk passes
- * take the same shape with min(2 (p - s - 1) + (v - 1) p, m v) forwards first, forward k being
- * chunk (k mod p v) / p of micro-batch (k / p v) p + k mod p, backward k its chunk v - 1 - that.  Each layer's forward and backward are two halves (attention,
- * MLP), each followed by a blocking tensor-parallel all-reduce of the activation (the paper's
- * two all-reduces per layer each way); a MoE layer's MLP half sits between two expert
- * all-to-alls (dispatch and combine).  A forward on a later stage first receives its
- * activation; a backward on an earlier stage first receives its gradient; sends do not
- * block.  The gradients are ready in buckets as the last micro-batch's backward proceeds
- * (bucket k once (k + 1) buckets' share of that backward is done), and each bucket's
- * all-reduce starts then if overlapped, or all after the backward if not.  The rank then
+ * the remaining backwards.  With v virtual stages (the paper's interleaved schedule, in the
+ * order of current Megatron-LM's forward_backward_pipelining_with_interleaving) the m v chunk
+ * passes take the same shape with min(2 (p - s - 1) + (v - 1) p, m v) forwards first (older
+ * versions ran all m v first when m = p: the same bubble), forward k being chunk
+ * (k mod p v) / p of micro-batch (k / p v) p + k mod p, backward k its chunk v - 1 - that.
+ * Each layer's forward and backward are two halves (attention, MLP), each followed by a
+ * blocking tensor-parallel all-reduce of the activation (the paper's two all-reduces per layer
+ * each way); a MoE layer's MLP half sits between two expert all-to-alls (dispatch and
+ * combine).  A forward on a later stage (or chunk) first receives its activation; a backward
+ * on an earlier one first receives its gradient; sends do not block.  Each chunk's gradients
+ * (1/v of the rank's) are ready in buckets as its last micro-batch's backward proceeds (bucket
+ * k once (k + 1) buckets' share of that backward is done, as Megatron-LM syncs a chunk's
+ * gradients after its last micro-batch), and each bucket's all-reduce starts then if
+ * overlapped, or all after the backward if not.  The rank then
  * waits for all its collectives and runs the optimizer step.  With FSDP (fullySharded) each
  * layer's compute instead waits for its own parameter all-gather, started one layer ahead.
  */
