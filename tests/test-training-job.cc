@@ -646,6 +646,49 @@ TEST(TrainingProgram, InterleavedStagesRunEveryChunk)
     EXPECT_EQ(buckets[1].bytes, 1u << 20);
 }
 
+// Full recomputation reruns each layer's forward before its backward, its tensor all-reduces
+// and expert all-to-alls included: a third pass of each, and the forward's compute once more.
+TEST(TrainingProgram, FullRecomputationRerunsEachLayersForward)
+{
+    TrainingProgramSpec s;
+    s.compute = PicoSeconds(1000000007);
+    s.layers = 6;
+    s.microBatches = 5;
+    s.tp = 2;
+    s.pp = 3;
+    s.ep = 2;
+    s.moeLayers = 3;
+    s.activationBytes = 1 << 20;
+    s.recompute = RECOMPUTE_FULL;
+    const int64_t forward = std::llround(s.compute.GetPicoSeconds() / 3.0);
+    for (uint32_t stage = 0; stage < 3; ++stage)
+    {
+        TrainingProgram p(s, stage);
+        int64_t compute = 0;
+        std::map<JobComm, uint32_t> collectives;
+        for (const auto& op : p.GetOps())
+        {
+            compute += op.kind == JobOp::COMPUTE ? op.picoseconds : 0;
+            collectives[op.comm] += op.kind == JobOp::COLLECTIVE;
+        }
+        EXPECT_EQ(compute, s.compute.GetPicoSeconds() + forward) << stage;
+        EXPECT_EQ(collectives[JobComm::TENSOR], 2u * 2 * 3 * 5) << stage;
+        EXPECT_EQ(collectives[JobComm::EXPERT], 1u * 2 * 3 * 5) << stage;
+    }
+}
+
+// Without communication a job with full recomputation computes its forward twice: 24 ms of
+// forward and backward (8 + 16) take 32 ms, all of it ideal compute.
+TEST(TrainingJob, FullRecomputationAddsTheForwardToTheIteration)
+{
+    const JobOutcome o = RunJob(Star(2, DataRate("400Gbps"), 3),
+                                {{{"Ranks", "1"}, {"ComputeTime", "24ms"}, {"Layers", "4"},
+                                  {"MicroBatches", "3"}, {"Recompute", "full"}}});
+    ASSERT_FALSE(o.iterations.empty());
+    EXPECT_EQ(o.iterations.front().Duration(), MilliSeconds(32));
+    EXPECT_EQ(o.ideal, MilliSeconds(32));
+}
+
 // Megatron-LM's interleaved order on stage 0 of 2, 2 chunks, 4 micro-batches (micro-batch,
 // chunk): F00 F10 F01 F11 F20 B01 F30 B11 F21 B00 F31 B10 B21 B31 B20 B30.
 TEST(TrainingProgram, InterleavedPassesRunInMegatronsOrder)
@@ -904,6 +947,7 @@ TEST(TrainingJob, InconsistentDescriptionsSayWhich)
     check({{"Ranks", "4"}, {"PipelineParallel", "4"}, {"Layers", "6"}, {"FirstStageLayers", "1"}},
           "FirstStageLayers and LastStageLayers need a Model");
     check({{"Ranks", "4"}, {"VirtualStages", "2"}}, "VirtualStages (2) needs PipelineParallel > 1");
+    check({{"Ranks", "4"}, {"Recompute", "selective"}}, "Recompute = selective");
     check({{"Ranks", "4"}, {"PipelineParallel", "4"}, {"VirtualStages", "2"}, {"Layers", "12"}},
           "Layers (12) must be a multiple of PipelineParallel x VirtualStages (2) = 8");
     check({{"Ranks", "4"}, {"PipelineParallel", "4"}, {"VirtualStages", "2"}, {"Layers", "8"},
@@ -1025,6 +1069,71 @@ TEST(TrainingJob, ModelStagesComputeTheirOwnLayers)
         EXPECT_EQ(job->GetIdealComputeTime(), PicoSeconds(3 * std::max(first, last))) << attribute;
         Simulator::Destroy();
     }
+}
+
+// A small model over PP 2 as packets with recomputation: selective adds each layer's core
+// attention (4 b s^2 h) to its attention half's backward, full its whole forward but the
+// output layer's; each stage's compute is exactly that, the MFU's model FLOPs unchanged.
+TEST(TrainingJob, ModelRecomputationAddsTheCoreAttentionOrTheForward)
+{
+    double mfu[3] = {};
+    for (const char* mode : {"none", "selective", "full"})
+    {
+        Ptr<TransformerModel> model = CreateObject<TransformerModel>();
+        for (const auto& [name, value] : std::vector<std::pair<std::string, uint64_t>>{
+                 {"Layers", 4}, {"HiddenSize", 256}, {"FfnHiddenSize", 1024},
+                 {"AttentionHeads", 8}, {"KvHeads", 0}, {"VocabSize", 32000},
+                 {"SequenceLength", 512}})
+        {
+            model->SetAttribute(name, UintegerValue(value));
+        }
+        Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("400Gbps"), 3));
+        net->AssignStreams(100);
+        RdmaHelper rdma;
+        rdma.Install(net);
+        TrainingJobHelper helper;
+        helper.SetJobAttribute("Ranks", UintegerValue(2));
+        helper.SetJobAttribute("PipelineParallel", UintegerValue(2));
+        helper.SetJobAttribute("MicroBatches", UintegerValue(3));
+        helper.SetJobAttribute("Model", PointerValue(model));
+        helper.SetJobAttribute("Recompute", StringValue(mode));
+        Ptr<TrainingJob> job = helper.Install(net, rdma, 10);
+        Simulator::Run();
+        ASSERT_TRUE(job->IsFinished()) << mode;
+        Ptr<Accelerator> gpu = CreateObject<Accelerator>();
+        const auto ps = [&](double flops) { return gpu->ComputeTime(flops).GetPicoSeconds(); };
+        const auto pass = [&](int64_t forward) { return forward + 2 * forward; };
+        const std::string m(mode);
+        int64_t stage[2] = {0, 0};
+        for (uint32_t l = 0; l < 4; ++l)
+        {
+            const double attention = model->GetAttentionFlops(1);
+            const double mlp = model->GetMlpFlops(l, 1);
+            const double logits = l == 3 ? model->GetLogitFlops(1) : 0;
+            int64_t layer = pass(ps(attention)) + pass(ps(mlp + logits));
+            if (m == "selective")
+            {
+                EXPECT_DOUBLE_EQ(model->GetCoreAttentionFlops(1), 4.0 * 512 * 512 * 256);
+                layer += ps(model->GetCoreAttentionFlops(1));
+            }
+            if (m == "full")
+            {
+                layer += ps(attention) + ps(mlp);
+            }
+            stage[l / 2] += layer;
+        }
+        const auto& ranks = job->GetRankIterations();
+        ASSERT_EQ(ranks.size(), 2u);
+        EXPECT_EQ(ranks[0].compute, PicoSeconds(3 * stage[0])) << mode;
+        EXPECT_EQ(ranks[1].compute, PicoSeconds(3 * stage[1])) << mode;
+        EXPECT_EQ(job->GetIdealComputeTime(), PicoSeconds(3 * std::max(stage[0], stage[1])))
+            << mode;
+        mfu[m == "none" ? 0 : m == "selective" ? 1 : 2] =
+            job->GetModelFlopsPerIteration() / job->GetMeanIterationTime().GetSeconds();
+        Simulator::Destroy();
+    }
+    EXPECT_GT(mfu[0], mfu[1]);
+    EXPECT_GT(mfu[1], mfu[2]);
 }
 
 // A MoE model with a dense first layer over EP 2: the expert all-to-alls come only in its MoE

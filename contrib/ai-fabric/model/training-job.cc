@@ -4,6 +4,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
@@ -153,6 +154,20 @@ TrainingJob::GetTypeId()
                           "LastStageLayers nor FullySharded.",
                           UintegerValue(1), MakeUintegerAccessor(&TrainingJob::m_virtualStages),
                           MakeUintegerChecker<uint32_t>(1, 1024))
+            .AddAttribute("Recompute",
+                          "Activation recomputation (Megatron-LM's --recompute-granularity; "
+                          "Korthikanti et al., \"Reducing Activation Recomputation in Large "
+                          "Transformer Models\", MLSys 2023): none; selective, each attention "
+                          "half's backward also recomputes its core attention (the s^2 scores "
+                          "and weighted values, a Model's GetCoreAttentionFlops; needs a Model); "
+                          "full, each layer's forward (without the output layer), its "
+                          "tensor-parallel collectives and expert all-to-alls included, rerun "
+                          "before its backward.  The recomputed FLOPs count in the ideal compute "
+                          "(utilization), not in the model FLOPs (MFU).",
+                          EnumValue(RECOMPUTE_NONE),
+                          MakeEnumAccessor(&TrainingJob::m_recompute),
+                          MakeEnumChecker(RECOMPUTE_NONE, "none", RECOMPUTE_SELECTIVE,
+                                          "selective", RECOMPUTE_FULL, "full"))
             .AddAttribute("MicroBatches", "Micro-batches per iteration (m of 1F1B).",
                           UintegerValue(1), MakeUintegerAccessor(&TrainingJob::m_microBatches),
                           MakeUintegerChecker<uint32_t>(1))
@@ -422,6 +437,10 @@ TrainingJob::Check() const
     }
     const uint32_t layers = Layers();
     const bool uneven = m_firstStageLayers > 0 || m_lastStageLayers > 0;
+    if (m_recompute == RECOMPUTE_SELECTIVE && !m_model)
+    {
+        Bad(job + "Recompute = selective recomputes the core attention, which needs a Model");
+    }
     if (uneven && m_virtualStages > 1)
     {
         Bad(job + "VirtualStages (" + Str(m_virtualStages) +
@@ -513,7 +532,7 @@ TrainingJob::CheckTrace() const
     }
     for (const char* given :
          {"ComputeTime", "Flops", "BackwardRatio", "OptimizerTime", "Parameters", "Layers",
-          "FirstStageLayers", "LastStageLayers", "VirtualStages",
+          "FirstStageLayers", "LastStageLayers", "VirtualStages", "Recompute",
           "MicroBatches", "ActivationBytes", "MoeLayers", "ExpertTopK", "BucketBytes",
           "OverlapGradientReduction", "SequenceParallel", "DistributedOptimizer", "FullySharded",
           "MicroBatchSize", "ActivationElementBytes"})
@@ -610,22 +629,29 @@ TrainingJob::GetMfu() const
 }
 
 std::vector<std::vector<int64_t>>
-TrainingJob::ModelStageHalves(Ptr<Accelerator> gpu) const
+TrainingJob::ModelStageHalves(Ptr<Accelerator> gpu, bool recomputed) const
 {
     const TrainingProgramSpec spec = GetProgramSpec();
     const auto ps = [&](double flops) { return gpu->ComputeTime(flops / m_tp).GetPicoSeconds(); };
+    const uint32_t b = m_microBatchSize;
     std::vector<std::vector<int64_t>> halves(m_pp);
     for (uint32_t stage = 0; stage < m_pp; ++stage)
     {
         for (uint32_t i = 0; i < spec.LayersOf(stage); ++i)
         {
             const uint32_t layer = spec.LayerOf(stage, i);
-            double mlp = m_model->GetMlpFlops(layer, m_microBatchSize);
-            if (layer + 1 == Layers())
+            double attention = m_model->GetAttentionFlops(b);
+            double mlp = m_model->GetMlpFlops(layer, b);
+            if (recomputed && m_recompute == RECOMPUTE_SELECTIVE)
             {
-                mlp += m_model->GetLogitFlops(m_microBatchSize);
+                attention = m_model->GetCoreAttentionFlops(b);
+                mlp = 0;
             }
-            halves[stage].push_back(ps(m_model->GetAttentionFlops(m_microBatchSize)));
+            else if (!recomputed && layer + 1 == Layers())
+            {
+                mlp += m_model->GetLogitFlops(b); // never recomputed
+            }
+            halves[stage].push_back(ps(attention));
             halves[stage].push_back(ps(mlp));
         }
     }
@@ -680,6 +706,8 @@ TrainingJob::GetProgramSpec() const
     s.bucketBytes = m_bucketBytes;
     s.overlap = m_overlap;
     s.stageHalves = m_stageHalves;
+    s.recompute = m_recompute;
+    s.stageRecompute = m_stageRecompute;
     s.sequenceParallel = m_sequenceParallel;
     s.distributedOptimizer = m_distributedOptimizer;
     s.fullySharded = m_fullySharded;
@@ -727,18 +755,25 @@ TrainingJob::SetRank(uint32_t rank, uint32_t host, uint32_t server, Ptr<Accelera
         m_peakFlops = gpu->GetPeakFlops();
         if (m_model)
         {
-            // The slowest stage's forward and backward of every micro-batch, as the program
-            // runs them (a half's backward rounded from its forward).
-            m_stageHalves = ModelStageHalves(gpu);
-            int64_t slowest = 0;
-            for (const auto& halves : m_stageHalves)
+            // The slowest stage's forward, backward and recomputation of every micro-batch, as
+            // the program runs them (a half's backward rounded from its forward).
+            m_stageHalves = ModelStageHalves(gpu, false);
+            m_stageRecompute.clear();
+            if (m_recompute != RECOMPUTE_NONE)
             {
-                int64_t stage = 0;
-                for (int64_t f : halves)
+                m_stageRecompute = ModelStageHalves(gpu, true);
+            }
+            int64_t slowest = 0;
+            for (uint32_t stage = 0; stage < m_stageHalves.size(); ++stage)
+            {
+                int64_t total = 0;
+                for (std::size_t h = 0; h < m_stageHalves[stage].size(); ++h)
                 {
-                    stage += f + static_cast<int64_t>(std::llround(f * m_backwardRatio));
+                    const int64_t f = m_stageHalves[stage][h];
+                    total += f + static_cast<int64_t>(std::llround(f * m_backwardRatio)) +
+                             (m_stageRecompute.empty() ? 0 : m_stageRecompute[stage][h]);
                 }
-                slowest = std::max(slowest, stage);
+                slowest = std::max(slowest, total);
             }
             m_resolvedCompute = PicoSeconds(slowest * m_microBatches);
         }
@@ -1318,7 +1353,13 @@ TrainingJob::EndIteration()
 Time
 TrainingJob::GetIdealComputeTime() const
 {
-    return m_resolvedCompute + m_optimizerTime;
+    // Without a Model full recomputation reruns the forward share of ComputeTime (the
+    // program's split; with a Model it is in the slowest stage's compute).
+    const int64_t total = m_resolvedCompute.GetPicoSeconds();
+    const Time rerun = !m_model && m_recompute == RECOMPUTE_FULL
+                           ? PicoSeconds(std::llround(total / (1 + m_backwardRatio)))
+                           : Time(0);
+    return m_resolvedCompute + rerun + m_optimizerTime;
 }
 
 Time

@@ -289,8 +289,11 @@ class TrainingJob : public Object
     uint32_t ExpertTopK() const;
     uint64_t Parameters() const;
     uint64_t ActivationBytes() const;
-    /** Per stage, each layer half's forward compute of one micro-batch on \p gpu, ps. */
-    std::vector<std::vector<int64_t>> ModelStageHalves(Ptr<Accelerator> gpu) const;
+    /**
+     * Per stage, each layer half's forward compute of one micro-batch on \p gpu, ps, or if
+     * \p recomputed what its backward recomputes (TrainingProgramSpec::stageRecompute).
+     */
+    std::vector<std::vector<int64_t>> ModelStageHalves(Ptr<Accelerator> gpu, bool recomputed) const;
 
     // Attributes.
     std::string m_name;
@@ -313,6 +316,7 @@ class TrainingJob : public Object
     uint32_t m_firstStageLayers; //!< 0: as many as the other stages
     uint32_t m_lastStageLayers;  //!< 0: as many as the other stages
     uint32_t m_virtualStages;
+    Recompute m_recompute;
     uint32_t m_expertTopK;
     uint64_t m_bucketBytes;
     bool m_overlap;
@@ -332,6 +336,7 @@ class TrainingJob : public Object
     std::map<uint32_t, double> m_serverSlowdown;
     Time m_resolvedCompute; //!< ComputeTime, Flops at rank 0's GPU's rate, or the Model's slowest stage
     std::vector<std::vector<int64_t>> m_stageHalves; //!< with a Model (TrainingProgramSpec)
+    std::vector<std::vector<int64_t>> m_stageRecompute; //!< with a Model and Recompute
     double m_peakFlops{0};  //!< rank 0's GPU's
     TrainingProgramSpec m_spec;
     std::vector<std::unique_ptr<TrainingProgram>> m_programs; //!< by stage

@@ -291,6 +291,16 @@ TrainingProgram::Half(JobOp::Phase phase, uint32_t microBatch, uint32_t half) co
                : static_cast<int64_t>(std::llround(forward * m_spec.backwardRatio));
 }
 
+int64_t
+TrainingProgram::Recomputed(uint32_t microBatch, uint32_t half) const
+{
+    if (!m_spec.stageRecompute.empty())
+    {
+        return m_spec.stageRecompute[m_stage][half];
+    }
+    return m_spec.recompute == RECOMPUTE_FULL ? Half(JobOp::FORWARD, microBatch, half) : 0;
+}
+
 void
 TrainingProgram::Collective(JobComm comm, uint32_t request, bool blocking, JobOp::Phase phase,
                             uint32_t microBatch)
@@ -396,6 +406,26 @@ TrainingProgram::Compute(JobOp::Phase phase, uint32_t microBatch, int64_t ps)
 }
 
 void
+TrainingProgram::LayerForward(JobOp::Phase phase, uint32_t mb, int64_t attention, int64_t mlp,
+                              bool moe)
+{
+    TensorBefore(phase, mb);
+    Compute(phase, mb, attention);
+    TensorAfter(phase, mb);
+    TensorBefore(phase, mb);
+    if (moe)
+    {
+        ExpertAllToAll(phase, mb);
+    }
+    Compute(phase, mb, mlp);
+    if (moe)
+    {
+        ExpertAllToAll(phase, mb);
+    }
+    TensorAfter(phase, mb);
+}
+
+void
 TrainingProgram::Forward(uint32_t mb, uint32_t chunk)
 {
     if (m_stage > 0 || chunk > 0)
@@ -406,21 +436,8 @@ TrainingProgram::Forward(uint32_t mb, uint32_t chunk)
     for (uint32_t l = chunk * m_chunkLayers; l < (chunk + 1) * m_chunkLayers; ++l)
     {
         WaitForGather(l, JobOp::FORWARD, mb, l + 1);
-        TensorBefore(JobOp::FORWARD, mb);
-        Compute(JobOp::FORWARD, mb, Half(JobOp::FORWARD, mb, 2 * l));
-        TensorAfter(JobOp::FORWARD, mb);
-        TensorBefore(JobOp::FORWARD, mb);
-        const bool moe = IsMoeLayer(m_spec.LayerOf(m_stage, l));
-        if (moe)
-        {
-            ExpertAllToAll(JobOp::FORWARD, mb);
-        }
-        Compute(JobOp::FORWARD, mb, Half(JobOp::FORWARD, mb, 2 * l + 1));
-        if (moe)
-        {
-            ExpertAllToAll(JobOp::FORWARD, mb);
-        }
-        TensorAfter(JobOp::FORWARD, mb);
+        LayerForward(JobOp::FORWARD, mb, Half(JobOp::FORWARD, mb, 2 * l),
+                     Half(JobOp::FORWARD, mb, 2 * l + 1), IsMoeLayer(m_spec.LayerOf(m_stage, l)));
     }
     if (m_stage + 1 < m_spec.pp || chunk + 1 < m_spec.virtualStages)
     {
@@ -440,7 +457,7 @@ TrainingProgram::Backward(uint32_t mb, uint32_t chunk)
         int64_t pass = 0;
         for (uint32_t h = 2 * begin; h < 2 * end; ++h)
         {
-            pass += Half(JobOp::BACKWARD, mb, h);
+            pass += Half(JobOp::BACKWARD, mb, h) + Recomputed(mb, h);
         }
         const uint64_t bytes = m_spec.ChunkGradientBytes();
         const uint64_t bucket = BucketSize(m_spec);
@@ -464,19 +481,29 @@ TrainingProgram::Backward(uint32_t mb, uint32_t chunk)
     {
         WaitForGather(l, JobOp::BACKWARD, mb, l - 1); // l = 0: no layer -1 (wraps past the end)
         const bool moe = IsMoeLayer(m_spec.LayerOf(m_stage, l));
+        // Selective recomputation adds to each half's backward; full reruns the layer first.
+        const bool full = m_spec.recompute == RECOMPUTE_FULL;
+        if (full)
+        {
+            LayerForward(JobOp::BACKWARD, mb, Recomputed(mb, 2 * l), Recomputed(mb, 2 * l + 1),
+                         moe);
+        }
+        const auto backward = [&](uint32_t half) {
+            return Half(JobOp::BACKWARD, mb, half) + (full ? 0 : Recomputed(mb, half));
+        };
         TensorBefore(JobOp::BACKWARD, mb);
         if (moe)
         {
             ExpertAllToAll(JobOp::BACKWARD, mb);
         }
-        Compute(JobOp::BACKWARD, mb, Half(JobOp::BACKWARD, mb, 2 * l + 1));
+        Compute(JobOp::BACKWARD, mb, backward(2 * l + 1));
         if (moe)
         {
             ExpertAllToAll(JobOp::BACKWARD, mb);
         }
         TensorAfter(JobOp::BACKWARD, mb);
         TensorBefore(JobOp::BACKWARD, mb);
-        Compute(JobOp::BACKWARD, mb, Half(JobOp::BACKWARD, mb, 2 * l));
+        Compute(JobOp::BACKWARD, mb, backward(2 * l));
         TensorAfter(JobOp::BACKWARD, mb);
         if (!m_gatherOp.empty())
         {

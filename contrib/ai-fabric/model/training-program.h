@@ -71,6 +71,17 @@ struct JobRequest
     uint32_t elementBytes;
 };
 
+/**
+ * Activation recomputation (Megatron-LM's --recompute-granularity; Korthikanti et al.,
+ * "Reducing Activation Recomputation in Large Transformer Models", MLSys 2023).
+ */
+enum Recompute
+{
+    RECOMPUTE_NONE,      //!< every activation kept
+    RECOMPUTE_SELECTIVE, //!< the core attention (the s^2 part) recomputed in its backward
+    RECOMPUTE_FULL,      //!< each layer's forward and its collectives rerun before its backward
+};
+
 /** What a training iteration is made of, as TrainingJob's attributes give it. */
 struct TrainingProgramSpec
 {
@@ -109,6 +120,13 @@ struct TrainingProgramSpec
      * over the micro-batches and halves.
      */
     std::vector<std::vector<int64_t>> stageHalves;
+    Recompute recompute{RECOMPUTE_NONE};
+    /**
+     * Per stage, for each half as in stageHalves, the compute its backward recomputes, ps (a
+     * model's: its core attention with SELECTIVE, the half's forward without the output
+     * layer with FULL).  Empty: the half's forward with FULL, nothing otherwise.
+     */
+    std::vector<std::vector<int64_t>> stageRecompute;
     /** Per layer, whether it is mixture-of-experts; empty: moeLayers spread evenly. */
     std::vector<bool> moe;
     /**
@@ -159,7 +177,9 @@ struct TrainingProgramSpec
  * (1/v of the rank's) are ready in buckets as its last micro-batch's backward proceeds (bucket
  * k once (k + 1) buckets' share of that backward is done, as Megatron-LM syncs a chunk's
  * gradients after its last micro-batch), and each bucket's all-reduce starts then if
- * overlapped, or all after the backward if not.  The rank then
+ * overlapped, or all after the backward if not.  Recomputation adds to each backward half
+ * the core attention (selective) or reruns each layer's forward, collectives included, before
+ * its backward (full).  The rank then
  * waits for all its collectives and runs the optimizer step.  With FSDP (fullySharded) each
  * layer's compute instead waits for its own parameter all-gather, started one layer ahead.
  */
@@ -181,6 +201,15 @@ class TrainingProgram
     void Backward(uint32_t microBatch, uint32_t chunk);
     /** The compute of half \p half of the stage's layers for micro-batch \p microBatch. */
     int64_t Half(JobOp::Phase phase, uint32_t microBatch, uint32_t half) const;
+    /** The compute half \p half's backward recomputes for micro-batch \p microBatch. */
+    int64_t Recomputed(uint32_t microBatch, uint32_t half) const;
+    /**
+     * Layer \p layer's forward (stage index) in \p phase: its two halves of \p attention
+     * and \p mlp picoseconds with their tensor collectives and, if \p moe, the expert
+     * all-to-alls; in the backward, full recomputation's rerun.
+     */
+    void LayerForward(JobOp::Phase phase, uint32_t microBatch, int64_t attention, int64_t mlp,
+                      bool moe);
     /** Compute of \p ps; gradient buckets ready inside it are started there. */
     void Compute(JobOp::Phase phase, uint32_t microBatch, int64_t ps);
     void Collective(JobComm comm, uint32_t request, bool blocking, JobOp::Phase phase,

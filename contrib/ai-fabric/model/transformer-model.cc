@@ -248,11 +248,18 @@ TransformerModel::GetRoutedExpertParameters() const
 double
 TransformerModel::GetAttentionFlops(uint32_t sequences) const
 {
+    return sequences * 2.0 * m_sequence * double(AttentionWeights()) +
+           GetCoreAttentionFlops(sequences);
+}
+
+double
+TransformerModel::GetCoreAttentionFlops(uint32_t sequences) const
+{
     const double s = m_sequence;
     // Scores over the query and key dimension, weighted values over the value dimension.
     const double qk = double(m_heads) * (HeadDim() + m_rope);
     const double v = double(m_heads) * VHeadDim();
-    return sequences * (2.0 * s * double(AttentionWeights()) + 2.0 * s * s * (qk + v));
+    return sequences * 2.0 * s * s * (qk + v);
 }
 
 double

@@ -61,6 +61,12 @@ class TransformerModel : public Object
 
     /** Forward FLOPs of a layer's attention block for \p sequences sequences. */
     double GetAttentionFlops(uint32_t sequences) const;
+    /**
+     * The part of GetAttentionFlops that grows with the sequence squared: scores and weighted
+     * values, 2 s^2 (query-key width + value width) per sequence (Korthikanti et al.'s "core
+     * attention", 4 b s^2 h for multi-head attention), what selective recomputation redoes.
+     */
+    double GetCoreAttentionFlops(uint32_t sequences) const;
     /** Forward FLOPs of layer \p layer's MLP block (router, routed and shared experts). */
     double GetMlpFlops(uint32_t layer, uint32_t sequences) const;
     /** Forward FLOPs of the output layer (logits) for \p sequences sequences. */
