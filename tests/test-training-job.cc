@@ -677,6 +677,45 @@ TEST(TrainingProgram, FullRecomputationRerunsEachLayersForward)
     }
 }
 
+// Full recomputation with sequence parallelism and FSDP: the rerun repeats each half's
+// all-gather and reduce-scatter (three passes of each), and its first op waits for the
+// layer's parameter gather, as the backward did without it.
+TEST(TrainingProgram, FullRecomputationWithSequenceParallelWaitsForTheLayersGather)
+{
+    TrainingProgramSpec s;
+    s.compute = PicoSeconds(600000000);
+    s.layers = 2;
+    s.microBatches = 2;
+    s.tp = 2;
+    s.dp = 2;
+    s.sequenceParallel = true;
+    s.fullySharded = true;
+    s.activationBytes = 1 << 20;
+    s.gradientBytes = 8 << 20;
+    s.recompute = RECOMPUTE_FULL;
+    TrainingProgram p(s, 0);
+    const auto& ops = p.GetOps();
+    uint32_t tensor = 0;
+    uint32_t waits = 0;
+    for (std::size_t i = 0; i < ops.size(); ++i)
+    {
+        tensor += ops[i].kind == JobOp::COLLECTIVE && ops[i].comm == JobComm::TENSOR;
+        if (ops[i].phase == JobOp::BACKWARD && !ops[i].after.empty())
+        {
+            ++waits;
+            ASSERT_EQ(ops[i].after.size(), 1u);
+            const JobOp& gather = ops[ops[i].after[0]];
+            EXPECT_EQ(gather.comm, JobComm::DATA);
+            EXPECT_EQ(gather.request, 0u); // the parameter all-gather
+            // The rerun's first op: the attention half's all-gather.
+            EXPECT_EQ(ops[i].comm, JobComm::TENSOR) << i;
+            EXPECT_EQ(ops[i].request, 0u) << i;
+        }
+    }
+    EXPECT_EQ(tensor, 2u * 4 * 3 * 2); // layers x (AG + RS) x 2 halves x 3 passes x m
+    EXPECT_EQ(waits, 2u * 2);           // every layer's backward, every micro-batch
+}
+
 // Without communication a job with full recomputation computes its forward twice: 24 ms of
 // forward and backward (8 + 16) take 32 ms, all of it ideal compute.
 TEST(TrainingJob, FullRecomputationAddsTheForwardToTheIteration)
@@ -948,6 +987,7 @@ TEST(TrainingJob, InconsistentDescriptionsSayWhich)
           "FirstStageLayers and LastStageLayers need a Model");
     check({{"Ranks", "4"}, {"VirtualStages", "2"}}, "VirtualStages (2) needs PipelineParallel > 1");
     check({{"Ranks", "4"}, {"Recompute", "selective"}}, "Recompute = selective");
+    check({{"Ranks", "4"}, {"Precision", "fp8"}}, "Precision = fp8 runs a Model's matrix products");
     check({{"Ranks", "4"}, {"PipelineParallel", "4"}, {"VirtualStages", "2"}, {"Layers", "12"}},
           "Layers (12) must be a multiple of PipelineParallel x VirtualStages (2) = 8");
     check({{"Ranks", "4"}, {"PipelineParallel", "4"}, {"VirtualStages", "2"}, {"Layers", "8"},
@@ -1134,6 +1174,61 @@ TEST(TrainingJob, ModelRecomputationAddsTheCoreAttentionOrTheForward)
     }
     EXPECT_GT(mfu[0], mfu[1]);
     EXPECT_GT(mfu[1], mfu[2]);
+}
+
+// With Precision fp8 a model's linear layers (attention projections, MLP) compute at twice the sustained
+// rate (the Accelerator's default LowPrecisionSpeedup), the core attention and the output layer at it:
+// each stage's compute is exactly that, and the MFU rises (here little: the output layer,
+// 32000 x 256, is most of this small model's compute).
+TEST(TrainingJob, ModelFp8RunsTheLinearLayersFaster)
+{
+    double mfu[2] = {};
+    for (bool fp8 : {false, true})
+    {
+        Ptr<TransformerModel> model = CreateObject<TransformerModel>();
+        for (const auto& [name, value] : std::vector<std::pair<std::string, uint64_t>>{
+                 {"Layers", 4}, {"HiddenSize", 256}, {"FfnHiddenSize", 1024},
+                 {"AttentionHeads", 8}, {"KvHeads", 0}, {"VocabSize", 32000},
+                 {"SequenceLength", 512}})
+        {
+            model->SetAttribute(name, UintegerValue(value));
+        }
+        Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("400Gbps"), 3));
+        net->AssignStreams(100);
+        RdmaHelper rdma;
+        rdma.Install(net);
+        TrainingJobHelper helper;
+        helper.SetJobAttribute("Ranks", UintegerValue(2));
+        helper.SetJobAttribute("PipelineParallel", UintegerValue(2));
+        helper.SetJobAttribute("MicroBatches", UintegerValue(3));
+        helper.SetJobAttribute("Model", PointerValue(model));
+        helper.SetJobAttribute("Precision", StringValue(fp8 ? "fp8" : "bf16"));
+        Ptr<TrainingJob> job = helper.Install(net, rdma, 10);
+        Simulator::Run();
+        ASSERT_TRUE(job->IsFinished()) << fp8;
+        Ptr<Accelerator> gpu = CreateObject<Accelerator>();
+        const auto ps = [&](double flops) { return gpu->ComputeTime(flops).GetPicoSeconds(); };
+        const auto fast = [&](double flops) { return gpu->ComputeTime(flops / 2).GetPicoSeconds(); };
+        int64_t stage[2] = {0, 0};
+        for (uint32_t l = 0; l < 4; ++l)
+        {
+            const double core = 4.0 * 512 * 512 * 256;
+            const double attention = model->GetAttentionFlops(1);
+            const double mlp = model->GetMlpFlops(l, 1);
+            const double logits = l == 3 ? model->GetLogitFlops(1) : 0;
+            const int64_t halves =
+                fp8 ? fast(attention - core) + ps(core) + fast(mlp) + (l == 3 ? ps(logits) : 0)
+                    : ps(attention) + ps(mlp + logits);
+            stage[l / 2] += 3 * halves;
+        }
+        const auto& ranks = job->GetRankIterations();
+        ASSERT_EQ(ranks.size(), 2u);
+        EXPECT_EQ(ranks[0].compute, PicoSeconds(3 * stage[0])) << fp8;
+        EXPECT_EQ(ranks[1].compute, PicoSeconds(3 * stage[1])) << fp8;
+        mfu[fp8] = job->GetMfu();
+        Simulator::Destroy();
+    }
+    EXPECT_GT(mfu[1], mfu[0]);
 }
 
 // A MoE model with a dense first layer over EP 2: the expert all-to-alls come only in its MoE

@@ -44,6 +44,8 @@ class Accelerator : public Object
     double GetPeakFlops() const { return m_peakFlops; }
     /** How long \p flops of training compute take at the sustained rate. */
     Time ComputeTime(double flops) const;
+    /** How long \p flops of FP8 matrix products take: the sustained rate x LowPrecisionSpeedup. */
+    Time Fp8ComputeTime(double flops) const;
     DataRate GetCopyRate() const { return m_copyRate; }
     /** Host port index of the GPU's scale-out NIC. */
     uint32_t GetNicAffinity() const { return m_nicAffinity; }
@@ -60,6 +62,7 @@ class Accelerator : public Object
     DataRate m_copyRate;
     double m_sustainedFlops;
     double m_peakFlops;
+    double m_lowPrecisionSpeedup;
     uint32_t m_nicAffinity{};
     std::string m_job;
     Time m_reductionFreeAt; //!< when the reduction engine finishes its queued work

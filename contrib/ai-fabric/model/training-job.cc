@@ -168,6 +168,16 @@ TrainingJob::GetTypeId()
                           MakeEnumAccessor(&TrainingJob::m_recompute),
                           MakeEnumChecker(RECOMPUTE_NONE, "none", RECOMPUTE_SELECTIVE,
                                           "selective", RECOMPUTE_FULL, "full"))
+            .AddAttribute("Precision",
+                          "With a Model, the precision of its matrix products: bf16; or fp8, as "
+                          "Megatron-LM trains with Transformer Engine (--fp8-format): the "
+                          "transformer layers' linear layers (the attention's projections, the "
+                          "MLP, its router and experts) at the Accelerator's "
+                          "LowPrecisionSpeedup, the core attention and the output layer in "
+                          "BF16.  The MFU stays against the Accelerator's PeakFlops; element "
+                          "sizes on the wire are the *ElementBytes attributes'.",
+                          EnumValue(PRECISION_BF16), MakeEnumAccessor(&TrainingJob::m_precision),
+                          MakeEnumChecker(PRECISION_BF16, "bf16", PRECISION_FP8, "fp8"))
             .AddAttribute("MicroBatches", "Micro-batches per iteration (m of 1F1B).",
                           UintegerValue(1), MakeUintegerAccessor(&TrainingJob::m_microBatches),
                           MakeUintegerChecker<uint32_t>(1))
@@ -437,6 +447,10 @@ TrainingJob::Check() const
     }
     const uint32_t layers = Layers();
     const bool uneven = m_firstStageLayers > 0 || m_lastStageLayers > 0;
+    if (m_precision == PRECISION_FP8 && !m_model)
+    {
+        Bad(job + "Precision = fp8 runs a Model's matrix products in FP8, which needs a Model");
+    }
     if (m_recompute == RECOMPUTE_SELECTIVE && !m_model)
     {
         Bad(job + "Recompute = selective recomputes the core attention, which needs a Model");
@@ -532,7 +546,7 @@ TrainingJob::CheckTrace() const
     }
     for (const char* given :
          {"ComputeTime", "Flops", "BackwardRatio", "OptimizerTime", "Parameters", "Layers",
-          "FirstStageLayers", "LastStageLayers", "VirtualStages", "Recompute",
+          "FirstStageLayers", "LastStageLayers", "VirtualStages", "Recompute", "Precision",
           "MicroBatches", "ActivationBytes", "MoeLayers", "ExpertTopK", "BucketBytes",
           "OverlapGradientReduction", "SequenceParallel", "DistributedOptimizer", "FullySharded",
           "MicroBatchSize", "ActivationElementBytes"})
@@ -632,27 +646,40 @@ std::vector<std::vector<int64_t>>
 TrainingJob::ModelStageHalves(Ptr<Accelerator> gpu, bool recomputed) const
 {
     const TrainingProgramSpec spec = GetProgramSpec();
+    // BF16 compute, and with FP8 the linear layers' matrix products.
     const auto ps = [&](double flops) { return gpu->ComputeTime(flops / m_tp).GetPicoSeconds(); };
+    const auto gemm = [&](double flops) {
+        return gpu->Fp8ComputeTime(flops / m_tp).GetPicoSeconds();
+    };
     const uint32_t b = m_microBatchSize;
+    const double core = m_model->GetCoreAttentionFlops(b);
+    const double projections = m_model->GetAttentionFlops(b) - core;
     std::vector<std::vector<int64_t>> halves(m_pp);
     for (uint32_t stage = 0; stage < m_pp; ++stage)
     {
         for (uint32_t i = 0; i < spec.LayersOf(stage); ++i)
         {
             const uint32_t layer = spec.LayerOf(stage, i);
-            double attention = m_model->GetAttentionFlops(b);
-            double mlp = m_model->GetMlpFlops(layer, b);
             if (recomputed && m_recompute == RECOMPUTE_SELECTIVE)
             {
-                attention = m_model->GetCoreAttentionFlops(b);
-                mlp = 0;
+                halves[stage].push_back(ps(core));
+                halves[stage].push_back(0);
+                continue;
             }
-            else if (!recomputed && layer + 1 == Layers())
+            // The output layer joins the last half, in BF16; it is never recomputed.
+            const double logits =
+                !recomputed && layer + 1 == Layers() ? m_model->GetLogitFlops(b) : 0;
+            const double mlp = m_model->GetMlpFlops(layer, b);
+            if (m_precision == PRECISION_FP8)
             {
-                mlp += m_model->GetLogitFlops(b); // never recomputed
+                halves[stage].push_back(gemm(projections) + ps(core));
+                halves[stage].push_back(gemm(mlp) + (logits > 0 ? ps(logits) : 0));
             }
-            halves[stage].push_back(ps(attention));
-            halves[stage].push_back(ps(mlp));
+            else
+            {
+                halves[stage].push_back(ps(m_model->GetAttentionFlops(b)));
+                halves[stage].push_back(ps(mlp + logits));
+            }
         }
     }
     return halves;

@@ -317,6 +317,7 @@ class TrainingJob : public Object
     uint32_t m_lastStageLayers;  //!< 0: as many as the other stages
     uint32_t m_virtualStages;
     Recompute m_recompute;
+    Precision m_precision;
     uint32_t m_expertTopK;
     uint64_t m_bucketBytes;
     bool m_overlap;

@@ -82,6 +82,13 @@ enum Recompute
     RECOMPUTE_FULL,      //!< each layer's forward and its collectives rerun before its backward
 };
 
+/** The precision of a model's matrix products (TrainingJob's Precision). */
+enum Precision
+{
+    PRECISION_BF16, //!< every product in BF16
+    PRECISION_FP8,  //!< the transformer layers' linear layers in FP8 (Transformer Engine)
+};
+
 /** What a training iteration is made of, as TrainingJob's attributes give it. */
 struct TrainingProgramSpec
 {

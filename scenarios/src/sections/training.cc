@@ -210,7 +210,7 @@ BuildTraining(const json& doc, Scenario& s)
                                    "bucket_bytes", "overlap_gradient_reduction",
                                    "sequence_parallel", "distributed_optimizer",
                                    "fully_sharded", "first_stage_layers", "last_stage_layers",
-                                   "virtual_stages", "recompute"};
+                                   "virtual_stages", "recompute", "precision"};
         for (const char* key : iteration)
         {
             if (j.contains("trace") && j.contains(key))
