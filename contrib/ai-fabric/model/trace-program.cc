@@ -89,20 +89,10 @@ TraceProgram::TraceProgram(const std::vector<std::vector<TraceNode>>& nodes,
     CheckMatched(layout);
 }
 
-void
-TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const ParallelLayout& layout,
-                    const std::map<std::string, std::vector<uint32_t>>& groups,
-                    ElementBytes element)
+std::vector<uint32_t>
+TraceProgram::IssueOrder(uint32_t r, const std::vector<TraceNode>& nodes,
+                         const std::unordered_map<uint64_t, uint32_t>& index)
 {
-    std::unordered_map<uint64_t, uint32_t> index; // node id -> position in nodes
-    for (uint32_t i = 0; i < nodes.size(); ++i)
-    {
-        if (!index.emplace(nodes[i].id, i).second)
-        {
-            Bad(r, &nodes[i], "another node has this id; ids must differ");
-        }
-    }
-    // Issue order: the lowest id among the nodes whose parents are all placed.
     std::vector<uint32_t> waiting(nodes.size(), 0);
     std::vector<std::vector<uint32_t>> children(nodes.size());
     for (uint32_t i = 0; i < nodes.size(); ++i)
@@ -129,6 +119,108 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
             ready.emplace(nodes[i].id, i);
         }
     }
+    std::vector<uint32_t> order;
+    order.reserve(nodes.size());
+    while (!ready.empty())
+    {
+        const uint32_t i = ready.top().second;
+        ready.pop();
+        order.push_back(i);
+        for (uint32_t child : children[i])
+        {
+            if (--waiting[child] == 0)
+            {
+                ready.emplace(nodes[child].id, child);
+            }
+        }
+    }
+    for (uint32_t i = 0; order.size() != nodes.size() && i < nodes.size(); ++i)
+    {
+        if (waiting[i] > 0)
+        {
+            Bad(r, &nodes[i], "is on a cycle of dependencies (or depends on one)");
+        }
+    }
+    return order;
+}
+
+bool
+TraceProgram::Convert(uint32_t r, const TraceNode& n, const ParallelLayout& layout,
+                      const std::map<std::string, std::vector<uint32_t>>& groups,
+                      ElementBytes element, Op& o)
+{
+    switch (n.kind)
+    {
+    case TraceNode::ORDER:
+        return false;
+    case TraceNode::COMPUTE:
+        o.op.kind = JobOp::COMPUTE;
+        o.micros = n.durationMicros;
+        o.flops = n.durationMicros > 0 ? 0 : n.flops;
+        return true;
+    case TraceNode::COLLECTIVE: {
+        o.op.comm = CommOf(r, n, layout, groups);
+        const ParallelAxis axis = o.op.comm == JobComm::TENSOR   ? ParallelAxis::TENSOR
+                                  : o.op.comm == JobComm::EXPERT ? ParallelAxis::EXPERT
+                                                                 : ParallelAxis::DATA;
+        if (layout.Degree(axis) == 1)
+        {
+            return false; // a group of one rank has nothing to exchange
+        }
+        uint32_t bytes = 1;
+        if (o.op.comm == JobComm::DATA && (n.op == ALL_REDUCE || n.op == REDUCE_SCATTER))
+        {
+            bytes = element.gradient;
+        }
+        else if (o.op.comm == JobComm::DATA && n.op == ALL_GATHER)
+        {
+            bytes = element.parameter;
+        }
+        o.op.request = Request(o.op.comm, {n.op, n.bytes, bytes});
+        return true;
+    }
+    case TraceNode::SEND:
+    case TraceNode::RECV: {
+        ParallelLayout::Coordinates c = layout.Of(r);
+        const bool send = n.kind == TraceNode::SEND;
+        const auto neighbour = [&](int step) {
+            ParallelLayout::Coordinates d = c;
+            d.pp += step;
+            return layout.RankOf(d);
+        };
+        const bool next = c.pp + 1 < layout.pp && n.peer == neighbour(1);
+        const bool previous = c.pp > 0 && n.peer == neighbour(-1);
+        if (n.peer >= layout.GetNRanks() || (!next && !previous))
+        {
+            Bad(r, &n, std::string(send ? "sends to" : "receives from") + " rank " +
+                           std::to_string(n.peer) +
+                           ", which is not the next or previous pipeline stage of this rank "
+                           "(point-to-point messages run between adjacent stages only)");
+        }
+        o.op.comm = send ? (next ? JobComm::ACTIVATION_SEND : JobComm::GRADIENT_SEND)
+                         : (previous ? JobComm::ACTIVATION_RECV : JobComm::GRADIENT_RECV);
+        o.op.request = Request(o.op.comm, {BROADCAST, n.bytes, 1});
+        m_anyTransfer = true;
+        m_freeTransfers = m_freeTransfers && n.bytes == 0;
+        return true;
+    }
+    }
+    return false;
+}
+
+void
+TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const ParallelLayout& layout,
+                    const std::map<std::string, std::vector<uint32_t>>& groups,
+                    ElementBytes element)
+{
+    std::unordered_map<uint64_t, uint32_t> index; // node id -> position in nodes
+    for (uint32_t i = 0; i < nodes.size(); ++i)
+    {
+        if (!index.emplace(nodes[i].id, i).second)
+        {
+            Bad(r, &nodes[i], "another node has this id; ids must differ");
+        }
+    }
     // Per node, the operations finishing it stands for: its own collective, or for a node
     // that became no operation, its parents'.  Compute needs none: the next operation is
     // issued only once the GPU has finished it.
@@ -139,12 +231,8 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
     std::vector<uint32_t> barrier(nodes.size(), 0);
     std::vector<Op>& ops = m_ops[r];
     std::vector<uint32_t> communication; // every op that communicates
-    uint32_t placed = 0;
-    while (!ready.empty())
+    for (uint32_t i : IssueOrder(r, nodes, index))
     {
-        const uint32_t i = ready.top().second;
-        ready.pop();
-        ++placed;
         const TraceNode& n = nodes[i];
         std::set<uint32_t> after;
         uint32_t gate = 0;
@@ -161,102 +249,24 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
         o.op.after.assign(after.begin(), after.end());
         o.op.gate = gate;
         o.node = n.id;
-        bool emit = true;
-        switch (n.kind)
-        {
-        case TraceNode::ORDER:
-            emit = false;
-            break;
-        case TraceNode::COMPUTE:
-            o.op.kind = JobOp::COMPUTE;
-            o.micros = n.durationMicros;
-            o.flops = n.durationMicros > 0 ? 0 : n.flops;
-            break;
-        case TraceNode::COLLECTIVE: {
-            o.op.comm = CommOf(r, n, layout, groups);
-            const ParallelAxis axis = o.op.comm == JobComm::TENSOR   ? ParallelAxis::TENSOR
-                                      : o.op.comm == JobComm::EXPERT ? ParallelAxis::EXPERT
-                                                                     : ParallelAxis::DATA;
-            if (layout.Degree(axis) == 1)
-            {
-                emit = false; // a group of one rank has nothing to exchange
-                break;
-            }
-            uint32_t bytes = 1;
-            if (o.op.comm == JobComm::DATA && (n.op == ALL_REDUCE || n.op == REDUCE_SCATTER))
-            {
-                bytes = element.gradient;
-            }
-            else if (o.op.comm == JobComm::DATA && n.op == ALL_GATHER)
-            {
-                bytes = element.parameter;
-            }
-            o.op.request = Request(o.op.comm, {n.op, n.bytes, bytes});
-            break;
-        }
-        case TraceNode::SEND:
-        case TraceNode::RECV: {
-            ParallelLayout::Coordinates c = layout.Of(r);
-            const bool send = n.kind == TraceNode::SEND;
-            const auto neighbour = [&](int step) {
-                ParallelLayout::Coordinates d = c;
-                d.pp += step;
-                return layout.RankOf(d);
-            };
-            const bool next = c.pp + 1 < layout.pp && n.peer == neighbour(1);
-            const bool previous = c.pp > 0 && n.peer == neighbour(-1);
-            if (n.peer >= layout.GetNRanks() || (!next && !previous))
-            {
-                Bad(r, &n, std::string(send ? "sends to" : "receives from") + " rank " +
-                               std::to_string(n.peer) +
-                               ", which is not the next or previous pipeline stage of this rank "
-                               "(point-to-point messages run between adjacent stages only)");
-            }
-            o.op.comm = send ? (next ? JobComm::ACTIVATION_SEND : JobComm::GRADIENT_SEND)
-                             : (previous ? JobComm::ACTIVATION_RECV : JobComm::GRADIENT_RECV);
-            o.op.request = Request(o.op.comm, {BROADCAST, n.bytes, 1});
-            m_anyTransfer = true;
-            m_freeTransfers = m_freeTransfers && n.bytes == 0;
-            break;
-        }
-        }
-        if (emit)
-        {
-            ops.push_back(o);
-            const uint32_t at = static_cast<uint32_t>(ops.size() - 1);
-            if (o.op.kind == JobOp::COMPUTE)
-            {
-                barrier[i] = at + 1;
-            }
-            else
-            {
-                stands[i] = {at};
-                if (!(o.op.comm >= JobComm::ACTIVATION_SEND && n.bytes == 0))
-                {
-                    communication.push_back(at); // a free transfer finishes as it is passed
-                }
-            }
-        }
-        else
+        if (!Convert(r, n, layout, groups, element, o))
         {
             stands[i].assign(after.begin(), after.end());
             barrier[i] = gate;
+            continue;
         }
-        for (uint32_t child : children[i])
+        ops.push_back(o);
+        const uint32_t at = static_cast<uint32_t>(ops.size() - 1);
+        if (o.op.kind == JobOp::COMPUTE)
         {
-            if (--waiting[child] == 0)
-            {
-                ready.emplace(nodes[child].id, child);
-            }
+            barrier[i] = at + 1;
         }
-    }
-    if (placed != nodes.size())
-    {
-        for (uint32_t i = 0; i < nodes.size(); ++i)
+        else
         {
-            if (waiting[i] > 0)
+            stands[i] = {at};
+            if (!(o.op.comm >= JobComm::ACTIVATION_SEND && n.bytes == 0))
             {
-                Bad(r, &nodes[i], "is on a cycle of dependencies (or depends on one)");
+                communication.push_back(at); // a free transfer finishes as it is passed
             }
         }
     }

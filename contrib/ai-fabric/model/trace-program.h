@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -108,6 +109,20 @@ class TraceProgram
     /** Rank \p r's nodes in issue order, ORDER nodes folded into their children. */
     void Build(uint32_t r, const std::vector<TraceNode>& nodes, const ParallelLayout& layout,
                const std::map<std::string, std::vector<uint32_t>>& groups, ElementBytes element);
+    /**
+     * Rank \p r's nodes (positions in \p nodes, \p index from id to position) in issue order:
+     * the lowest id among those whose parents are all placed, as Chakra's reference feeder
+     * orders them; a parent not in the trace or a cycle is an error.
+     */
+    static std::vector<uint32_t> IssueOrder(uint32_t r, const std::vector<TraceNode>& nodes,
+                                            const std::unordered_map<uint64_t, uint32_t>& index);
+    /**
+     * Node \p n of rank \p r as operation \p o (kind, communicator, request); false if it
+     * becomes no operation (an ORDER node, a collective of a one-rank group).
+     */
+    bool Convert(uint32_t r, const TraceNode& n, const ParallelLayout& layout,
+                 const std::map<std::string, std::vector<uint32_t>>& groups, ElementBytes element,
+                 Op& o);
     /** The communicator a collective node of rank \p r runs on. */
     JobComm CommOf(uint32_t r, const TraceNode& n, const ParallelLayout& layout,
                    const std::map<std::string, std::vector<uint32_t>>& groups) const;
