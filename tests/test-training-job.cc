@@ -1182,9 +1182,11 @@ TEST(TrainingJob, ModelRecomputationAddsTheCoreAttentionOrTheForward)
 // 32000 x 256, is most of this small model's compute).
 TEST(TrainingJob, ModelFp8RunsTheLinearLayersFaster)
 {
-    double mfu[2] = {};
-    for (bool fp8 : {false, true})
+    double mfu[3] = {};
+    // BF16; FP8; FP8 with full recomputation (the rerun's linear layers in FP8 too).
+    for (int run : {0, 1, 2})
     {
+        const bool fp8 = run > 0;
         Ptr<TransformerModel> model = CreateObject<TransformerModel>();
         for (const auto& [name, value] : std::vector<std::pair<std::string, uint64_t>>{
                  {"Layers", 4}, {"HiddenSize", 256}, {"FfnHiddenSize", 1024},
@@ -1203,9 +1205,10 @@ TEST(TrainingJob, ModelFp8RunsTheLinearLayersFaster)
         helper.SetJobAttribute("MicroBatches", UintegerValue(3));
         helper.SetJobAttribute("Model", PointerValue(model));
         helper.SetJobAttribute("Precision", StringValue(fp8 ? "fp8" : "bf16"));
+        helper.SetJobAttribute("Recompute", StringValue(run == 2 ? "full" : "none"));
         Ptr<TrainingJob> job = helper.Install(net, rdma, 10);
         Simulator::Run();
-        ASSERT_TRUE(job->IsFinished()) << fp8;
+        ASSERT_TRUE(job->IsFinished()) << run;
         Ptr<Accelerator> gpu = CreateObject<Accelerator>();
         const auto ps = [&](double flops) { return gpu->ComputeTime(flops).GetPicoSeconds(); };
         const auto fast = [&](double flops) { return gpu->ComputeTime(flops / 2).GetPicoSeconds(); };
@@ -1219,16 +1222,18 @@ TEST(TrainingJob, ModelFp8RunsTheLinearLayersFaster)
             const int64_t halves =
                 fp8 ? fast(attention - core) + ps(core) + fast(mlp) + (l == 3 ? ps(logits) : 0)
                     : ps(attention) + ps(mlp + logits);
-            stage[l / 2] += 3 * halves;
+            const int64_t rerun = run == 2 ? fast(attention - core) + ps(core) + fast(mlp) : 0;
+            stage[l / 2] += 3 * halves + rerun; // forward, backward, rerun: per micro-batch
         }
         const auto& ranks = job->GetRankIterations();
         ASSERT_EQ(ranks.size(), 2u);
-        EXPECT_EQ(ranks[0].compute, PicoSeconds(3 * stage[0])) << fp8;
-        EXPECT_EQ(ranks[1].compute, PicoSeconds(3 * stage[1])) << fp8;
-        mfu[fp8] = job->GetMfu();
+        EXPECT_EQ(ranks[0].compute, PicoSeconds(3 * stage[0])) << run;
+        EXPECT_EQ(ranks[1].compute, PicoSeconds(3 * stage[1])) << run;
+        mfu[run] = job->GetMfu();
         Simulator::Destroy();
     }
     EXPECT_GT(mfu[1], mfu[0]);
+    EXPECT_GT(mfu[1], mfu[2]);
 }
 
 // A MoE model with a dense first layer over EP 2: the expert all-to-alls come only in its MoE

@@ -177,7 +177,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadJob{"model_heads_not_dividing_hidden",
                TrainingScenario("[{\"ranks\":8,\"model\":{\"hidden_size\":100}}]"),
                "AttentionHeads (32) must divide HiddenSize (100)"},
-        // A 2-layer model over 4 stages; 2 + 2 layers over 3 stages; 3 left over 2 stages.
+        // A 2-layer model over 4 stages; 2 + 1 layers of 2 over 2 stages; no pipeline.
         BadJob{"stage_layers_one_each_too_many",
                TrainingScenario("[{\"ranks\":4,\"pipeline_parallel\":4,\"first_stage_layers\":1,"
                                 "\"model\":" + kTinyModel + "}]"),
@@ -200,6 +200,9 @@ INSTANTIATE_TEST_SUITE_P(
                "{\"chakra_traces\":true,\"jobs\":[{\"ranks\":2,\"pipeline_parallel\":2,"
                "\"virtual_stages\":2,\"layers\":4,\"micro_batches\":2}]}}",
                "training.chakra_traces"},
+        BadJob{"precision_without_model",
+               TrainingScenario("[" + kJob + ",\"precision\":\"fp8\"}]"),
+               "training.jobs[0].precision = \"fp8\": applies only with a \"model\""},
         BadJob{"recompute_unknown", TrainingScenario("[" + kJob + ",\"recompute\":\"partial\"}]"),
                "training.jobs[0].recompute"},
         BadJob{"micro_batch_size_without_model",

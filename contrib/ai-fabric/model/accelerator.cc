@@ -56,7 +56,8 @@ Accelerator::GetTypeId()
                           "product in FP8 (a job's Precision fp8).  Default 2: the dense FP8 tensor-core "
                           "peak of Hopper and Blackwell GPUs is twice their BF16 (1,979 against "
                           "989 TFLOP/s on an H100 SXM, 4,500 against 2,250 on a B200; NVIDIA "
-                          "datasheets), FP8 kernels taken to reach the same share of it.",
+                          "datasheets), FP8 kernels taken to reach the same share of it: an "
+                          "upper bound, casts and scaling take their time.",
                           DoubleValue(2), MakeDoubleAccessor(&Accelerator::m_lowPrecisionSpeedup),
                           MakeDoubleChecker<double>(0.001, 1000))
             .AddAttribute("NicAffinity",

@@ -134,14 +134,7 @@ TraceProgram::IssueOrder(uint32_t r, const std::vector<TraceNode>& nodes,
             }
         }
     }
-    for (uint32_t i = 0; order.size() != nodes.size() && i < nodes.size(); ++i)
-    {
-        if (waiting[i] > 0)
-        {
-            Bad(r, &nodes[i], "is on a cycle of dependencies (or depends on one)");
-        }
-    }
-    return order;
+    return order; // without the nodes on or behind a cycle: Build reports them
 }
 
 bool
@@ -231,8 +224,11 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
     std::vector<uint32_t> barrier(nodes.size(), 0);
     std::vector<Op>& ops = m_ops[r];
     std::vector<uint32_t> communication; // every op that communicates
-    for (uint32_t i : IssueOrder(r, nodes, index))
+    const std::vector<uint32_t> order = IssueOrder(r, nodes, index);
+    std::vector<bool> placed(nodes.size(), false);
+    for (uint32_t i : order)
     {
+        placed[i] = true;
         const TraceNode& n = nodes[i];
         std::set<uint32_t> after;
         uint32_t gate = 0;
@@ -268,6 +264,14 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
             {
                 communication.push_back(at); // a free transfer finishes as it is passed
             }
+        }
+    }
+    // After the placed nodes' own errors, as when the order was built while converting.
+    for (uint32_t i = 0; order.size() != nodes.size() && i < nodes.size(); ++i)
+    {
+        if (!placed[i])
+        {
+            Bad(r, &nodes[i], "is on a cycle of dependencies (or depends on one)");
         }
     }
     // The rank is done when every node is: the end waits for every collective, the latest

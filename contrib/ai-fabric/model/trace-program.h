@@ -112,7 +112,8 @@ class TraceProgram
     /**
      * Rank \p r's nodes (positions in \p nodes, \p index from id to position) in issue order:
      * the lowest id among those whose parents are all placed, as Chakra's reference feeder
-     * orders them; a parent not in the trace or a cycle is an error.
+     * orders them; a parent not in the trace is an error; nodes on or behind a cycle are left
+     * out.
      */
     static std::vector<uint32_t> IssueOrder(uint32_t r, const std::vector<TraceNode>& nodes,
                                             const std::unordered_map<uint64_t, uint32_t>& index);

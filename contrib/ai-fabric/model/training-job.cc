@@ -172,7 +172,8 @@ TrainingJob::GetTypeId()
                           "With a Model, the precision of its matrix products: bf16; or fp8, as "
                           "Megatron-LM trains with Transformer Engine (--fp8-format): the "
                           "transformer layers' linear layers (the attention's projections, the "
-                          "MLP, its router and experts) at the Accelerator's "
+                          "MLP and its experts; here its router too, under 0.5% of a MoE MLP, "
+                          "which Megatron-LM keeps in BF16 or FP32) at the Accelerator's "
                           "LowPrecisionSpeedup, the core attention and the output layer in "
                           "BF16.  The MFU stays against the Accelerator's PeakFlops; element "
                           "sizes on the wire are the *ElementBytes attributes'.",

@@ -195,7 +195,8 @@ BuildTraining(const json& doc, Scenario& s)
         const char* given[] = {"compute_time", "flops", "layers", "moe_layers", "expert_top_k",
                                "parameters", "activation_bytes", "samples_per_iteration",
                                "tokens_per_sample"};
-        const char* modelOnly[] = {"micro_batch_size", "activation_element_bytes"};
+        const char* modelOnly[] = {"micro_batch_size", "activation_element_bytes", "precision",
+                                   "first_stage_layers", "last_stage_layers"};
         for (const char* key : given)
         {
             if (j.contains("model") && j.contains(key))
