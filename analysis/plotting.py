@@ -43,6 +43,19 @@ def write_whole(text: str, out: Path) -> None:
             os.remove(tmp)
 
 
+def save_table_and_figure(text: str, table, fig, out: Path) -> None:
+    """Write TEXT to TABLE (if given) and FIG to OUT, both whole or neither: the table first,
+    then the figure, the table taken back if the figure cannot be written."""
+    if table:
+        write_whole(text, table)
+    try:
+        save_whole(fig, out)
+    except OSError:
+        if table:
+            table.unlink()
+        raise
+
+
 def job_rows(folder: Path) -> list:
     """One dict per training job of results FOLDER: the scenario's name, the job's figures and
     the fabric's bill-of-materials total.  Raises FileNotFoundError or ValueError if FOLDER is

@@ -25,7 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from plotting import human_bytes as human, save_whole, write_whole  # noqa: E402
+from plotting import human_bytes as human, save_table_and_figure  # noqa: E402
 
 
 def load(folder: Path) -> pd.DataFrame:
@@ -103,16 +103,7 @@ def main() -> int:
                      f"| {r['algorithm']} | {shown} |")
     text = "\n".join(lines) + "\n"
     print(text)
-    # Both files or neither: the table first (a text file rarely fails), then the figure,
-    # and the table taken back if the figure cannot be written.
-    if args.table:
-        write_whole(text, args.table)
-    try:
-        save_whole(fig, args.out)
-    except OSError:
-        if args.table:
-            args.table.unlink()
-        raise
+    save_table_and_figure(text, args.table, fig, args.out)
     return 0
 
 

@@ -25,7 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from plotting import DEFAULT_GPU_PRICE, save_whole, write_whole  # noqa: E402
+from plotting import DEFAULT_GPU_PRICE, save_table_and_figure  # noqa: E402
 
 # iterations.csv column, label
 PARTS = [("compute_s", "compute"), ("exposed_tensor_s", "tensor-parallel"),
@@ -88,16 +88,7 @@ def main() -> int:
                      + " | ".join(f"{r[c]:.4g}" for c, _ in PARTS) + " |")
     text = "\n".join(lines) + "\n"
     print(text)
-    # Both files or neither: the table first, the figure after, the table taken back if the
-    # figure cannot be written.
-    if args.table:
-        write_whole(text, args.table)
-    try:
-        save_whole(fig, args.out)
-    except OSError:
-        if args.table:
-            args.table.unlink()
-        raise
+    save_table_and_figure(text, args.table, fig, args.out)
     return 0
 
 

@@ -113,6 +113,54 @@ TwoLeaves(uint32_t hostsPerLeaf, DataRate rate)
     return topo;
 }
 
+/**
+ * A 4-layer transformer (hidden 256, MLP 1024, 8 heads, vocabulary 32000, \p sequence tokens)
+ * over PP 2 on two GPUs as packets, 3 micro-batches of one sequence, with job \p attributes
+ * (strings); runs it to the end and returns the job (the caller destroys the simulator).
+ */
+Ptr<TrainingJob>
+RunSmallModelOverTwoStages(Ptr<TransformerModel> model, uint64_t sequence,
+                           const Attributes& attributes)
+{
+    for (const auto& [name, value] : std::vector<std::pair<std::string, uint64_t>>{
+             {"Layers", 4}, {"HiddenSize", 256}, {"FfnHiddenSize", 1024},
+             {"AttentionHeads", 8}, {"KvHeads", 0}, {"VocabSize", 32000},
+             {"SequenceLength", sequence}})
+    {
+        model->SetAttribute(name, UintegerValue(value));
+    }
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("400Gbps"), 3));
+    net->AssignStreams(100);
+    RdmaHelper rdma;
+    rdma.Install(net);
+    TrainingJobHelper helper;
+    helper.SetJobAttribute("Ranks", UintegerValue(2));
+    helper.SetJobAttribute("PipelineParallel", UintegerValue(2));
+    helper.SetJobAttribute("MicroBatches", UintegerValue(3));
+    helper.SetJobAttribute("Model", PointerValue(model));
+    for (const auto& [name, value] : attributes)
+    {
+        helper.SetJobAttribute(name, StringValue(value));
+    }
+    Ptr<TrainingJob> job = helper.Install(net, rdma, 10);
+    Simulator::Run();
+    return job;
+}
+
+/** A program's compute (ps) and its collectives per communicator. */
+std::pair<int64_t, std::map<JobComm, uint32_t>>
+CountOps(const TrainingProgram& p)
+{
+    int64_t compute = 0;
+    std::map<JobComm, uint32_t> collectives;
+    for (const auto& op : p.GetOps())
+    {
+        compute += op.kind == JobOp::COMPUTE ? op.picoseconds : 0;
+        collectives[op.comm] += op.kind == JobOp::COLLECTIVE;
+    }
+    return {compute, collectives};
+}
+
 Ptr<JobPlacement>
 Map(const std::vector<uint32_t>& hosts)
 {
@@ -181,13 +229,7 @@ TEST(TrainingProgram, CountsOpsAndKeepsComputeExact)
     for (uint32_t stage = 0; stage < 3; ++stage)
     {
         TrainingProgram p(s, stage);
-        int64_t compute = 0;
-        std::map<JobComm, uint32_t> collectives;
-        for (const auto& op : p.GetOps())
-        {
-            compute += op.kind == JobOp::COMPUTE ? op.picoseconds : 0;
-            collectives[op.comm] += op.kind == JobOp::COLLECTIVE;
-        }
+        auto [compute, collectives] = CountOps(p);
         EXPECT_EQ(compute, s.compute.GetPicoSeconds() + s.optimizer.GetPicoSeconds());
         // Two layers per stage, 2 all-reduces per layer each way, per micro-batch.
         EXPECT_EQ(collectives[JobComm::TENSOR], 2u * 2 * 2 * 5);
@@ -225,13 +267,7 @@ TEST(TrainingProgram, UnevenStagesRunTheirOwnLayers)
     {
         EXPECT_EQ(s.LayerOf(stage, 0), std::vector<uint32_t>({0, 1, 4})[stage]);
         TrainingProgram p(s, stage);
-        int64_t compute = 0;
-        std::map<JobComm, uint32_t> collectives;
-        for (const auto& op : p.GetOps())
-        {
-            compute += op.kind == JobOp::COMPUTE ? op.picoseconds : 0;
-            collectives[op.comm] += op.kind == JobOp::COLLECTIVE;
-        }
+        auto [compute, collectives] = CountOps(p);
         EXPECT_EQ(compute, s.compute.GetPicoSeconds()) << stage;
         EXPECT_EQ(collectives[JobComm::TENSOR], s.stageLayers[stage] * 2 * 2 * 4) << stage;
         EXPECT_EQ(collectives[JobComm::EXPERT], moe[stage] * 2 * 2 * 4) << stage;
@@ -624,13 +660,7 @@ TEST(TrainingProgram, InterleavedStagesRunEveryChunk)
     for (uint32_t stage = 0; stage < 2; ++stage)
     {
         TrainingProgram p(s, stage);
-        int64_t compute = 0;
-        std::map<JobComm, uint32_t> collectives;
-        for (const auto& op : p.GetOps())
-        {
-            compute += op.kind == JobOp::COMPUTE ? op.picoseconds : 0;
-            collectives[op.comm] += op.kind == JobOp::COLLECTIVE;
-        }
+        auto [compute, collectives] = CountOps(p);
         EXPECT_EQ(compute, s.compute.GetPicoSeconds()) << stage;
         EXPECT_EQ(collectives[JobComm::TENSOR], 6u * 2 * 2 * 4) << stage;
         EXPECT_EQ(collectives[JobComm::ACTIVATION_RECV], stage == 0 ? 8u : 12u);
@@ -664,13 +694,7 @@ TEST(TrainingProgram, FullRecomputationRerunsEachLayersForward)
     for (uint32_t stage = 0; stage < 3; ++stage)
     {
         TrainingProgram p(s, stage);
-        int64_t compute = 0;
-        std::map<JobComm, uint32_t> collectives;
-        for (const auto& op : p.GetOps())
-        {
-            compute += op.kind == JobOp::COMPUTE ? op.picoseconds : 0;
-            collectives[op.comm] += op.kind == JobOp::COLLECTIVE;
-        }
+        auto [compute, collectives] = CountOps(p);
         EXPECT_EQ(compute, s.compute.GetPicoSeconds() + forward) << stage;
         EXPECT_EQ(collectives[JobComm::TENSOR], 2u * 2 * 3 * 5) << stage;
         EXPECT_EQ(collectives[JobComm::EXPERT], 1u * 2 * 3 * 5) << stage;
@@ -1067,28 +1091,8 @@ TEST(TrainingJob, ModelStagesComputeTheirOwnLayers)
              {"", 2}, {"FirstStageLayers", 1}, {"LastStageLayers", 3}})
     {
         Ptr<TransformerModel> model = CreateObject<TransformerModel>();
-        for (const auto& [name, value] : std::vector<std::pair<std::string, uint64_t>>{
-                 {"Layers", 4}, {"HiddenSize", 256}, {"FfnHiddenSize", 1024},
-                 {"AttentionHeads", 8}, {"KvHeads", 0}, {"VocabSize", 32000},
-                 {"SequenceLength", 128}})
-        {
-            model->SetAttribute(name, UintegerValue(value));
-        }
-        Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("400Gbps"), 3));
-        net->AssignStreams(100);
-        RdmaHelper rdma;
-        rdma.Install(net);
-        TrainingJobHelper helper;
-        helper.SetJobAttribute("Ranks", UintegerValue(2));
-        helper.SetJobAttribute("PipelineParallel", UintegerValue(2));
-        helper.SetJobAttribute("MicroBatches", UintegerValue(3));
-        helper.SetJobAttribute("Model", PointerValue(model));
-        if (!attribute.empty())
-        {
-            helper.SetJobAttribute(attribute, UintegerValue(1));
-        }
-        Ptr<TrainingJob> job = helper.Install(net, rdma, 10);
-        Simulator::Run();
+        Ptr<TrainingJob> job = RunSmallModelOverTwoStages(
+            model, 128, attribute.empty() ? Attributes{} : Attributes{{attribute, "1"}});
         ASSERT_TRUE(job->IsFinished()) << attribute;
         Ptr<Accelerator> gpu = CreateObject<Accelerator>();
         const auto ps = [&](double flops) { return gpu->ComputeTime(flops).GetPicoSeconds(); };
@@ -1120,25 +1124,8 @@ TEST(TrainingJob, ModelRecomputationAddsTheCoreAttentionOrTheForward)
     for (const char* mode : {"none", "selective", "full"})
     {
         Ptr<TransformerModel> model = CreateObject<TransformerModel>();
-        for (const auto& [name, value] : std::vector<std::pair<std::string, uint64_t>>{
-                 {"Layers", 4}, {"HiddenSize", 256}, {"FfnHiddenSize", 1024},
-                 {"AttentionHeads", 8}, {"KvHeads", 0}, {"VocabSize", 32000},
-                 {"SequenceLength", 512}})
-        {
-            model->SetAttribute(name, UintegerValue(value));
-        }
-        Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("400Gbps"), 3));
-        net->AssignStreams(100);
-        RdmaHelper rdma;
-        rdma.Install(net);
-        TrainingJobHelper helper;
-        helper.SetJobAttribute("Ranks", UintegerValue(2));
-        helper.SetJobAttribute("PipelineParallel", UintegerValue(2));
-        helper.SetJobAttribute("MicroBatches", UintegerValue(3));
-        helper.SetJobAttribute("Model", PointerValue(model));
-        helper.SetJobAttribute("Recompute", StringValue(mode));
-        Ptr<TrainingJob> job = helper.Install(net, rdma, 10);
-        Simulator::Run();
+        Ptr<TrainingJob> job =
+            RunSmallModelOverTwoStages(model, 512, Attributes{{"Recompute", mode}});
         ASSERT_TRUE(job->IsFinished()) << mode;
         Ptr<Accelerator> gpu = CreateObject<Accelerator>();
         const auto ps = [&](double flops) { return gpu->ComputeTime(flops).GetPicoSeconds(); };
@@ -1188,26 +1175,9 @@ TEST(TrainingJob, ModelFp8RunsTheLinearLayersFaster)
     {
         const bool fp8 = run > 0;
         Ptr<TransformerModel> model = CreateObject<TransformerModel>();
-        for (const auto& [name, value] : std::vector<std::pair<std::string, uint64_t>>{
-                 {"Layers", 4}, {"HiddenSize", 256}, {"FfnHiddenSize", 1024},
-                 {"AttentionHeads", 8}, {"KvHeads", 0}, {"VocabSize", 32000},
-                 {"SequenceLength", 512}})
-        {
-            model->SetAttribute(name, UintegerValue(value));
-        }
-        Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("400Gbps"), 3));
-        net->AssignStreams(100);
-        RdmaHelper rdma;
-        rdma.Install(net);
-        TrainingJobHelper helper;
-        helper.SetJobAttribute("Ranks", UintegerValue(2));
-        helper.SetJobAttribute("PipelineParallel", UintegerValue(2));
-        helper.SetJobAttribute("MicroBatches", UintegerValue(3));
-        helper.SetJobAttribute("Model", PointerValue(model));
-        helper.SetJobAttribute("Precision", StringValue(fp8 ? "fp8" : "bf16"));
-        helper.SetJobAttribute("Recompute", StringValue(run == 2 ? "full" : "none"));
-        Ptr<TrainingJob> job = helper.Install(net, rdma, 10);
-        Simulator::Run();
+        Ptr<TrainingJob> job = RunSmallModelOverTwoStages(
+            model, 512,
+            Attributes{{"Precision", fp8 ? "fp8" : "bf16"}, {"Recompute", run == 2 ? "full" : "none"}});
         ASSERT_TRUE(job->IsFinished()) << run;
         Ptr<Accelerator> gpu = CreateObject<Accelerator>();
         const auto ps = [&](double flops) { return gpu->ComputeTime(flops).GetPicoSeconds(); };
