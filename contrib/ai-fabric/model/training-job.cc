@@ -798,7 +798,7 @@ TrainingJob::SetRank(uint32_t rank, uint32_t host, uint32_t server, Ptr<Accelera
                 for (std::size_t h = 0; h < m_stageHalves[stage].size(); ++h)
                 {
                     const int64_t f = m_stageHalves[stage][h];
-                    total += f + static_cast<int64_t>(std::llround(f * m_backwardRatio)) +
+                    total += f + TrainingProgram::BackwardOf(f, m_backwardRatio) +
                              (m_stageRecompute.empty() ? 0 : m_stageRecompute[stage][h]);
                 }
                 slowest = std::max(slowest, total);
@@ -1383,10 +1383,11 @@ TrainingJob::GetIdealComputeTime() const
 {
     // Without a Model full recomputation reruns the forward share of ComputeTime (the
     // program's split; with a Model it is in the slowest stage's compute).
-    const int64_t total = m_resolvedCompute.GetPicoSeconds();
-    const Time rerun = !m_model && m_recompute == RECOMPUTE_FULL
-                           ? PicoSeconds(std::llround(total / (1 + m_backwardRatio)))
-                           : Time(0);
+    const Time rerun =
+        !m_model && m_recompute == RECOMPUTE_FULL
+            ? PicoSeconds(TrainingProgram::ForwardOf(m_resolvedCompute.GetPicoSeconds(),
+                                                     m_backwardRatio))
+            : Time(0);
     return m_resolvedCompute + rerun + m_optimizerTime;
 }
 

@@ -65,6 +65,18 @@ BucketCount(const TrainingProgramSpec& s)
 } // namespace
 
 int64_t
+TrainingProgram::ForwardOf(int64_t total, double backwardRatio)
+{
+    return static_cast<int64_t>(std::llround(total / (1 + backwardRatio)));
+}
+
+int64_t
+TrainingProgram::BackwardOf(int64_t forward, double backwardRatio)
+{
+    return static_cast<int64_t>(std::llround(forward * backwardRatio));
+}
+
+int64_t
 TrainingProgram::Part(int64_t total, uint32_t parts, uint32_t index)
 {
     const __int128 t = total;
@@ -215,7 +227,7 @@ TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage
         m_parameterGather = --m_bucketSizes; // the last DATA request
     }
     const int64_t total = spec.compute.GetPicoSeconds();
-    m_forward = static_cast<int64_t>(std::llround(total / (1 + spec.backwardRatio)));
+    m_forward = ForwardOf(total, spec.backwardRatio);
     m_backward = total - m_forward;
 
     const uint32_t m = spec.microBatches;
@@ -288,7 +300,7 @@ TrainingProgram::Half(JobOp::Phase phase, uint32_t microBatch, uint32_t half) co
     const int64_t forward = m_spec.stageHalves[m_stage][half];
     return phase == JobOp::FORWARD
                ? forward
-               : static_cast<int64_t>(std::llround(forward * m_spec.backwardRatio));
+               : BackwardOf(forward, m_spec.backwardRatio);
 }
 
 int64_t

@@ -200,6 +200,10 @@ class TrainingProgram
     static std::vector<JobRequest> Requests(const TrainingProgramSpec& spec, JobComm comm);
     /** Part \p index of \p total picoseconds cut into \p parts: the parts sum to the total. */
     static int64_t Part(int64_t total, uint32_t parts, uint32_t index);
+    /** The forward's share of \p total picoseconds of forward and backward compute. */
+    static int64_t ForwardOf(int64_t total, double backwardRatio);
+    /** The backward of a layer half whose forward takes \p forward picoseconds. */
+    static int64_t BackwardOf(int64_t forward, double backwardRatio);
 
   private:
     /** Chunk \p chunk's forward of micro-batch \p microBatch. */
