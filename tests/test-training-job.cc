@@ -211,6 +211,45 @@ TEST(ParallelLayout, GroupsFollowTheTpEpDpPpOrder)
     }
 }
 
+// The dense parameters' replicas are the EP x DP ranks of a tensor and pipeline coordinate
+// (Megatron-LM's data-parallel group); an expert's are the DP ranks of one EP coordinate.
+TEST(ParallelLayout, GroupsSpanningSeveralAxesListTheirRanksInOrder)
+{
+    ParallelLayout l;
+    l.tp = 2;
+    l.ep = 2;
+    l.dp = 2;
+    l.pp = 2;
+    const auto dense = l.Groups(SpanOf(JobComm::DATA));
+    ASSERT_EQ(dense.size(), 4u);
+    EXPECT_EQ(dense[0], (std::vector<uint32_t>{0, 2, 4, 6}));
+    EXPECT_EQ(dense[1], (std::vector<uint32_t>{1, 3, 5, 7}));
+    EXPECT_EQ(dense[3], (std::vector<uint32_t>{9, 11, 13, 15}));
+    const auto experts = l.Groups(SpanOf(JobComm::EXPERT_DATA));
+    ASSERT_EQ(experts.size(), 8u);
+    EXPECT_EQ(experts[0], (std::vector<uint32_t>{0, 4}));
+    EXPECT_EQ(experts[1], (std::vector<uint32_t>{1, 5}));
+    EXPECT_EQ(experts[2], (std::vector<uint32_t>{2, 6}));
+    // Spanning every axis: one group of all ranks; each rank in one group of each span.
+    const auto all = l.Groups({ParallelAxis::TENSOR, ParallelAxis::EXPERT, ParallelAxis::DATA,
+                               ParallelAxis::PIPELINE});
+    ASSERT_EQ(all.size(), 1u);
+    for (uint32_t r = 0; r < 16; ++r)
+    {
+        EXPECT_EQ(all[0][r], r);
+    }
+    for (JobComm comm : kCollectiveComms)
+    {
+        std::multiset<uint32_t> seen;
+        for (const auto& g : l.Groups(SpanOf(comm)))
+        {
+            seen.insert(g.begin(), g.end());
+        }
+        EXPECT_EQ(std::set<uint32_t>(seen.begin(), seen.end()).size(), 16u);
+        EXPECT_EQ(seen.size(), 16u);
+    }
+}
+
 TEST(TrainingProgram, CountsOpsAndKeepsComputeExact)
 {
     TrainingProgramSpec s;
@@ -337,6 +376,136 @@ TEST(TrainingProgram, SequenceParallelAndDistributedOptimizerChangeTheCollective
     for (const auto& r : TrainingProgram::Requests(s, JobComm::TENSOR))
     {
         EXPECT_EQ(r.bytes % 3, 0u) << r.bytes;
+    }
+}
+
+// With expert parallelism the dense gradients (4001 elements a rank) reduce over the EP x DP
+// = 4 replicas and the routed experts' (2001) over the DP = 2 replicas of the rank's experts,
+// each in buckets of its own spread over the last backward by its own bytes (the dense
+// bucket first at an equal point); ZeRO-1 pads each to its own replicas and gathers both.
+TEST(TrainingProgram, ExpertParallelReducesDenseAndExpertGradientsOverTheirOwnReplicas)
+{
+    TrainingProgramSpec s;
+    s.compute = MicroSeconds(300);
+    s.layers = 2;
+    s.moeLayers = 1;
+    s.microBatches = 2;
+    s.ep = 2;
+    s.dp = 2;
+    s.gradientBytes = (4001 + 2001) * 4;
+    s.expertGradientBytes = 2001 * 4;
+    s.bucketBytes = 6000;
+    EXPECT_EQ(s.ReplicasOf(JobComm::DATA), 4u);
+    EXPECT_EQ(s.ReplicasOf(JobComm::EXPERT_DATA), 2u);
+    const auto bytes = [&s](JobComm comm) {
+        std::vector<uint64_t> b;
+        for (const auto& r : TrainingProgram::Requests(s, comm))
+        {
+            b.push_back(r.bytes);
+        }
+        return b;
+    };
+    EXPECT_EQ(bytes(JobComm::DATA), (std::vector<uint64_t>{6000, 4004}));
+    EXPECT_EQ(bytes(JobComm::EXPERT_DATA), (std::vector<uint64_t>{6000, 2004}));
+    // Ready at 6000/16004, 12000/16004 and all of the backward; at 6000/8004 and all.
+    const TrainingProgram p(s, 0);
+    std::vector<std::pair<JobComm, uint32_t>> reductions;
+    for (const auto& op : p.GetOps())
+    {
+        if (op.kind == JobOp::COLLECTIVE && IsGradientComm(op.comm))
+        {
+            reductions.emplace_back(op.comm, op.request);
+        }
+    }
+    const std::vector<std::pair<JobComm, uint32_t>> expected{
+        {JobComm::DATA, 0}, {JobComm::EXPERT_DATA, 0}, {JobComm::DATA, 0},
+        {JobComm::DATA, 1}, {JobComm::EXPERT_DATA, 1}};
+    EXPECT_EQ(reductions, expected);
+    EXPECT_EQ(CountOps(p).first, s.compute.GetPicoSeconds());
+
+    s.distributedOptimizer = true;
+    // Reduce-scatters padded to 4 x 4 and 2 x 4 bytes; BF16 parameters to 4 x 2 and 2 x 2.
+    EXPECT_EQ(bytes(JobComm::DATA), (std::vector<uint64_t>{6000, 4016, 8008}));
+    EXPECT_EQ(bytes(JobComm::EXPERT_DATA), (std::vector<uint64_t>{6000, 2008, 4004}));
+    const TrainingProgram zero(s, 0);
+    const auto& ops = zero.GetOps();
+    ASSERT_GE(ops.size(), 2u);
+    EXPECT_EQ(ops[ops.size() - 2].comm, JobComm::DATA);
+    EXPECT_EQ(ops[ops.size() - 2].request, 2u);
+    EXPECT_EQ(ops.back().comm, JobComm::EXPERT_DATA);
+    EXPECT_EQ(ops.back().request, 2u);
+    EXPECT_TRUE(ops.back().blocking);
+
+    // Without EP every gradient reduces over the DP replicas as one stream.
+    s.ep = 1;
+    s.expertGradientBytes = 0;
+    EXPECT_TRUE(TrainingProgram::Requests(s, JobComm::EXPERT_DATA).empty());
+    EXPECT_EQ(s.ReplicasOf(JobComm::DATA), 2u);
+}
+
+namespace
+{
+/**
+ * A MoE job of EP 2 x DP \p dp ranks on one switch, no activations (so no all-to-alls), 1 ms of compute,
+ * one bucket per stream reduced after the backward: 16 Mi dense parameters (64 MiB of FP32
+ * gradients) and \p expertParameters routed experts'.
+ */
+JobConfig
+ExpertJob(uint32_t dp, uint64_t expertParameters)
+{
+    return {{{"Ranks", std::to_string(2 * dp)},
+             {"ExpertParallel", "2"},
+             {"Layers", "2"},
+             {"MoeLayers", "1"},
+             {"ComputeTime", "1ms"},
+             {"Parameters", std::to_string((16ULL << 20) + expertParameters)},
+             {"ExpertParameters", std::to_string(expertParameters)},
+             {"BucketBytes", "1000000000"},
+             {"OverlapGradientReduction", "false"},
+             {"Iterations", "2"}}};
+}
+
+/** A ring all-reduce (Simple protocol, as the job's) of \p bytes over \p n ranks alone. */
+double
+AllReduceAlone(uint64_t bytes, uint32_t n)
+{
+    return RunOnStar("ring", ALL_REDUCE, bytes, n, {{"Protocol", "ns3::SimpleProtocol"}})
+        .result.Duration()
+        .GetSeconds();
+}
+} // namespace
+
+// EP 2 x DP 1: the dense gradients still have two replicas, the EP ranks; the iteration is
+// the compute and their all-reduce alone (the experts have one replica each: nothing).
+TEST(TrainingJob, ExpertParallelAloneReducesTheDenseGradientsOverTheExpertRanks)
+{
+    const double alone = AllReduceAlone(64 << 20, 2);
+    const JobOutcome o = RunJob(Star(16, DataRate("400Gbps"), 3), ExpertJob(1, 32ULL << 20));
+    for (const auto& it : o.iterations)
+    {
+        const double expected = 1e-3 + alone;
+        EXPECT_NEAR(it.Duration().GetSeconds(), expected, 0.01 * expected);
+        EXPECT_EQ(it.exposedBy[static_cast<std::size_t>(Exposure::DATA)], it.exposed);
+    }
+}
+
+// EP 2 x DP 2: 64 MiB of dense gradients all-reduced over 4 ranks and 64 MiB of each rank's
+// experts (32 Mi x 4 B / EP 2) over 2, at the same time through the same NICs.  Each NIC
+// sends 2 (3/4) 64 + 2 (1/2) 64 MiB: the iteration takes at least that at line rate (the
+// conservation bound) and at most the two all-reduces one after the other.
+TEST(TrainingJob, ExpertAndDataParallelReduceBothStreamsThroughTheSameNics)
+{
+    const double dense = AllReduceAlone(64 << 20, 4);
+    const double experts = AllReduceAlone(64 << 20, 2);
+    const double wire = (1.5 + 1.0) * (64 << 20) * 8 / 400e9;
+    const JobOutcome o = RunJob(Star(16, DataRate("400Gbps"), 3), ExpertJob(2, 32ULL << 20));
+    for (const auto& it : o.iterations)
+    {
+        const double d = it.Duration().GetSeconds() - 1e-3;
+        EXPECT_GT(d, wire);
+        EXPECT_LT(d, 1.01 * (dense + experts)) << dense << " + " << experts;
+        EXPECT_GT(d, 0.97 * (dense + experts)) << dense << " + " << experts;
+        EXPECT_EQ(it.exposedBy[static_cast<std::size_t>(Exposure::DATA)], it.exposed);
     }
 }
 

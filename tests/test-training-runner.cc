@@ -218,7 +218,22 @@ INSTANTIATE_TEST_SUITE_P(
         BadJob{"distributed_optimizer_without_replicas",
                TrainingScenario("[" + kJob + ",\"tensor_parallel\":8,"
                                 "\"distributed_optimizer\":true}]"),
-               "DistributedOptimizer needs DataParallel > 1"},
+               "DistributedOptimizer needs ExpertParallel x DataParallel > 1"},
+        BadJob{"fully_sharded_with_expert_parallel",
+               TrainingScenario("[" + kJob + ",\"layers\":2,\"moe_layers\":1,"
+                                "\"expert_parallel\":2,\"fully_sharded\":true}]"),
+               "FullySharded with ExpertParallel > 1 is not modelled"},
+        BadJob{"expert_parameters_without_moe_layers",
+               TrainingScenario("[" + kJob + ",\"expert_parameters\":10}]"),
+               "ExpertParameters (10) needs MoeLayers > 0 and at most Parameters (1000000)"},
+        BadJob{"expert_parameters_above_parameters",
+               TrainingScenario("[" + kJob + ",\"layers\":2,\"moe_layers\":1,"
+                                "\"expert_parameters\":1000001}]"),
+               "ExpertParameters (1000001) needs MoeLayers > 0 and at most Parameters (1000000)"},
+        BadJob{"expert_parameters_with_model",
+               TrainingScenario("[{\"ranks\":8,\"expert_parameters\":10,\"model\":" +
+                                kTinyModel + "}]"),
+               "training.jobs[0].expert_parameters = 10: given by the job's model"},
         BadJob{"fully_sharded_without_replicas",
                TrainingScenario("[" + kJob + ",\"tensor_parallel\":8,\"fully_sharded\":true}]"),
                "FullySharded needs DataParallel > 1"},

@@ -211,6 +211,11 @@ ScenarioRun::TrainingSummary() const
                   {"ideal_compute_s", Sec(job->GetIdealComputeTime())},
                   {"gradient_bytes_per_rank", job->GetGradientBytes()},
                   {"utilization", job->GetUtilization()}};
+        if (job->GetExpertGradientBytes() > 0)
+        {
+            // Of them, the routed experts' (reduced over the expert-data-parallel group).
+            j["expert_gradient_bytes_per_rank"] = job->GetExpertGradientBytes();
+        }
         if (job->IsInterrupted())
         {
             j["interrupted_at_s"] = Sec(job->GetInterruptionTime());

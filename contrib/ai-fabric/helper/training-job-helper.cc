@@ -7,6 +7,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 
 namespace ns3
@@ -117,15 +118,15 @@ TrainingJobHelper::TraceGroups(Ptr<const TrainingJob> job)
 {
     const ParallelLayout layout = job->GetLayout();
     std::map<std::string, std::vector<uint32_t>> groups;
-    for (ParallelAxis axis : {ParallelAxis::TENSOR, ParallelAxis::EXPERT, ParallelAxis::DATA})
+    std::set<std::vector<uint32_t>> listed; // a group of the same ranks is listed once
+    for (JobComm comm : kCollectiveComms)
     {
-        if (layout.Degree(axis) < 2)
+        for (const auto& ranks : layout.Groups(SpanOf(comm)))
         {
-            continue;
-        }
-        for (const auto& ranks : layout.Groups(axis))
-        {
-            groups[std::to_string(groups.size() + 1)] = ranks;
+            if (ranks.size() >= 2 && listed.insert(ranks).second)
+            {
+                groups[std::to_string(groups.size() + 1)] = ranks;
+            }
         }
     }
     return groups;
@@ -146,24 +147,23 @@ TrainingJobHelper::TraceNodes(Ptr<const TrainingJob> job, uint32_t rank)
     {
         requests[c] = job->GetRequests(static_cast<JobComm>(c));
     }
-    // The rank's tensor, expert and data groups' names, in TraceGroups' numbering.
+    // The names of the rank's groups, as TraceGroups numbers them.
     std::array<std::string, kJobComms> names;
-    uint32_t number = 0;
-    const std::pair<ParallelAxis, JobComm> axes[] = {{ParallelAxis::TENSOR, JobComm::TENSOR},
-                                                     {ParallelAxis::EXPERT, JobComm::EXPERT},
-                                                     {ParallelAxis::DATA, JobComm::DATA}};
-    for (const auto& [axis, comm] : axes)
+    const auto groups = TraceGroups(job);
+    for (const auto& [name, ranks] : groups)
     {
-        if (layout.Degree(axis) < 2)
+        if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end())
         {
             continue;
         }
-        for (const auto& ranks : layout.Groups(axis))
+        for (JobComm comm : kCollectiveComms)
         {
-            ++number;
-            if (std::find(ranks.begin(), ranks.end(), rank) != ranks.end())
+            for (const auto& group : layout.Groups(SpanOf(comm)))
             {
-                names[static_cast<std::size_t>(comm)] = std::to_string(number);
+                if (group == ranks)
+                {
+                    names[static_cast<std::size_t>(comm)] = name;
+                }
             }
         }
     }
@@ -219,23 +219,18 @@ TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn,
     rdma.SetQueuePairAttribute("Priority", UintegerValue(job->GetTrafficClass()));
 
     const ParallelLayout layout = job->GetLayout();
-    const std::pair<ParallelAxis, JobComm> collectiveAxes[] = {
-        {ParallelAxis::TENSOR, JobComm::TENSOR},
-        {ParallelAxis::EXPERT, JobComm::EXPERT},
-        {ParallelAxis::DATA, JobComm::DATA},
-    };
-    for (const auto& [axis, comm] : collectiveAxes)
+    for (JobComm comm : kCollectiveComms)
     {
         const auto requests = job->GetRequests(comm);
         if (requests.empty())
         {
             continue;
         }
-        for (const auto& ranks : layout.Groups(axis))
+        for (const auto& ranks : layout.Groups(SpanOf(comm)))
         {
             TrainingJob::ScheduleList schedules;
             Ptr<CollectiveGroup> g =
-                MakeGroup(network, rdma, job, ranks, axis, requests, schedules);
+                MakeGroup(network, rdma, job, ranks, AxisOf(comm), requests, schedules);
             for (uint32_t i = 0; i < ranks.size(); ++i)
             {
                 job->SetCommunicator(ranks[i], comm, g->GetApplication(i), schedules);

@@ -18,7 +18,8 @@ namespace ns3
  * \brief Places TrainingJobs on a fabric and wires their communicators.
  *
  * Install places the job's ranks (JobPlacement) on GPUs no installed job holds yet,
- * makes one CollectiveGroup per tensor, expert and data-parallel group and two per pair of
+ * makes one CollectiveGroup per tensor, expert, data-parallel (EP x DP) and, with EP > 1,
+ * expert-data-parallel (DP) group (those with collectives to run) and two per pair of
  * adjacent pipeline stages (activations forward, gradients back), prepares every collective
  * the job's programs run (so a request an algorithm refuses fails here, not mid-run), and
  * starts the job.  The job's queue pairs carry its TrafficClass.  Install RDMA on the
@@ -50,8 +51,9 @@ class TrainingJobHelper
     Ptr<TrainingJob> Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma, int64_t stream);
 
     /**
-     * The process groups of \p job's traces: its tensor groups, then expert and data groups
-     * (those of more than one rank), named 1, 2, ...
+     * The process groups of \p job's traces: its tensor groups, then expert, data-parallel
+     * and expert-data-parallel groups (those of more than one rank, each set of ranks once),
+     * named 1, 2, ...
      */
     static std::map<std::string, std::vector<uint32_t>> TraceGroups(Ptr<const TrainingJob> job);
     /**

@@ -39,25 +39,63 @@ ParallelLayout::RankOf(const Coordinates& c) const
     return ((c.pp * dp + c.dp) * ep + c.ep) * tp + c.tp;
 }
 
+namespace
+{
+/** \p c's coordinate along \p axis. */
+uint32_t&
+Along(ParallelLayout::Coordinates& c, ParallelAxis axis)
+{
+    switch (axis)
+    {
+    case ParallelAxis::TENSOR:
+        return c.tp;
+    case ParallelAxis::EXPERT:
+        return c.ep;
+    case ParallelAxis::DATA:
+        return c.dp;
+    case ParallelAxis::PIPELINE:
+        break;
+    }
+    return c.pp;
+}
+} // namespace
+
 std::vector<std::vector<uint32_t>>
 ParallelLayout::Groups(ParallelAxis axis) const
 {
+    return Groups(std::vector<ParallelAxis>{axis});
+}
+
+std::vector<std::vector<uint32_t>>
+ParallelLayout::Groups(const std::vector<ParallelAxis>& span) const
+{
+    uint32_t size = 1;
+    for (ParallelAxis axis : span)
+    {
+        size *= Degree(axis);
+    }
     std::vector<std::vector<uint32_t>> groups;
     for (uint32_t rank = 0; rank < GetNRanks(); ++rank)
     {
         Coordinates c = Of(rank);
-        uint32_t* along = axis == ParallelAxis::TENSOR   ? &c.tp
-                          : axis == ParallelAxis::EXPERT ? &c.ep
-                          : axis == ParallelAxis::DATA   ? &c.dp
-                                                         : &c.pp;
-        if (*along != 0)
+        bool first = true; // each group is listed once, from its first member
+        for (ParallelAxis axis : span)
         {
-            continue; // each group is listed once, from its first member
+            first = first && Along(c, axis) == 0;
+        }
+        if (!first)
+        {
+            continue;
         }
         std::vector<uint32_t> group;
-        for (uint32_t i = 0; i < Degree(axis); ++i)
+        for (uint32_t i = 0; i < size; ++i)
         {
-            *along = i;
+            uint32_t rest = i;
+            for (ParallelAxis axis : span)
+            {
+                Along(c, axis) = rest % Degree(axis);
+                rest /= Degree(axis);
+            }
             group.push_back(RankOf(c));
         }
         groups.push_back(std::move(group));

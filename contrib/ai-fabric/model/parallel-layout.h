@@ -51,6 +51,12 @@ struct ParallelLayout
      * order of their lowest rank.
      */
     std::vector<std::vector<uint32_t>> Groups(ParallelAxis axis) const;
+    /**
+     * The groups spanning the axes \p span together: each lists the ranks that differ only in
+     * those coordinates, the first axis of \p span fastest (so {EXPERT, DATA} lists a group in
+     * rank order).  Groups come in order of their lowest rank.
+     */
+    std::vector<std::vector<uint32_t>> Groups(const std::vector<ParallelAxis>& span) const;
     static const char* AxisName(ParallelAxis axis);
 };
 

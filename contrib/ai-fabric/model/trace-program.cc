@@ -42,8 +42,8 @@ RankList(const std::vector<uint32_t>& ranks)
 std::size_t
 RequestSlot(JobComm comm)
 {
-    return comm >= JobComm::ACTIVATION_SEND ? static_cast<std::size_t>(JobComm::ACTIVATION_SEND)
-                                            : static_cast<std::size_t>(comm);
+    return IsPipelineTransfer(comm) ? static_cast<std::size_t>(JobComm::ACTIVATION_SEND)
+                                    : static_cast<std::size_t>(comm);
 }
 } // namespace
 
@@ -153,19 +153,22 @@ TraceProgram::Convert(uint32_t r, const TraceNode& n, const ParallelLayout& layo
         return true;
     case TraceNode::COLLECTIVE: {
         o.op.comm = CommOf(r, n, layout, groups);
-        const ParallelAxis axis = o.op.comm == JobComm::TENSOR   ? ParallelAxis::TENSOR
-                                  : o.op.comm == JobComm::EXPERT ? ParallelAxis::EXPERT
-                                                                 : ParallelAxis::DATA;
-        if (layout.Degree(axis) == 1)
+        uint32_t size = 1;
+        for (ParallelAxis axis : SpanOf(o.op.comm))
+        {
+            size *= layout.Degree(axis);
+        }
+        if (size == 1)
         {
             return false; // a group of one rank has nothing to exchange
         }
         uint32_t bytes = 1;
-        if (o.op.comm == JobComm::DATA && (n.op == ALL_REDUCE || n.op == REDUCE_SCATTER))
+        const bool gradients = IsGradientComm(o.op.comm);
+        if (gradients && (n.op == ALL_REDUCE || n.op == REDUCE_SCATTER))
         {
             bytes = element.gradient;
         }
-        else if (o.op.comm == JobComm::DATA && n.op == ALL_GATHER)
+        else if (gradients && n.op == ALL_GATHER)
         {
             bytes = element.parameter;
         }
@@ -260,7 +263,7 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
         else
         {
             stands[i] = {at};
-            if (!(o.op.comm >= JobComm::ACTIVATION_SEND && n.bytes == 0))
+            if (!(IsPipelineTransfer(o.op.comm) && n.bytes == 0))
             {
                 communication.push_back(at); // a free transfer finishes as it is passed
             }
@@ -305,12 +308,17 @@ TraceProgram::CommOf(uint32_t r, const TraceNode& n, const ParallelLayout& layou
         members = it->second;
     }
     std::sort(members.begin(), members.end());
-    const std::pair<ParallelAxis, JobComm> axes[] = {{ParallelAxis::TENSOR, JobComm::TENSOR},
-                                                     {ParallelAxis::EXPERT, JobComm::EXPERT},
-                                                     {ParallelAxis::DATA, JobComm::DATA}};
-    for (const auto& [axis, comm] : axes)
+    // The first communicator whose group this is.  With DP = 1 the expert and data-parallel
+    // groups hold the same ranks: an all-to-all is the experts', anything else the dense
+    // gradients'.  With EP = 1 the data and expert-data groups do: the data group's.
+    std::vector<JobComm> comms(std::begin(kCollectiveComms), std::end(kCollectiveComms));
+    if (n.op != ALL_TO_ALL)
     {
-        for (auto group : layout.Groups(axis))
+        std::swap(comms[1], comms[2]);
+    }
+    for (JobComm comm : comms)
+    {
+        for (auto group : layout.Groups(SpanOf(comm)))
         {
             std::sort(group.begin(), group.end());
             if (group == members && std::binary_search(group.begin(), group.end(), r))
@@ -321,7 +329,7 @@ TraceProgram::CommOf(uint32_t r, const TraceNode& n, const ParallelLayout& layou
     }
     Bad(r, &n, "process group " + (n.group.empty() ? std::string("(all ranks)") : "'" + n.group + "'") +
                    " with ranks " + RankList(members) +
-                   " is not this rank's tensor, expert or data-parallel group (TP " +
+                   " is not this rank's tensor, expert, data or expert-data-parallel group (TP " +
                    std::to_string(layout.tp) + ", EP " + std::to_string(layout.ep) + ", DP " +
                    std::to_string(layout.dp) + ", PP " + std::to_string(layout.pp) + ")");
 }
@@ -367,12 +375,9 @@ TraceProgram::CheckMatched(const ParallelLayout& layout) const
         }
         return d;
     };
-    const std::pair<ParallelAxis, JobComm> axes[] = {{ParallelAxis::TENSOR, JobComm::TENSOR},
-                                                     {ParallelAxis::EXPERT, JobComm::EXPERT},
-                                                     {ParallelAxis::DATA, JobComm::DATA}};
-    for (const auto& [axis, comm] : axes)
+    for (JobComm comm : kCollectiveComms)
     {
-        for (const auto& group : layout.Groups(axis))
+        for (const auto& group : layout.Groups(SpanOf(comm)))
         {
             const auto first = sequence(group[0], comm);
             for (uint32_t r : group)
@@ -478,7 +483,7 @@ TraceProgram::FromOps(const std::vector<JobOp>& ops,
             n.op = q.op;
             n.name = std::string(JobOp::PhaseName(op.phase)) + " " + JobCommName(op.comm) + " " +
                      CollectiveOperationName(q.op) + ", micro-batch " + std::to_string(op.microBatch);
-            if (op.comm >= JobComm::ACTIVATION_SEND)
+            if (IsPipelineTransfer(op.comm))
             {
                 const bool send = op.comm == JobComm::ACTIVATION_SEND || op.comm == JobComm::GRADIENT_SEND;
                 n.kind = send ? TraceNode::SEND : TraceNode::RECV;

@@ -51,6 +51,7 @@ ExposureOf(JobComm comm)
     case JobComm::EXPERT:
         return Exposure::EXPERT;
     case JobComm::DATA:
+    case JobComm::EXPERT_DATA:
         return Exposure::DATA;
     default:
         return Exposure::PIPELINE;
@@ -81,7 +82,9 @@ TrainingJob::GetTypeId()
                           MakeUintegerAccessor(&TrainingJob::m_pp),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("DataParallel",
-                          "DP degree: model replicas; 0 = Ranks / (TP x EP x PP).",
+                          "DP degree: model replicas; 0 = Ranks / (TP x EP x PP).  With "
+                          "ExpertParallel, the replicas of each expert (the dense layers have "
+                          "ExpertParallel x DataParallel).",
                           UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_dp),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("Iterations", "Training iterations to run.", UintegerValue(1),
@@ -110,8 +113,18 @@ TrainingJob::GetTypeId()
                           MakeTimeChecker(Time(0)))
             .AddAttribute("Parameters",
                           "Model parameters; each rank reduces the gradients of its "
-                          "Parameters / (TP x PP) over its data-parallel group.",
+                          "Parameters / (TP x PP) over its data-parallel group (but see "
+                          "ExpertParameters).",
                           UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_parameters),
+                          MakeUintegerChecker<uint64_t>(0, kMaxByteCount))
+            .AddAttribute("ExpertParameters",
+                          "Of Parameters, the routed experts' (needs MoeLayers).  With "
+                          "ExpertParallel > 1 a rank holds 1/ExpertParallel of them and "
+                          "reduces their gradients over the DataParallel ranks holding the "
+                          "same experts (Megatron-LM's expert-data-parallel group), the "
+                          "other parameters' over the ExpertParallel x DataParallel ranks of "
+                          "its tensor and pipeline coordinates (its data-parallel group).",
+                          UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_expertParameters),
                           MakeUintegerChecker<uint64_t>(0, kMaxByteCount))
             .AddAttribute("GradientElementBytes",
                           "Bytes per gradient element.  Default 4: FP32 gradients of mixed-"
@@ -248,7 +261,9 @@ TrainingJob::GetTypeId()
                           "shard, and after the optimizer step the updated parameters are "
                           "all-gathered (blocking) at ParameterElementBytes, each buffer padded "
                           "to whole elements per replica.  OptimizerTime is then the update of "
-                          "one shard.  Needs DataParallel > 1.",
+                          "one shard.  With ExpertParallel > 1 the experts' buffers shard over "
+                          "their expert-data-parallel group (see ExpertParameters).  Needs "
+                          "ExpertParallel x DataParallel > 1.",
                           BooleanValue(false),
                           MakeBooleanAccessor(&TrainingJob::m_distributedOptimizer),
                           MakeBooleanChecker())
@@ -263,7 +278,7 @@ TrainingJob::GetTypeId()
                           "backward, every micro-batch; each buffer padded to whole elements per "
                           "replica.  The parameters are spread evenly over a stage's layers.  "
                           "No gradient buckets (BucketBytes, OverlapGradientReduction); not with "
-                          "DistributedOptimizer.  Needs DataParallel > 1.",
+                          "DistributedOptimizer nor ExpertParallel > 1.  Needs DataParallel > 1.",
                           BooleanValue(false), MakeBooleanAccessor(&TrainingJob::m_fullySharded),
                           MakeBooleanChecker())
             .AddAttribute("ParameterElementBytes",
@@ -396,7 +411,7 @@ TrainingJob::Check() const
             Bad(job + "Model: " + e.what());
         }
         for (const char* given : {"ComputeTime", "Flops", "Layers", "MoeLayers", "ExpertTopK",
-                                  "Parameters", "ActivationBytes", "SamplesPerIteration",
+                                  "Parameters", "ExpertParameters", "ActivationBytes", "SamplesPerIteration",
                                   "TokensPerSample"})
         {
             if (!IsDefault(given))
@@ -420,9 +435,10 @@ TrainingJob::Check() const
     {
         Bad(job + "SequenceParallel needs TensorParallel > 1");
     }
-    if (m_distributedOptimizer && layout.dp < 2)
+    if (m_distributedOptimizer && layout.ep * layout.dp < 2)
     {
-        Bad(job + "DistributedOptimizer needs DataParallel > 1 (it shards over the replicas)");
+        Bad(job + "DistributedOptimizer needs ExpertParallel x DataParallel > 1 (it shards "
+            "over the replicas)");
     }
     if (!m_distributedOptimizer && !m_fullySharded && !IsDefault("ParameterElementBytes"))
     {
@@ -437,6 +453,11 @@ TrainingJob::Check() const
         if (m_distributedOptimizer)
         {
             Bad(job + "FullySharded shards the optimizer too; leave DistributedOptimizer unset");
+        }
+        if (m_ep > 1)
+        {
+            Bad(job + "FullySharded with ExpertParallel > 1 is not modelled (the experts' "
+                "replicas are not the dense parameters'); use DistributedOptimizer");
         }
         for (const char* bucket : {"BucketBytes", "OverlapGradientReduction"})
         {
@@ -527,6 +548,11 @@ TrainingJob::Check() const
         Bad(job + "ExpertParallel (" + Str(m_ep) + ") must divide the Model's Experts (" +
             Str(m_model->GetExperts()) + ")");
     }
+    if (!m_model && m_expertParameters > 0 && (moe == 0 || m_expertParameters > m_parameters))
+    {
+        Bad(job + "ExpertParameters (" + Str(m_expertParameters) + ") needs MoeLayers > 0 and "
+            "at most Parameters (" + Str(m_parameters) + ")");
+    }
     if (m_ep > 1 && moe == 0)
     {
         Bad(job + "ExpertParallel = " + Str(m_ep) + " needs MoeLayers > 0" +
@@ -546,11 +572,11 @@ TrainingJob::CheckTrace() const
         Bad("job '" + m_name + "': a Trace describes the iteration; leave the Model unset");
     }
     for (const char* given :
-         {"ComputeTime", "Flops", "BackwardRatio", "OptimizerTime", "Parameters", "Layers",
-          "FirstStageLayers", "LastStageLayers", "VirtualStages", "Recompute", "Precision",
-          "MicroBatches", "ActivationBytes", "MoeLayers", "ExpertTopK", "BucketBytes",
-          "OverlapGradientReduction", "SequenceParallel", "DistributedOptimizer", "FullySharded",
-          "MicroBatchSize", "ActivationElementBytes"})
+         {"ComputeTime", "Flops", "BackwardRatio", "OptimizerTime", "Parameters",
+          "ExpertParameters", "Layers", "FirstStageLayers", "LastStageLayers", "VirtualStages",
+          "Recompute", "Precision", "MicroBatches", "ActivationBytes", "MoeLayers", "ExpertTopK",
+          "BucketBytes", "OverlapGradientReduction", "SequenceParallel", "DistributedOptimizer",
+          "FullySharded", "MicroBatchSize", "ActivationElementBytes"})
     {
         if (!IsDefault(given))
         {
@@ -687,13 +713,33 @@ TrainingJob::ModelStageHalves(Ptr<Accelerator> gpu, bool recomputed) const
 }
 
 uint64_t
+TrainingJob::ExpertParameters() const
+{
+    return m_model ? m_model->GetRoutedExpertParameters() : m_expertParameters;
+}
+
+uint64_t
 TrainingJob::GetGradientBytes() const
 {
     const uint64_t shards = uint64_t(m_tp) * m_pp;
-    // With a MoE model a rank holds 1/ExpertParallel of the routed experts.
-    const uint64_t experts = m_model ? m_model->GetRoutedExpertParameters() : 0;
-    const uint64_t held = Parameters() - experts + experts / m_ep;
-    return (held + shards - 1) / shards * m_gradientElementBytes;
+    if (m_ep == 1)
+    {
+        return (Parameters() + shards - 1) / shards * m_gradientElementBytes;
+    }
+    const uint64_t dense = Parameters() - ExpertParameters();
+    return (dense + shards - 1) / shards * m_gradientElementBytes + GetExpertGradientBytes();
+}
+
+uint64_t
+TrainingJob::GetExpertGradientBytes() const
+{
+    if (m_ep == 1)
+    {
+        return 0;
+    }
+    // A rank holds 1/ExpertParallel of the routed experts, split over TP x PP.
+    const uint64_t shards = uint64_t(m_tp) * m_ep * m_pp;
+    return (ExpertParameters() + shards - 1) / shards * m_gradientElementBytes;
 }
 
 TrainingProgramSpec
@@ -730,6 +776,7 @@ TrainingJob::GetProgramSpec() const
     s.activationBytes = ActivationBytes();
     s.expertTopK = ExpertTopK();
     s.gradientBytes = GetGradientBytes();
+    s.expertGradientBytes = GetExpertGradientBytes();
     s.gradientElementBytes = m_gradientElementBytes;
     s.bucketBytes = m_bucketBytes;
     s.overlap = m_overlap;
@@ -977,7 +1024,7 @@ TrainingJob::Start()
 bool
 TrainingJob::IsFreeTransfer(const JobOp& op) const
 {
-    return op.comm >= JobComm::ACTIVATION_SEND &&
+    return IsPipelineTransfer(op.comm) &&
            (m_trace ? m_trace->HasFreeTransfers() : ActivationBytes() == 0);
 }
 
@@ -1123,7 +1170,7 @@ TrainingJob::Issue(uint32_t r, std::size_t index)
     const JobOp& op = OpAt(r, index);
     Endpoint& e = rs.comms[static_cast<std::size_t>(op.comm)];
     ++rs.outstanding;
-    rs.outstandingData += op.comm == JobComm::DATA;
+    rs.outstandingData += IsGradientComm(op.comm);
     if (rs.active++ == 0)
     {
         rs.activeSince = Simulator::Now();
@@ -1245,7 +1292,7 @@ TrainingJob::CollectiveDone(uint32_t r, std::size_t op, Time start, uint32_t)
     {
         rs.finished[op] = true;
     }
-    rs.outstandingData -= done.comm == JobComm::DATA;
+    rs.outstandingData -= IsGradientComm(done.comm);
     if (rs.wait == ALL && rs.outstanding > 0 && rs.blockedOn == Exposure::DATA &&
         rs.outstandingData == 0)
     {

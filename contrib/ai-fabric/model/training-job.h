@@ -116,10 +116,16 @@ class TrainingJob : public Object
     /** The iteration's description from the attributes (compute from FLOPs once placed). */
     TrainingProgramSpec GetProgramSpec() const;
     /**
-     * The bytes each rank's gradient reduction covers: Parameters / (TP x PP) of them (with a
-     * MoE Model, its routed experts over ExpertParallel too).
+     * The bytes each rank's gradient reductions cover: Parameters / (TP x PP) of them, the
+     * routed experts' (a MoE Model's, or ExpertParameters) over ExpertParallel too.
      */
     uint64_t GetGradientBytes() const;
+    /**
+     * Of GetGradientBytes, the routed experts' when ExpertParallel > 1 (reduced over the
+     * DataParallel replicas of the rank's experts; the dense rest over ExpertParallel x
+     * DataParallel); 0 with ExpertParallel = 1 (all reduced together).
+     */
+    uint64_t GetExpertGradientBytes() const;
     uint8_t GetTrafficClass() const { return m_trafficClass; }
     /**
      * The collectives of \p comm the ranks run, by request index: the trace's if the job
@@ -288,6 +294,7 @@ class TrainingJob : public Object
     uint32_t MoeLayers() const;
     uint32_t ExpertTopK() const;
     uint64_t Parameters() const;
+    uint64_t ExpertParameters() const;
     uint64_t ActivationBytes() const;
     /**
      * Per stage, each layer half's forward compute of one micro-batch on \p gpu, ps, or if
@@ -308,6 +315,7 @@ class TrainingJob : public Object
     double m_backwardRatio;
     Time m_optimizerTime;
     uint64_t m_parameters;
+    uint64_t m_expertParameters;
     uint32_t m_gradientElementBytes;
     uint32_t m_layers;
     uint32_t m_microBatches;

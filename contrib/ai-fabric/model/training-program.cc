@@ -25,8 +25,58 @@ JobCommName(JobComm comm)
         return "gradient-send";
     case JobComm::GRADIENT_RECV:
         return "gradient-recv";
+    case JobComm::EXPERT_DATA:
+        return "expert-data";
     }
     return "?";
+}
+
+bool
+IsPipelineTransfer(JobComm comm)
+{
+    return comm == JobComm::ACTIVATION_SEND || comm == JobComm::ACTIVATION_RECV ||
+           comm == JobComm::GRADIENT_SEND || comm == JobComm::GRADIENT_RECV;
+}
+
+bool
+IsGradientComm(JobComm comm)
+{
+    return comm == JobComm::DATA || comm == JobComm::EXPERT_DATA;
+}
+
+std::vector<ParallelAxis>
+SpanOf(JobComm comm)
+{
+    switch (comm)
+    {
+    case JobComm::TENSOR:
+        return {ParallelAxis::TENSOR};
+    case JobComm::EXPERT:
+        return {ParallelAxis::EXPERT};
+    case JobComm::DATA:
+        return {ParallelAxis::EXPERT, ParallelAxis::DATA};
+    case JobComm::EXPERT_DATA:
+        return {ParallelAxis::DATA};
+    default:
+        return {ParallelAxis::PIPELINE};
+    }
+}
+
+ParallelAxis
+AxisOf(JobComm comm)
+{
+    switch (comm)
+    {
+    case JobComm::TENSOR:
+        return ParallelAxis::TENSOR;
+    case JobComm::EXPERT:
+        return ParallelAxis::EXPERT;
+    case JobComm::DATA:
+    case JobComm::EXPERT_DATA:
+        return ParallelAxis::DATA;
+    default:
+        return ParallelAxis::PIPELINE;
+    }
 }
 
 const char*
@@ -55,12 +105,46 @@ BucketSize(const TrainingProgramSpec& s)
     return std::max<uint64_t>(1, s.bucketBytes / s.gradientElementBytes) * s.gradientElementBytes;
 }
 
-/** Gradient buckets of one chunk. */
+/** The gradient buckets of \p chunk bytes. */
 uint32_t
-BucketCount(const TrainingProgramSpec& s)
+BucketCount(const TrainingProgramSpec& s, uint64_t chunk)
 {
     const uint64_t b = BucketSize(s);
-    return static_cast<uint32_t>((s.ChunkGradientBytes() + b - 1) / b);
+    return static_cast<uint32_t>((chunk + b - 1) / b);
+}
+
+/**
+ * The bucket reductions of \p bytes of gradients per rank over \p replicas ranks (the
+ * first bucket's size, then a smaller last one's if any) and with ZeRO-1 the parameters'
+ * all-gather.
+ */
+std::vector<JobRequest>
+GradientRequests(const TrainingProgramSpec& s, uint64_t bytes, uint32_t replicas)
+{
+    // Each chunk's gradients in buckets of their own (one chunk without interleaving).
+    const uint64_t chunk = s.ChunkBytes(bytes);
+    const uint64_t bucket = BucketSize(s);
+    const uint64_t last = chunk - uint64_t(BucketCount(s, chunk) - 1) * bucket;
+    const CollectiveOperation reduce = s.distributedOptimizer ? REDUCE_SCATTER : ALL_REDUCE;
+    // ZeRO-1 shards each buffer over the replicas: padded to whole elements per rank, as
+    // Megatron pads its distributed optimizer's buffers.
+    const auto shard = [&s, replicas](uint64_t b, uint32_t element) {
+        const uint64_t unit = uint64_t{replicas} * element;
+        return s.distributedOptimizer ? (b + unit - 1) / unit * unit : b;
+    };
+    const uint64_t first = std::min(bucket, chunk);
+    std::vector<JobRequest> r{{reduce, shard(first, s.gradientElementBytes), s.gradientElementBytes}};
+    if (last != first)
+    {
+        r.push_back({reduce, shard(last, s.gradientElementBytes), s.gradientElementBytes});
+    }
+    if (s.distributedOptimizer)
+    {
+        const uint64_t elements = bytes / s.gradientElementBytes;
+        r.push_back({ALL_GATHER, shard(elements * s.parameterElementBytes, s.parameterElementBytes),
+                     s.parameterElementBytes});
+    }
+    return r;
 }
 } // namespace
 
@@ -111,52 +195,32 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
             return {{ALL_TO_ALL, (bytes + s.ep - 1) / s.ep * s.ep, 1}};
         }
         return {};
-    case JobComm::DATA: {
-        if (s.dp <= 1 || s.gradientBytes == 0)
+    case JobComm::DATA:
+    case JobComm::EXPERT_DATA: {
+        const uint64_t bytes = s.GradientBytesOf(comm);
+        const uint32_t replicas = s.ReplicasOf(comm);
+        if (replicas <= 1 || bytes == 0)
         {
             return {};
         }
         if (s.fullySharded)
         {
             // One layer's parameters gathered and its gradients reduce-scattered, each padded
-            // to whole elements per replica.
-            const uint64_t elements = s.gradientBytes / s.gradientElementBytes;
+            // to whole elements per replica (TrainingJob refuses FSDP with EP).
+            const uint64_t elements = bytes / s.gradientElementBytes;
             // A layer's share: the rank's parameters x stages / layers (exact when the
             // stages hold equal layers; with uneven stages each layer weighs the same).
             const uint64_t layer = (elements * s.pp + s.layers - 1) / s.layers;
-            const auto padded = [&s](uint64_t bytes, uint32_t element) {
-                const uint64_t unit = uint64_t{s.dp} * element;
-                return (bytes + unit - 1) / unit * unit;
+            const auto padded = [replicas](uint64_t b, uint32_t element) {
+                const uint64_t unit = uint64_t{replicas} * element;
+                return (b + unit - 1) / unit * unit;
             };
             return {{ALL_GATHER, padded(layer * s.parameterElementBytes, s.parameterElementBytes),
                      s.parameterElementBytes},
                     {REDUCE_SCATTER, padded(layer * s.gradientElementBytes, s.gradientElementBytes),
                      s.gradientElementBytes}};
         }
-        // Each chunk's gradients in buckets of their own (one chunk without interleaving).
-        const uint64_t chunk = s.ChunkGradientBytes();
-        const uint64_t bucket = BucketSize(s);
-        const uint64_t last = chunk - uint64_t(BucketCount(s) - 1) * bucket;
-        const CollectiveOperation reduce = s.distributedOptimizer ? REDUCE_SCATTER : ALL_REDUCE;
-        // ZeRO-1 shards each buffer over the replicas: padded to whole elements per rank, as
-        // Megatron pads its distributed optimizer's buffers.
-        const auto shard = [&s](uint64_t bytes, uint32_t element) {
-            const uint64_t unit = uint64_t{s.dp} * element;
-            return s.distributedOptimizer ? (bytes + unit - 1) / unit * unit : bytes;
-        };
-        const uint64_t first = std::min(bucket, chunk);
-        std::vector<JobRequest> r{{reduce, shard(first, s.gradientElementBytes), s.gradientElementBytes}};
-        if (last != first)
-        {
-            r.push_back({reduce, shard(last, s.gradientElementBytes), s.gradientElementBytes});
-        }
-        if (s.distributedOptimizer)
-        {
-            const uint64_t elements = s.gradientBytes / s.gradientElementBytes;
-            r.push_back({ALL_GATHER, shard(elements * s.parameterElementBytes, s.parameterElementBytes),
-                         s.parameterElementBytes});
-        }
-        return r;
+        return GradientRequests(s, bytes, replicas);
     }
     case JobComm::ACTIVATION_SEND:
     case JobComm::ACTIVATION_RECV:
@@ -198,13 +262,25 @@ TrainingProgramSpec::LayerOf(uint32_t stage, uint32_t index) const
 }
 
 uint64_t
-TrainingProgramSpec::ChunkGradientBytes() const
+TrainingProgramSpec::GradientBytesOf(JobComm comm) const
+{
+    return comm == JobComm::EXPERT_DATA ? expertGradientBytes : gradientBytes - expertGradientBytes;
+}
+
+uint32_t
+TrainingProgramSpec::ReplicasOf(JobComm comm) const
+{
+    return comm == JobComm::EXPERT_DATA ? dp : ep * dp;
+}
+
+uint64_t
+TrainingProgramSpec::ChunkBytes(uint64_t bytes) const
 {
     if (virtualStages <= 1)
     {
-        return gradientBytes;
+        return bytes;
     }
-    const uint64_t elements = (gradientBytes / gradientElementBytes + virtualStages - 1) / virtualStages;
+    const uint64_t elements = (bytes / gradientElementBytes + virtualStages - 1) / virtualStages;
     return elements * gradientElementBytes;
 }
 
@@ -214,17 +290,24 @@ TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage
       m_layers(spec.LayersOf(stage)),
       m_chunkLayers(m_layers / spec.virtualStages),
       m_tensor(!Requests(spec, JobComm::TENSOR).empty()),
-      m_expert(!Requests(spec, JobComm::EXPERT).empty()),
-      m_bucketSizes(spec.fullySharded ? 0 : Requests(spec, JobComm::DATA).size()),
-      m_parameterGather(0)
+      m_expert(!Requests(spec, JobComm::EXPERT).empty())
 {
     if (spec.fullySharded && !Requests(spec, JobComm::DATA).empty())
     {
         m_gatherOp.assign(m_layers, 0);
     }
-    if (spec.distributedOptimizer && m_bucketSizes > 0)
+    for (JobComm comm : {JobComm::DATA, JobComm::EXPERT_DATA})
     {
-        m_parameterGather = --m_bucketSizes; // the last DATA request
+        const auto requests = Requests(spec, comm);
+        if (spec.fullySharded || requests.empty())
+        {
+            continue;
+        }
+        const uint64_t chunk = spec.ChunkBytes(spec.GradientBytesOf(comm));
+        const uint32_t sizes = static_cast<uint32_t>(requests.size()) - spec.distributedOptimizer;
+        // ZeRO-1's parameter all-gather is the comm's last request.
+        m_streams.push_back({comm, chunk, BucketCount(spec, chunk), sizes == 2,
+                             spec.distributedOptimizer ? sizes : 0});
     }
     const int64_t total = spec.compute.GetPicoSeconds();
     m_forward = ForwardOf(total, spec.backwardRatio);
@@ -255,13 +338,16 @@ TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage
     {
         Backward(microBatch(k), chunk(k, false));
     }
-    if (m_bucketSizes > 0 && !spec.overlap)
+    if (!spec.overlap)
     {
         for (uint32_t c = 0; c < v; ++c)
         {
-            for (uint32_t k = 0; k < BucketCount(spec); ++k)
+            for (uint32_t i = 0; i < m_streams.size(); ++i)
             {
-                StartBucket(k, JobOp::BACKWARD, m - 1);
+                for (uint32_t k = 0; k < m_streams[i].buckets; ++k)
+                {
+                    StartBucket(i, k, JobOp::BACKWARD, m - 1);
+                }
             }
         }
     }
@@ -271,10 +357,12 @@ TrainingProgram::TrainingProgram(const TrainingProgramSpec& spec, uint32_t stage
         m_ops.push_back({JobOp::COMPUTE, JobOp::OPTIMIZER});
         m_ops.back().picoseconds = spec.optimizer.GetPicoSeconds();
     }
-    if (m_parameterGather > 0)
+    for (const GradientStream& stream : m_streams)
     {
-        Collective(JobComm::DATA, static_cast<uint32_t>(m_parameterGather), true,
-                   JobOp::OPTIMIZER, m - 1);
+        if (stream.parameterGather > 0)
+        {
+            Collective(stream.comm, stream.parameterGather, true, JobOp::OPTIMIZER, m - 1);
+        }
     }
     m_ops.shrink_to_fit();
 }
@@ -377,20 +465,22 @@ TrainingProgram::ExpertAllToAll(JobOp::Phase phase, uint32_t microBatch)
 }
 
 void
-TrainingProgram::StartBucket(uint32_t index, JobOp::Phase phase, uint32_t microBatch)
+TrainingProgram::StartBucket(uint32_t stream, uint32_t index, JobOp::Phase phase,
+                             uint32_t microBatch)
 {
-    const uint32_t last = BucketCount(m_spec) - 1;
-    const bool remainder = index == last && m_bucketSizes == 2;
-    Collective(JobComm::DATA, remainder ? 1 : 0, false, phase, microBatch);
+    const GradientStream& s = m_streams[stream];
+    const bool remainder = s.remainder && index + 1 == s.buckets;
+    Collective(s.comm, remainder ? 1 : 0, false, phase, microBatch);
 }
 
 void
 TrainingProgram::Compute(JobOp::Phase phase, uint32_t microBatch, int64_t ps)
 {
-    while (m_bucketClock >= 0 && m_nextBucket < m_bucketReadyAt.size() &&
-           m_bucketReadyAt[m_nextBucket] <= m_bucketClock + ps)
+    while (m_bucketClock >= 0 && m_nextBucket < m_bucketReady.size() &&
+           m_bucketReady[m_nextBucket].at <= m_bucketClock + ps)
     {
-        const int64_t before = m_bucketReadyAt[m_nextBucket] - m_bucketClock;
+        const BucketReady ready = m_bucketReady[m_nextBucket++];
+        const int64_t before = ready.at - m_bucketClock;
         if (before > 0)
         {
             m_ops.push_back({JobOp::COMPUTE, phase});
@@ -401,7 +491,7 @@ TrainingProgram::Compute(JobOp::Phase phase, uint32_t microBatch, int64_t ps)
             m_bucketClock += before;
             ps -= before;
         }
-        StartBucket(static_cast<uint32_t>(m_nextBucket++), phase, microBatch);
+        StartBucket(ready.stream, ready.index, phase, microBatch);
     }
     if (m_bucketClock >= 0)
     {
@@ -464,23 +554,28 @@ TrainingProgram::Backward(uint32_t mb, uint32_t chunk)
     const bool lastBackward = mb == m_spec.microBatches - 1;
     const uint32_t begin = chunk * m_chunkLayers;
     const uint32_t end = begin + m_chunkLayers;
-    if (lastBackward && m_spec.overlap && m_bucketSizes > 0)
+    if (lastBackward && m_spec.overlap && !m_streams.empty())
     {
         int64_t pass = 0;
         for (uint32_t h = 2 * begin; h < 2 * end; ++h)
         {
             pass += Half(JobOp::BACKWARD, mb, h) + Recomputed(mb, h);
         }
-        const uint64_t bytes = m_spec.ChunkGradientBytes();
         const uint64_t bucket = BucketSize(m_spec);
-        m_bucketReadyAt.clear();
+        m_bucketReady.clear();
         m_nextBucket = 0;
-        for (uint32_t k = 0; k < BucketCount(m_spec); ++k)
+        for (uint32_t i = 0; i < m_streams.size(); ++i)
         {
-            const uint64_t ready = std::min(uint64_t(k + 1) * bucket, bytes);
-            const __int128 at = static_cast<__int128>(pass) * ready;
-            m_bucketReadyAt.push_back(static_cast<int64_t>((at + bytes - 1) / bytes));
+            const uint64_t bytes = m_streams[i].chunkBytes;
+            for (uint32_t k = 0; k < m_streams[i].buckets; ++k)
+            {
+                const uint64_t ready = std::min(uint64_t(k + 1) * bucket, bytes);
+                const __int128 at = static_cast<__int128>(pass) * ready;
+                m_bucketReady.push_back({static_cast<int64_t>((at + bytes - 1) / bytes), i, k});
+            }
         }
+        std::stable_sort(m_bucketReady.begin(), m_bucketReady.end(),
+                         [](const BucketReady& a, const BucketReady& b) { return a.at < b.at; });
         m_bucketClock = 0;
     }
     if (m_stage + 1 < m_spec.pp || chunk + 1 < m_spec.virtualStages)
@@ -524,9 +619,10 @@ TrainingProgram::Backward(uint32_t mb, uint32_t chunk)
     }
     if (lastBackward)
     {
-        while (m_nextBucket < m_bucketReadyAt.size())
+        while (m_nextBucket < m_bucketReady.size())
         {
-            StartBucket(static_cast<uint32_t>(m_nextBucket++), JobOp::BACKWARD, mb);
+            const BucketReady& ready = m_bucketReady[m_nextBucket++];
+            StartBucket(ready.stream, ready.index, JobOp::BACKWARD, mb);
         }
         m_bucketClock = -1;
     }

@@ -2,6 +2,7 @@
 #define AI_FABRIC_TRAINING_PROGRAM_H
 
 #include "collective-schedule.h"
+#include "parallel-layout.h"
 
 #include "ns3/nstime.h"
 
@@ -16,14 +17,36 @@ enum class JobComm : uint8_t
 {
     TENSOR,          //!< its tensor-parallel group: per-layer all-reduces
     EXPERT,          //!< its expert-parallel group: MoE all-to-alls
-    DATA,            //!< its data-parallel group: gradient buckets
+    /**
+     * Its data-parallel group, every replica of its dense parameters (the EP x DP ranks of
+     * its tensor and pipeline coordinates; Megatron-LM's data-parallel group): gradient
+     * buckets, ZeRO's parameter gather, FSDP's per-layer collectives.
+     */
+    DATA,
     ACTIVATION_SEND, //!< to the next pipeline stage (this rank is the root)
     ACTIVATION_RECV, //!< from the previous stage
     GRADIENT_SEND,   //!< to the previous stage (this rank is the root)
     GRADIENT_RECV,   //!< from the next stage
+    /**
+     * With EP > 1, its expert-data-parallel group, the DP replicas of its routed experts
+     * (Megatron-LM's expert-data-parallel group): the experts' gradient buckets and ZeRO's
+     * gather of them.  Last, so that the others keep their numbers.
+     */
+    EXPERT_DATA,
 };
-constexpr std::size_t kJobComms = 7;
+constexpr std::size_t kJobComms = 8;
 const char* JobCommName(JobComm comm);
+/** The communicators of collectives (not pipeline transfers), in the order jobs set them up. */
+constexpr JobComm kCollectiveComms[] = {JobComm::TENSOR, JobComm::EXPERT, JobComm::DATA,
+                                        JobComm::EXPERT_DATA};
+/** Whether \p comm is a pipeline transfer (a send or a receive between stages). */
+bool IsPipelineTransfer(JobComm comm);
+/** Whether \p comm reduces gradients: DATA or EXPERT_DATA. */
+bool IsGradientComm(JobComm comm);
+/** The layout axes the groups of collective communicator \p comm span (DATA: EP and DP). */
+std::vector<ParallelAxis> SpanOf(JobComm comm);
+/** The axis whose algorithm runs \p comm's collectives (the gradients': DATA's). */
+ParallelAxis AxisOf(JobComm comm);
 
 /** One thing a rank does in an iteration, in program order. */
 struct JobOp
@@ -117,6 +140,12 @@ struct TrainingProgramSpec
     uint64_t activationBytes{0}; //!< one layer's output for one micro-batch
     uint32_t expertTopK{1};
     uint64_t gradientBytes{0};   //!< per rank
+    /**
+     * Of gradientBytes, the routed experts' when ep > 1: reduced over the dp replicas of the
+     * rank's experts (EXPERT_DATA), the rest over the ep x dp replicas of the dense
+     * parameters (DATA).  0: all over DATA.
+     */
+    uint64_t expertGradientBytes{0};
     uint32_t gradientElementBytes{4};
     uint64_t bucketBytes{0};
     bool overlap{true};
@@ -161,8 +190,12 @@ struct TrainingProgramSpec
     uint32_t LayersOf(uint32_t stage) const;
     /** The model layer that is stage \p stage's \p index-th, its chunks in order. */
     uint32_t LayerOf(uint32_t stage, uint32_t index) const;
-    /** The gradient bytes of one of a rank's chunks: gradientBytes / virtualStages, whole elements. */
-    uint64_t ChunkGradientBytes() const;
+    /** The gradient bytes per rank gradient communicator \p comm reduces. */
+    uint64_t GradientBytesOf(JobComm comm) const;
+    /** The ranks of a group of gradient communicator \p comm: ep x dp for DATA, dp for EXPERT_DATA. */
+    uint32_t ReplicasOf(JobComm comm) const;
+    /** One chunk's share of \p bytes of gradients: bytes / virtualStages, whole elements. */
+    uint64_t ChunkBytes(uint64_t bytes) const;
 };
 
 /**
@@ -184,9 +217,12 @@ struct TrainingProgramSpec
  * (1/v of the rank's) are ready in buckets as its last micro-batch's backward proceeds (bucket
  * k once (k + 1) buckets' share of that backward is done, as Megatron-LM syncs a chunk's
  * gradients after its last micro-batch), and each bucket's all-reduce starts then if
- * overlapped, or all after the backward if not.  Recomputation adds to each backward half
- * the core attention (selective) or reruns each layer's forward, collectives included, before
- * its backward (full).  The rank then
+ * overlapped, or all after the backward if not.  With expert parallelism the dense gradients
+ * and the routed experts' are two such streams of buckets (Megatron-LM's separate dense and
+ * expert gradient buffers), each spread over the backward by its own bytes, the dense ones
+ * first at equal points, reduced over their own groups (DATA over EP x DP, EXPERT_DATA over
+ * DP).  Recomputation adds to each backward half the core attention (selective) or reruns
+ * each layer's forward, collectives included, before its backward (full).  The rank then
  * waits for all its collectives and runs the optimizer step.  With FSDP (fullySharded) each
  * layer's compute instead waits for its own parameter all-gather, started one layer ahead.
  */
@@ -238,8 +274,25 @@ class TrainingProgram
     void WaitForGather(uint32_t layer, JobOp::Phase phase, uint32_t microBatch, uint32_t prefetch);
     /** FSDP: start layer \p layer's parameter all-gather (not blocking); remember its op. */
     void GatherLayer(uint32_t layer, JobOp::Phase phase, uint32_t microBatch);
-    /** Start bucket \p index's all-reduce (not blocking). */
-    void StartBucket(uint32_t index, JobOp::Phase phase, uint32_t microBatch);
+    /** Start bucket \p index of gradient stream \p stream (not blocking). */
+    void StartBucket(uint32_t stream, uint32_t index, JobOp::Phase phase, uint32_t microBatch);
+
+    /** A gradient reduction: DATA's dense gradients, then with EP EXPERT_DATA's experts'. */
+    struct GradientStream
+    {
+        JobComm comm;
+        uint64_t chunkBytes;      //!< per chunk
+        uint32_t buckets;         //!< per chunk
+        bool remainder;           //!< the last bucket is smaller (the comm's request 1)
+        uint32_t parameterGather; //!< ZeRO-1: the request of the parameters' all-gather; 0: none
+    };
+    /** A bucket ready in the last backward: at this point of its compute. */
+    struct BucketReady
+    {
+        int64_t at;
+        uint32_t stream;
+        uint32_t index;
+    };
 
     const TrainingProgramSpec& m_spec;
     uint32_t m_stage;
@@ -250,14 +303,13 @@ class TrainingProgram
     // Which collectives the spec has, from Requests() once.
     bool m_tensor;
     bool m_expert;
-    std::size_t m_bucketSizes; //!< 0 (no reduction), 1, or 2 (a smaller last bucket)
-    std::size_t m_parameterGather; //!< DATA request of ZeRO-1's parameter all-gather
+    std::vector<GradientStream> m_streams; //!< none with FSDP or nothing to reduce
     std::vector<JobOp> m_ops;
     std::vector<uint32_t> m_gatherOp; //!< FSDP: per layer of the stage, its latest gather's op
     std::vector<uint32_t> m_waitFor;  //!< JobOp::after of the next op added
     // Gradient buckets during the last backward: their ready points in that backward's
-    // compute, and how far it has got.
-    std::vector<int64_t> m_bucketReadyAt;
+    // compute (in order), and how far it has got.
+    std::vector<BucketReady> m_bucketReady;
     std::size_t m_nextBucket{0};
     int64_t m_bucketClock{-1}; //!< compute done in the last backward, ps; -1 outside it
 };

@@ -193,8 +193,8 @@ BuildTraining(const json& doc, Scenario& s)
         job.Set("Name", StringValue(name));
         // The model gives these; without one, those keys have nothing to apply to.
         const char* given[] = {"compute_time", "flops", "layers", "moe_layers", "expert_top_k",
-                               "parameters", "activation_bytes", "samples_per_iteration",
-                               "tokens_per_sample"};
+                               "parameters", "expert_parameters", "activation_bytes",
+                               "samples_per_iteration", "tokens_per_sample"};
         const char* modelOnly[] = {"micro_batch_size", "activation_element_bytes", "precision",
                                    "first_stage_layers", "last_stage_layers"};
         for (const char* key : given)
@@ -206,7 +206,8 @@ BuildTraining(const json& doc, Scenario& s)
         }
         // A trace gives the whole iteration.
         const char* iteration[] = {"model", "compute_time", "flops", "backward_ratio",
-                                   "optimizer_time", "parameters", "layers", "micro_batches",
+                                   "optimizer_time", "parameters", "expert_parameters",
+                                   "layers", "micro_batches",
                                    "activation_bytes", "moe_layers", "expert_top_k",
                                    "bucket_bytes", "overlap_gradient_reduction",
                                    "sequence_parallel", "distributed_optimizer",
