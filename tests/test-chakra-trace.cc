@@ -422,6 +422,31 @@ TEST(ChakraTraceRunner, AnExpertParallelJobsTracesRunItsIterationsExactly)
     fs::remove_all(dir);
 }
 
+TEST(ChakraTraceRunner, WithOneReplicaTheExpertAndDataGroupsAreTwoProcessGroupsOfTheSameRanks)
+{
+    // EP 2 x PP 2, DP 1: the dense gradients reduce over the EP ranks.  The traces name the
+    // expert and the data group of the same ranks apart, as PyTorch's two process groups
+    // would; the all-to-alls' group runs on the expert communicator, the other on the data
+    // one, concurrently, as in the model-driven run.
+    const fs::path dir = Scratch("trace-one-replica");
+    const std::string layout = "\"ranks\":4,\"expert_parallel\":2,\"pipeline_parallel\":2";
+    const auto [a, b] = RunBothWays(
+        dir,
+        "{\"name\":\"j\"," + layout + ",\"compute_time\":\"480us\",\"layers\":4,"
+        "\"moe_layers\":2,\"micro_batches\":4,\"parameters\":4000000,"
+        "\"expert_parameters\":2000000,\"activation_bytes\":262144,\"iterations\":2}",
+        layout);
+    const auto first = ReadCsv(a / "iterations.csv");
+    ASSERT_EQ(first.size(), 2u);
+    EXPECT_GT(std::stod(first[0].at("exposed_expert_s")), 0);
+    EXPECT_GT(std::stod(first[0].at("exposed_data_s")), 0);
+    EXPECT_EQ(ReadFile(a / "iterations.csv"), ReadFile(b / "iterations.csv"));
+    EXPECT_EQ(ReadFile(a / "ranks.csv"), ReadFile(b / "ranks.csv"));
+    EXPECT_EQ(ReadFile(a / "trace-j.groups.json"),
+              "{\"1\":[0,1],\"2\":[2,3],\"3\":[0,1],\"4\":[2,3]}\n");
+    fs::remove_all(dir);
+}
+
 TEST(ChakraTraceRunner, AModelJobsTracesRunWithinTheirMicrosecondRounding)
 {
     // Sequence parallelism and ZeRO-1 on a small transformer: each compute node's duration

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
 using namespace ns3;
 using namespace aifabric_test;
@@ -436,11 +437,45 @@ TEST(TrainingProgram, ExpertParallelReducesDenseAndExpertGradientsOverTheirOwnRe
     EXPECT_EQ(ops.back().request, 2u);
     EXPECT_TRUE(ops.back().blocking);
 
-    // Without EP every gradient reduces over the DP replicas as one stream.
+    // Without EP the experts are replicated like the rest: one stream over the DP replicas,
+    // the same program as with no experts' share at all.
     s.ep = 1;
-    s.expertGradientBytes = 0;
     EXPECT_TRUE(TrainingProgram::Requests(s, JobComm::EXPERT_DATA).empty());
-    EXPECT_EQ(s.ReplicasOf(JobComm::DATA), 2u);
+    EXPECT_EQ(bytes(JobComm::DATA), (std::vector<uint64_t>{6000, 8, 12004})); // 24008 B
+    TrainingProgramSpec none = s;
+    none.expertGradientBytes = 0;
+    const auto opsOf = [](const TrainingProgramSpec& spec) {
+        std::vector<std::tuple<JobOp::Kind, JobComm, uint32_t, int64_t>> ops;
+        for (const auto& op : TrainingProgram(spec, 0).GetOps())
+        {
+            ops.emplace_back(op.kind, op.comm, op.request, op.picoseconds);
+        }
+        return ops;
+    };
+    EXPECT_EQ(opsOf(s), opsOf(none));
+}
+
+// A job's gradient bytes per rank: the dense weights over TP x PP and the routed experts'
+// over EP x TP x PP, each rounded up to whole elements; without EP, all of them over TP x PP.
+TEST(TrainingJob, ExpertGradientBytesAreTheRanksShareOfTheExperts)
+{
+    Ptr<TrainingJob> job = CreateObject<TrainingJob>();
+    for (const auto& [name, value] : std::vector<std::pair<std::string, uint64_t>>{
+             {"Ranks", 8}, {"TensorParallel", 2}, {"PipelineParallel", 2}, {"ExpertParallel", 2},
+             {"Layers", 2}, {"MoeLayers", 1}, {"Parameters", 1000003},
+             {"ExpertParameters", 500001}})
+    {
+        job->SetAttribute(name, UintegerValue(value));
+    }
+    job->Check();
+    EXPECT_EQ(job->GetExpertGradientBytes(), 62501u * 4);           // 500001 / 8, rounded up
+    EXPECT_EQ(job->GetGradientBytes(), 125001u * 4 + 62501u * 4); // 500002 / 4, rounded up
+    job->SetAttribute("ExpertParallel", UintegerValue(1));
+    job->SetAttribute("Ranks", UintegerValue(4));
+    job->Check();
+    EXPECT_EQ(job->GetExpertGradientBytes(), 0u);
+    EXPECT_EQ(job->GetGradientBytes(), 250001u * 4); // 1000003 / 4, rounded up
+    EXPECT_TRUE(job->GetRequests(JobComm::EXPERT_DATA).empty());
 }
 
 namespace

@@ -225,11 +225,14 @@ INSTANTIATE_TEST_SUITE_P(
                "FullySharded with ExpertParallel > 1 is not modelled"},
         BadJob{"expert_parameters_without_moe_layers",
                TrainingScenario("[" + kJob + ",\"expert_parameters\":10}]"),
-               "ExpertParameters (10) needs MoeLayers > 0 and at most Parameters (1000000)"},
+               "ExpertParameters (10) needs MoeLayers > 0"},
         BadJob{"expert_parameters_above_parameters",
                TrainingScenario("[" + kJob + ",\"layers\":2,\"moe_layers\":1,"
                                 "\"expert_parameters\":1000001}]"),
-               "ExpertParameters (1000001) needs MoeLayers > 0 and at most Parameters (1000000)"},
+               "ExpertParameters (1000001) must be at most Parameters (1000000)"},
+        BadJob{"trace_and_expert_parameters",
+               TrainingScenario("[{\"ranks\":8,\"trace\":\"t\",\"expert_parameters\":10}]"),
+               "training.jobs[0].expert_parameters = 10: given by the job's trace"},
         BadJob{"expert_parameters_with_model",
                TrainingScenario("[{\"ranks\":8,\"expert_parameters\":10,\"model\":" +
                                 kTinyModel + "}]"),

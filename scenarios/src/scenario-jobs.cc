@@ -213,7 +213,8 @@ ScenarioRun::TrainingSummary() const
                   {"utilization", job->GetUtilization()}};
         if (job->GetExpertGradientBytes() > 0)
         {
-            // Of them, the routed experts' (reduced over the expert-data-parallel group).
+            // Of them, the routed experts' (reduced over the expert-data-parallel group if
+            // DataParallel > 1).
             j["expert_gradient_bytes_per_rank"] = job->GetExpertGradientBytes();
         }
         if (job->IsInterrupted())

@@ -7,7 +7,6 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <set>
 #include <stdexcept>
 
 namespace ns3
@@ -52,7 +51,8 @@ TrainingJobHelper::SetServerSlowdown(uint32_t server, double factor)
 Ptr<CollectiveGroup>
 TrainingJobHelper::MakeGroup(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
                              Ptr<TrainingJob> job, const std::vector<uint32_t>& ranks,
-                             ParallelAxis axis, const std::vector<JobRequest>& requests,
+                             ParallelAxis axis, const std::string& what,
+                             const std::vector<JobRequest>& requests,
                              TrainingJob::ScheduleList& schedules) const
 {
     std::vector<uint32_t> hosts;
@@ -72,9 +72,9 @@ TrainingJobHelper::MakeGroup(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
         }
         catch (const std::invalid_argument& e)
         {
-            throw std::invalid_argument("job '" + job->GetName() + "', " +
-                                        ParallelLayout::AxisName(axis) + "-parallel group of rank " +
-                                        std::to_string(ranks[0]) + ": " + e.what());
+            throw std::invalid_argument("job '" + job->GetName() + "', " + what +
+                                        "-parallel group of rank " + std::to_string(ranks[0]) +
+                                        ": " + e.what());
         }
     }
     schedules = list;
@@ -113,17 +113,23 @@ TrainingJobHelper::ReadTrace(Ptr<TrainingJob> job)
     }
 }
 
+bool
+TrainingJobHelper::IsTraceListed(const ParallelLayout& layout, JobComm comm)
+{
+    // Without EP the expert-data groups are the data groups, and carry nothing.
+    return layout.Size(SpanOf(comm)) >= 2 && (comm != JobComm::EXPERT_DATA || layout.ep > 1);
+}
+
 std::map<std::string, std::vector<uint32_t>>
 TrainingJobHelper::TraceGroups(Ptr<const TrainingJob> job)
 {
     const ParallelLayout layout = job->GetLayout();
     std::map<std::string, std::vector<uint32_t>> groups;
-    std::set<std::vector<uint32_t>> listed; // a group of the same ranks is listed once
     for (JobComm comm : kCollectiveComms)
     {
-        for (const auto& ranks : layout.Groups(SpanOf(comm)))
+        if (IsTraceListed(layout, comm))
         {
-            if (ranks.size() >= 2 && listed.insert(ranks).second)
+            for (const auto& ranks : layout.Groups(SpanOf(comm)))
             {
                 groups[std::to_string(groups.size() + 1)] = ranks;
             }
@@ -149,22 +155,14 @@ TrainingJobHelper::TraceNodes(Ptr<const TrainingJob> job, uint32_t rank)
     }
     // The names of the rank's groups, as TraceGroups numbers them.
     std::array<std::string, kJobComms> names;
-    const auto groups = TraceGroups(job);
-    for (const auto& [name, ranks] : groups)
+    uint32_t listed = 0; // groups before this communicator's
+    for (JobComm comm : kCollectiveComms)
     {
-        if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end())
+        if (IsTraceListed(layout, comm))
         {
-            continue;
-        }
-        for (JobComm comm : kCollectiveComms)
-        {
-            for (const auto& group : layout.Groups(SpanOf(comm)))
-            {
-                if (group == ranks)
-                {
-                    names[static_cast<std::size_t>(comm)] = name;
-                }
-            }
+            const uint32_t index = layout.GroupIndex(rank, SpanOf(comm));
+            names[static_cast<std::size_t>(comm)] = std::to_string(listed + index + 1);
+            listed += layout.GetNRanks() / layout.Size(SpanOf(comm));
         }
     }
     ParallelLayout::Coordinates c = layout.Of(rank);
@@ -230,7 +228,8 @@ TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn,
         {
             TrainingJob::ScheduleList schedules;
             Ptr<CollectiveGroup> g =
-                MakeGroup(network, rdma, job, ranks, AxisOf(comm), requests, schedules);
+                MakeGroup(network, rdma, job, ranks, AxisOf(comm), JobCommName(comm), requests,
+                          schedules);
             for (uint32_t i = 0; i < ranks.size(); ++i)
             {
                 job->SetCommunicator(ranks[i], comm, g->GetApplication(i), schedules);
@@ -259,8 +258,10 @@ TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn,
                         forward ? std::vector<uint32_t>{stages[s], stages[next]}
                                 : std::vector<uint32_t>{stages[next], stages[s]};
                     TrainingJob::ScheduleList schedules;
-                    Ptr<CollectiveGroup> g = MakeGroup(network, rdma, job, pair,
-                                                       ParallelAxis::PIPELINE, transfers, schedules);
+                    Ptr<CollectiveGroup> g =
+                        MakeGroup(network, rdma, job, pair, ParallelAxis::PIPELINE,
+                                  ParallelLayout::AxisName(ParallelAxis::PIPELINE), transfers,
+                                  schedules);
                     job->SetCommunicator(pair[0], send, g->GetApplication(0), schedules);
                     job->SetCommunicator(pair[1], recv, g->GetApplication(1), schedules);
                 }

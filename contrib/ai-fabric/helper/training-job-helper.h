@@ -52,8 +52,9 @@ class TrainingJobHelper
 
     /**
      * The process groups of \p job's traces: its tensor groups, then expert, data-parallel
-     * and expert-data-parallel groups (those of more than one rank, each set of ranks once),
-     * named 1, 2, ...
+     * (EP x DP) and with EP > 1 expert-data-parallel (DP) groups, those of more than one
+     * rank, named 1, 2, ... (with DP = 1 an expert group and a data group hold the same ranks
+     * under two names, as two process groups of PyTorch would).
      */
     static std::map<std::string, std::vector<uint32_t>> TraceGroups(Ptr<const TrainingJob> job);
     /**
@@ -71,11 +72,17 @@ class TrainingJobHelper
   private:
     /** Read \p job's Trace and ProcessGroups into its TraceProgram. */
     static void ReadTrace(Ptr<TrainingJob> job);
-    /** A communicator over \p ranks (job ranks) for \p requests; returns its group. */
+    /**
+     * A communicator over \p ranks (job ranks) for \p requests, running \p axis's algorithm;
+     * errors name it the "\p what-parallel group".  Returns its group.
+     */
     Ptr<CollectiveGroup> MakeGroup(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
                                    Ptr<TrainingJob> job, const std::vector<uint32_t>& ranks,
-                                   ParallelAxis axis, const std::vector<JobRequest>& requests,
+                                   ParallelAxis axis, const std::string& what,
+                                   const std::vector<JobRequest>& requests,
                                    TrainingJob::ScheduleList& schedules) const;
+    /** Whether TraceGroups lists the groups of \p comm (those of two ranks or more). */
+    static bool IsTraceListed(const ParallelLayout& layout, JobComm comm);
 
     ObjectFactory m_jobFactory;
     CollectiveHelper m_collectives;

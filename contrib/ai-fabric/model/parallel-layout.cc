@@ -3,21 +3,32 @@
 namespace ns3
 {
 
-uint32_t
-ParallelLayout::Degree(ParallelAxis axis) const
+namespace
+{
+/** The field along \p axis of \p c: Coordinates' coordinate, or ParallelLayout's degree. */
+template <class T>
+auto&
+Along(T& c, ParallelAxis axis)
 {
     switch (axis)
     {
     case ParallelAxis::TENSOR:
-        return tp;
+        return c.tp;
     case ParallelAxis::EXPERT:
-        return ep;
+        return c.ep;
     case ParallelAxis::DATA:
-        return dp;
+        return c.dp;
     case ParallelAxis::PIPELINE:
-        return pp;
+        break;
     }
-    return 1;
+    return c.pp;
+}
+} // namespace
+
+uint32_t
+ParallelLayout::Degree(ParallelAxis axis) const
+{
+    return Along(*this, axis);
 }
 
 ParallelLayout::Coordinates
@@ -39,26 +50,6 @@ ParallelLayout::RankOf(const Coordinates& c) const
     return ((c.pp * dp + c.dp) * ep + c.ep) * tp + c.tp;
 }
 
-namespace
-{
-/** \p c's coordinate along \p axis. */
-uint32_t&
-Along(ParallelLayout::Coordinates& c, ParallelAxis axis)
-{
-    switch (axis)
-    {
-    case ParallelAxis::TENSOR:
-        return c.tp;
-    case ParallelAxis::EXPERT:
-        return c.ep;
-    case ParallelAxis::DATA:
-        return c.dp;
-    case ParallelAxis::PIPELINE:
-        break;
-    }
-    return c.pp;
-}
-} // namespace
 
 std::vector<std::vector<uint32_t>>
 ParallelLayout::Groups(ParallelAxis axis) const
@@ -66,14 +57,36 @@ ParallelLayout::Groups(ParallelAxis axis) const
     return Groups(std::vector<ParallelAxis>{axis});
 }
 
-std::vector<std::vector<uint32_t>>
-ParallelLayout::Groups(const std::vector<ParallelAxis>& span) const
+uint32_t
+ParallelLayout::Size(const std::vector<ParallelAxis>& span) const
 {
     uint32_t size = 1;
     for (ParallelAxis axis : span)
     {
         size *= Degree(axis);
     }
+    return size;
+}
+
+uint32_t
+ParallelLayout::GroupIndex(uint32_t rank, const std::vector<ParallelAxis>& span) const
+{
+    // Groups come in order of their first member, the rank with its span coordinates 0: their
+    // position is that rank's number over the other axes alone.
+    ParallelLayout rest = *this;
+    Coordinates c = Of(rank);
+    for (ParallelAxis axis : span)
+    {
+        Along(c, axis) = 0;
+        Along(rest, axis) = 1;
+    }
+    return rest.RankOf(c);
+}
+
+std::vector<std::vector<uint32_t>>
+ParallelLayout::Groups(const std::vector<ParallelAxis>& span) const
+{
+    const uint32_t size = Size(span);
     std::vector<std::vector<uint32_t>> groups;
     for (uint32_t rank = 0; rank < GetNRanks(); ++rank)
     {

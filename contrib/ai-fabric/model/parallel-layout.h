@@ -57,6 +57,10 @@ struct ParallelLayout
      * rank order).  Groups come in order of their lowest rank.
      */
     std::vector<std::vector<uint32_t>> Groups(const std::vector<ParallelAxis>& span) const;
+    /** The ranks of a group spanning \p span: the product of their degrees. */
+    uint32_t Size(const std::vector<ParallelAxis>& span) const;
+    /** The position of \p rank's group in Groups(\p span). */
+    uint32_t GroupIndex(uint32_t rank, const std::vector<ParallelAxis>& span) const;
     static const char* AxisName(ParallelAxis axis);
 };
 

@@ -140,7 +140,7 @@ TraceProgram::IssueOrder(uint32_t r, const std::vector<TraceNode>& nodes,
 bool
 TraceProgram::Convert(uint32_t r, const TraceNode& n, const ParallelLayout& layout,
                       const std::map<std::string, std::vector<uint32_t>>& groups,
-                      ElementBytes element, Op& o)
+                      ElementBytes element, const std::set<std::string>& allToAll, Op& o)
 {
     switch (n.kind)
     {
@@ -152,13 +152,8 @@ TraceProgram::Convert(uint32_t r, const TraceNode& n, const ParallelLayout& layo
         o.flops = n.durationMicros > 0 ? 0 : n.flops;
         return true;
     case TraceNode::COLLECTIVE: {
-        o.op.comm = CommOf(r, n, layout, groups);
-        uint32_t size = 1;
-        for (ParallelAxis axis : SpanOf(o.op.comm))
-        {
-            size *= layout.Degree(axis);
-        }
-        if (size == 1)
+        o.op.comm = CommOf(r, n, layout, groups, allToAll);
+        if (layout.Size(SpanOf(o.op.comm)) == 1)
         {
             return false; // a group of one rank has nothing to exchange
         }
@@ -227,6 +222,14 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
     std::vector<uint32_t> barrier(nodes.size(), 0);
     std::vector<Op>& ops = m_ops[r];
     std::vector<uint32_t> communication; // every op that communicates
+    std::set<std::string> allToAll;      // the process groups with an all-to-all
+    for (const TraceNode& n : nodes)
+    {
+        if (n.kind == TraceNode::COLLECTIVE && n.op == ALL_TO_ALL)
+        {
+            allToAll.insert(n.group);
+        }
+    }
     const std::vector<uint32_t> order = IssueOrder(r, nodes, index);
     std::vector<bool> placed(nodes.size(), false);
     for (uint32_t i : order)
@@ -248,7 +251,7 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
         o.op.after.assign(after.begin(), after.end());
         o.op.gate = gate;
         o.node = n.id;
-        if (!Convert(r, n, layout, groups, element, o))
+        if (!Convert(r, n, layout, groups, element, allToAll, o))
         {
             stands[i].assign(after.begin(), after.end());
             barrier[i] = gate;
@@ -288,7 +291,8 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
 
 JobComm
 TraceProgram::CommOf(uint32_t r, const TraceNode& n, const ParallelLayout& layout,
-                     const std::map<std::string, std::vector<uint32_t>>& groups) const
+                     const std::map<std::string, std::vector<uint32_t>>& groups,
+                     const std::set<std::string>& allToAll) const
 {
     std::vector<uint32_t> members;
     if (n.group.empty() || n.group == "0")
@@ -309,14 +313,14 @@ TraceProgram::CommOf(uint32_t r, const TraceNode& n, const ParallelLayout& layou
     }
     std::sort(members.begin(), members.end());
     // The first communicator whose group this is.  With DP = 1 the expert and data-parallel
-    // groups hold the same ranks: an all-to-all is the experts', anything else the dense
-    // gradients'.  With EP = 1 the data and expert-data groups do: the data group's.
-    std::vector<JobComm> comms(std::begin(kCollectiveComms), std::end(kCollectiveComms));
-    if (n.op != ALL_TO_ALL)
-    {
-        std::swap(comms[1], comms[2]);
-    }
-    for (JobComm comm : comms)
+    // groups hold the same ranks: a process group with an all-to-all is the experts', any
+    // other the dense gradients'.  With EP = 1 the data and expert-data groups do: the data
+    // group's.
+    const std::array<JobComm, 4> experts{JobComm::TENSOR, JobComm::EXPERT, JobComm::DATA,
+                                         JobComm::EXPERT_DATA};
+    const std::array<JobComm, 4> dense{JobComm::TENSOR, JobComm::DATA, JobComm::EXPERT,
+                                       JobComm::EXPERT_DATA};
+    for (JobComm comm : allToAll.count(n.group) > 0 ? experts : dense)
     {
         for (auto group : layout.Groups(SpanOf(comm)))
         {

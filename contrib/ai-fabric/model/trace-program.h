@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -54,8 +55,9 @@ struct TraceNode
  * parents instead.  The rank is done when every node has finished.
  *
  * Process groups map onto the job's layout: a collective's group must be the rank's tensor,
- * expert or data group (the world only where it is one of them; a group of one rank costs
- * nothing), a send must go to the next or previous pipeline stage and a receive come from
+ * expert, data (EP x DP) or expert-data (DP) group (the world only where it is one of them;
+ * a group of one rank costs nothing; with DP = 1, where the expert and data groups hold the
+ * same ranks, a process group the rank runs an all-to-all on is the expert one), a send must go to the next or previous pipeline stage and a receive come from
  * it, and every member must issue the same sequence of operations and sizes on each
  * communicator, as NCCL requires.  Anything else is refused with std::invalid_argument
  * naming the rank and node.
@@ -66,8 +68,8 @@ class TraceProgram
     /** Element sizes the collectives of each communicator cut their pieces at. */
     struct ElementBytes
     {
-        uint32_t gradient{4};  //!< data-parallel all-reduces and reduce-scatters
-        uint32_t parameter{2}; //!< data-parallel all-gathers
+        uint32_t gradient{4};  //!< data and expert-data all-reduces and reduce-scatters
+        uint32_t parameter{2}; //!< data and expert-data all-gathers
     };
 
     /**
@@ -119,14 +121,20 @@ class TraceProgram
                                             const std::unordered_map<uint64_t, uint32_t>& index);
     /**
      * Node \p n of rank \p r as operation \p o (kind, communicator, request); false if it
-     * becomes no operation (an ORDER node, a collective of a one-rank group).
+     * becomes no operation (an ORDER node, a collective of a one-rank group).  \p allToAll:
+     * the process groups the rank runs an all-to-all on.
      */
     bool Convert(uint32_t r, const TraceNode& n, const ParallelLayout& layout,
                  const std::map<std::string, std::vector<uint32_t>>& groups, ElementBytes element,
-                 Op& o);
-    /** The communicator a collective node of rank \p r runs on. */
+                 const std::set<std::string>& allToAll, Op& o);
+    /**
+     * The communicator a collective node of rank \p r runs on: the first whose group of the
+     * rank holds the node's process group's ranks, the expert one before the data one for a
+     * process group in \p allToAll, after it otherwise.
+     */
     JobComm CommOf(uint32_t r, const TraceNode& n, const ParallelLayout& layout,
-                   const std::map<std::string, std::vector<uint32_t>>& groups) const;
+                   const std::map<std::string, std::vector<uint32_t>>& groups,
+                   const std::set<std::string>& allToAll) const;
     uint32_t Request(JobComm comm, const JobRequest& request);
     /** Every member of every group issued the same operations on it. */
     void CheckMatched(const ParallelLayout& layout) const;

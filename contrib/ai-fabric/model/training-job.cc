@@ -123,7 +123,8 @@ TrainingJob::GetTypeId()
                           "reduces their gradients over the DataParallel ranks holding the "
                           "same experts (Megatron-LM's expert-data-parallel group), the "
                           "other parameters' over the ExpertParallel x DataParallel ranks of "
-                          "its tensor and pipeline coordinates (its data-parallel group).",
+                          "its tensor and pipeline coordinates (its data-parallel group).  "
+                          "0: every parameter dense, held and reduced by every EP rank.",
                           UintegerValue(0), MakeUintegerAccessor(&TrainingJob::m_expertParameters),
                           MakeUintegerChecker<uint64_t>(0, kMaxByteCount))
             .AddAttribute("GradientElementBytes",
@@ -410,9 +411,9 @@ TrainingJob::Check() const
         {
             Bad(job + "Model: " + e.what());
         }
-        for (const char* given : {"ComputeTime", "Flops", "Layers", "MoeLayers", "ExpertTopK",
-                                  "Parameters", "ExpertParameters", "ActivationBytes", "SamplesPerIteration",
-                                  "TokensPerSample"})
+        for (const char* given :
+             {"ComputeTime", "Flops", "Layers", "MoeLayers", "ExpertTopK", "Parameters",
+              "ExpertParameters", "ActivationBytes", "SamplesPerIteration", "TokensPerSample"})
         {
             if (!IsDefault(given))
             {
@@ -548,10 +549,14 @@ TrainingJob::Check() const
         Bad(job + "ExpertParallel (" + Str(m_ep) + ") must divide the Model's Experts (" +
             Str(m_model->GetExperts()) + ")");
     }
-    if (!m_model && m_expertParameters > 0 && (moe == 0 || m_expertParameters > m_parameters))
+    if (!m_model && m_expertParameters > 0 && moe == 0)
     {
-        Bad(job + "ExpertParameters (" + Str(m_expertParameters) + ") needs MoeLayers > 0 and "
-            "at most Parameters (" + Str(m_parameters) + ")");
+        Bad(job + "ExpertParameters (" + Str(m_expertParameters) + ") needs MoeLayers > 0");
+    }
+    if (!m_model && m_expertParameters > m_parameters)
+    {
+        Bad(job + "ExpertParameters (" + Str(m_expertParameters) + ") must be at most "
+            "Parameters (" + Str(m_parameters) + ")");
     }
     if (m_ep > 1 && moe == 0)
     {

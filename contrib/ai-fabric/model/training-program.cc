@@ -105,6 +105,14 @@ BucketSize(const TrainingProgramSpec& s)
     return std::max<uint64_t>(1, s.bucketBytes / s.gradientElementBytes) * s.gradientElementBytes;
 }
 
+/** \p bytes padded to whole elements of \p element bytes on each of \p replicas ranks. */
+uint64_t
+PadTo(uint64_t bytes, uint32_t replicas, uint32_t element)
+{
+    const uint64_t unit = uint64_t{replicas} * element;
+    return (bytes + unit - 1) / unit * unit;
+}
+
 /** The gradient buckets of \p chunk bytes. */
 uint32_t
 BucketCount(const TrainingProgramSpec& s, uint64_t chunk)
@@ -129,8 +137,7 @@ GradientRequests(const TrainingProgramSpec& s, uint64_t bytes, uint32_t replicas
     // ZeRO-1 shards each buffer over the replicas: padded to whole elements per rank, as
     // Megatron pads its distributed optimizer's buffers.
     const auto shard = [&s, replicas](uint64_t b, uint32_t element) {
-        const uint64_t unit = uint64_t{replicas} * element;
-        return s.distributedOptimizer ? (b + unit - 1) / unit * unit : b;
+        return s.distributedOptimizer ? PadTo(b, replicas, element) : b;
     };
     const uint64_t first = std::min(bucket, chunk);
     std::vector<JobRequest> r{{reduce, shard(first, s.gradientElementBytes), s.gradientElementBytes}};
@@ -211,13 +218,11 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
             // A layer's share: the rank's parameters x stages / layers (exact when the
             // stages hold equal layers; with uneven stages each layer weighs the same).
             const uint64_t layer = (elements * s.pp + s.layers - 1) / s.layers;
-            const auto padded = [replicas](uint64_t b, uint32_t element) {
-                const uint64_t unit = uint64_t{replicas} * element;
-                return (b + unit - 1) / unit * unit;
-            };
-            return {{ALL_GATHER, padded(layer * s.parameterElementBytes, s.parameterElementBytes),
+            return {{ALL_GATHER,
+                     PadTo(layer * s.parameterElementBytes, replicas, s.parameterElementBytes),
                      s.parameterElementBytes},
-                    {REDUCE_SCATTER, padded(layer * s.gradientElementBytes, s.gradientElementBytes),
+                    {REDUCE_SCATTER,
+                     PadTo(layer * s.gradientElementBytes, replicas, s.gradientElementBytes),
                      s.gradientElementBytes}};
         }
         return GradientRequests(s, bytes, replicas);
@@ -264,7 +269,8 @@ TrainingProgramSpec::LayerOf(uint32_t stage, uint32_t index) const
 uint64_t
 TrainingProgramSpec::GradientBytesOf(JobComm comm) const
 {
-    return comm == JobComm::EXPERT_DATA ? expertGradientBytes : gradientBytes - expertGradientBytes;
+    const uint64_t experts = ep > 1 ? expertGradientBytes : 0; // one stream without EP
+    return comm == JobComm::EXPERT_DATA ? experts : gradientBytes - experts;
 }
 
 uint32_t

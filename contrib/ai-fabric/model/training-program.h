@@ -141,9 +141,9 @@ struct TrainingProgramSpec
     uint32_t expertTopK{1};
     uint64_t gradientBytes{0};   //!< per rank
     /**
-     * Of gradientBytes, the routed experts' when ep > 1: reduced over the dp replicas of the
+     * Of gradientBytes, the routed experts': with ep > 1 reduced over the dp replicas of the
      * rank's experts (EXPERT_DATA), the rest over the ep x dp replicas of the dense
-     * parameters (DATA).  0: all over DATA.
+     * parameters (DATA); with ep = 1 (or 0 here) all over DATA.
      */
     uint64_t expertGradientBytes{0};
     uint32_t gradientElementBytes{4};

@@ -137,7 +137,8 @@ JobSchema(const SectionSchema::Setter& set)
         .Key("server_slowdown", "an object of server index -> factor >= 1", "{}",
              "Compute slowdown of every GPU of the given servers, e.g. {\"3\": 1.5}.")
         .Key("algorithms", "an object of tensor, expert, data, pipeline -> algorithm name",
-             "auto", "The collective algorithm of each parallel axis.")
+             "auto", "The collective algorithm of each parallel axis (data: the dense "
+             "gradients' EP x DP groups and the experts' DP groups alike).")
         .Moved("overlap", "overlap_gradient_reduction");
     return schema;
 }
