@@ -280,6 +280,39 @@ TEST(TraceProgram, IssuesLowestIdFirstAndWaitsOnlyForItsParents)
     EXPECT_EQ(p.GetRequests(JobComm::DATA)[0].elementBytes, 4u); // gradients
 }
 
+// EP 2 x DP 1: the expert and data groups are both ranks 0 and 1.  Each process group goes
+// to one communicator: one the rank runs an all-to-all on to the experts' (its all-gather
+// too), any other to the data group's; the world's two spellings ("" and "0") are one group.
+TEST(TraceProgram, WithOneReplicaAProcessGroupIsTheExpertsIfItCarriesAnAllToAll)
+{
+    ParallelLayout layout;
+    layout.ep = 2;
+    const auto comms = [&](const std::vector<std::pair<std::string, CollectiveOperation>>& calls) {
+        std::vector<TraceNode> rank;
+        for (const auto& [group, op] : calls)
+        {
+            rank.push_back(Node(rank.size() + 1, TraceNode::COLLECTIVE));
+            rank.back().group = group;
+            rank.back().op = op;
+        }
+        const TraceProgram p({rank, rank}, layout, {{"1", {0, 1}}, {"2", {1, 0}}}, {});
+        std::vector<JobComm> c;
+        for (const JobOp& op : p.GetOps(1, CreateObject<Accelerator>()))
+        {
+            if (op.kind == JobOp::COLLECTIVE)
+            {
+                c.push_back(op.comm);
+            }
+        }
+        return c;
+    };
+    EXPECT_EQ(comms({{"1", ALL_TO_ALL}, {"1", ALL_GATHER}, {"2", ALL_REDUCE}, {"", ALL_REDUCE}}),
+              (std::vector<JobComm>{JobComm::EXPERT, JobComm::EXPERT, JobComm::DATA,
+                                    JobComm::DATA}));
+    EXPECT_EQ(comms({{"0", ALL_REDUCE}, {"", ALL_TO_ALL}, {"2", ALL_GATHER}}),
+              (std::vector<JobComm>{JobComm::EXPERT, JobComm::EXPERT, JobComm::DATA}));
+}
+
 TEST(TraceProgram, RefusesTracesTheJobCannotRun)
 {
     ParallelLayout layout;
@@ -399,8 +432,8 @@ TEST(ChakraTraceRunner, AJobsTracesRunItsIterationsExactly)
 TEST(ChakraTraceRunner, AnExpertParallelJobsTracesRunItsIterationsExactly)
 {
     // EP 2 x DP 2 x PP 2 with ZeRO-1: the expert all-to-alls on the EP groups, the dense
-    // gradients on the EP x DP groups and the experts' on the DP groups, each group written
-    // once; the traces run the same iterations to the picosecond.
+    // gradients on the EP x DP groups and the experts' on the DP groups, each a process group
+    // of its own; the traces run the same iterations to the picosecond.
     const fs::path dir = Scratch("trace-experts");
     const std::string layout = "\"ranks\":8,\"expert_parallel\":2,\"pipeline_parallel\":2";
     const auto [a, b] = RunBothWays(

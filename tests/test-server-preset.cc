@@ -52,7 +52,8 @@ TEST(ServerPreset, HgxH100IsTheAttributesDefaults)
         EXPECT_EQ(Parsed(tid, name, ValueOf(h100.TopologyAttributes(), name)), DefaultOf(tid, name))
             << name;
     }
-    for (const char* name : {"ReductionRate", "CopyRate", "SustainedFlops", "PeakFlops"})
+    for (const char* name :
+         {"ReductionRate", "CopyRate", "SustainedFlops", "LowPrecisionSpeedup", "PeakFlops"})
     {
         const TypeId tid = Accelerator::GetTypeId();
         EXPECT_EQ(Parsed(tid, name, ValueOf(h100.AcceleratorAttributes(), name)),
@@ -65,14 +66,16 @@ TEST(ServerPreset, ValuesFollowFromTheCitedFigures)
 {
     const ServerPreset& b200 = ServerPreset::Get("hgx_b200");
     // 18 links x 40.1 GB/s = 721.8 GB/s; HBM 8 TB/s over a reduction's 3 passes and a copy's 2;
-    // 2.25 PFLOP/s dense BF16 at Llama 3's 400 / 989 of peak.
+    // the matrix products measured on it, 1745.0 TFLOP/s in BF16 and 3432.5 in FP8.
     EXPECT_EQ(ValueOf(b200.TopologyAttributes(), "NvlinkRate"), "5774400000000bps");
     EXPECT_EQ(ValueOf(b200.TopologyAttributes(), "GpusPerServer"), "8");
     EXPECT_EQ(ValueOf(b200.TopologyAttributes(), "NicRate"), "400Gbps");
     EXPECT_EQ(ValueOf(b200.AcceleratorAttributes(), "ReductionRate"), "21333Gbps");
     EXPECT_EQ(ValueOf(b200.AcceleratorAttributes(), "CopyRate"), "32000Gbps");
-    EXPECT_NEAR(std::stod(ValueOf(b200.AcceleratorAttributes(), "SustainedFlops")),
-                2250e12 * 400 / 989, 1);
+    EXPECT_EQ(std::stod(ValueOf(b200.AcceleratorAttributes(), "SustainedFlops")), 1745e12);
+    EXPECT_EQ(std::stod(ValueOf(b200.AcceleratorAttributes(), "LowPrecisionSpeedup")),
+              3432.5 / 1745.0);
+    EXPECT_EQ(std::stod(ValueOf(b200.AcceleratorAttributes(), "PeakFlops")), 2250e12);
     // H800: 8 NVLinks at NCCL's Hopper rate, the 164.8 GB/s behind DeepSeek's "160 GB/s".
     EXPECT_EQ(ValueOf(ServerPreset::Get("hgx_h800").TopologyAttributes(), "NvlinkRate"),
               "1318400000000bps");

@@ -445,17 +445,18 @@ TEST(RandomStreams, NoTwoConsumersShareAStreamInA256GpuScenario)
     fs::remove_all(dir);
 }
 
-// Issue 19, server presets: the "server" key sets the accelerators' FLOP rate (hgx_b200:
-// 2.25 PFLOP/s dense BF16 x 400 / 989), and an accelerator key the scenario gives wins.
+// Issue 19, server presets: the "server" key sets the accelerators' FLOP rate (hgx_b200: the
+// 1745.0 TFLOP/s of BF16 matrix products measured on it), and an accelerator key the scenario
+// gives wins.
 TEST(TrainingRunner, ServerPresetSetsTheAcceleratorAndKeysWin)
 {
     const fs::path dir = Scratch("server-preset");
     const std::string job =
         "[{\"name\":\"a\",\"ranks\":8,\"flops\":4e9,\"parameters\":1000,\"iterations\":1}]";
     const std::map<std::string, std::pair<std::string, double>> cases = {
-        {"preset", {"\"server\":\"hgx_b200\",", 2250e12 * 400 / 989}},
+        {"preset", {"\"server\":\"hgx_b200\",", 1745e12}},
         {"key", {"\"server\":\"hgx_b200\",\"accelerator\":{\"sustained_flops\":1e14},", 1e14}},
-        {"none", {"", 400e12}}};
+        {"none", {"", 794.5e12}}};
     for (const auto& [name, c] : cases)
     {
         std::ofstream(dir / (name + ".json")) << TrainingScenario(job, c.first);
@@ -476,10 +477,10 @@ TEST(TrainingRunner, ServerPresetSetsTheAcceleratorAndKeysWin)
 
 // The shipped model presets, each on one GPU (nothing to communicate): their parameters are
 // the published totals, and an iteration of m micro-batches of b sequences takes, at the
-// default 400 TFLOP/s sustained, the FLOPs of PaLM's model-FLOPs formula (Chowdhery et al.,
+// default 794.5 TFLOP/s sustained, the FLOPs of PaLM's model-FLOPs formula (Chowdhery et al.,
 // 2022, appendix B): per token 6N + 12 L Q s, with N the weights of the matrix products
 // (all but the input embedding, when not tied, and the norms) and Q the query width; so MFU is
-// 400 / 989 of the H100's peak.
+// 794.5 / 989 of the H100's peak.
 TEST(TrainingRunner, ModelPresetsHaveTheirParametersAndFlops)
 {
     const fs::path dir = Scratch("model-presets");
@@ -526,13 +527,13 @@ TEST(TrainingRunner, ModelPresetsHaveTheirParametersAndFlops)
         const double used = n - (experts > 0 ? p.layers * (experts - 2) * expertWeights : 0);
         const double perToken = 6 * used + 12 * p.layers * p.queryWidth * p.sequence;
         const double tokens = double(m) * b * p.sequence;
-        const double seconds = tokens * perToken / 400e12;
+        const double seconds = tokens * perToken / 794.5e12;
         EXPECT_NEAR(job.at("mean_iteration_s").get<double>() / seconds, 1.0, 1e-9) << p.file;
         EXPECT_NEAR(job.at("model").at("model_flops_per_iteration").get<double>() /
                         (tokens * perToken),
                     1.0, 1e-12)
             << p.file;
-        EXPECT_NEAR(job.at("model").at("mfu").get<double>(), 400.0 / 989, 1e-9) << p.file;
+        EXPECT_NEAR(job.at("model").at("mfu").get<double>(), 794.5 / 989, 1e-9) << p.file;
         EXPECT_NEAR(job.at("tokens_per_s").get<double>(), tokens / seconds, tokens / seconds * 1e-9);
     }
     // DeepSeek-V3's latent attention is outside PaLM's formula: its preset loads and has its

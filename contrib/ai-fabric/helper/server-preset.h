@@ -18,8 +18,8 @@ namespace ns3
  * place of the attributes' defaults, and keys the scenario gives still win.  NVLink rates are
  * NCCL's per-link data rates (src/graph/topo.h) x 18 links; an accelerator reduces at a third
  * and copies at half of its HBM bandwidth (a reduction reads two operands and writes one, a copy
- * reads and writes); its sustained FLOP/s are the 40.4% of dense BF16 peak that Llama 3's H100
- * pre-training reached (Accelerator::SustainedFlops).  The server's NVSwitch chips are one
+ * reads and writes); it sustains the matrix-product rates measured on it, BF16 and FP8
+ * (Accelerator::SustainedFlops, LowPrecisionSpeedup).  The server's NVSwitch chips are one
  * switch in the model, of the GPUs' aggregate NVLink ports: a non-blocking crossbar either way;
  * their count is recorded.
  */
@@ -34,6 +34,9 @@ struct ServerPreset
     uint32_t nicGbps{0};     //!< scale-out NIC per GPU
     double hbmTBps{0};       //!< HBM bandwidth per GPU
     double peakBf16Tflops{0}; //!< dense
+    /** The measured maximum achievable dense BF16 matrix-product rate (Bekman's MAMF). */
+    double matmulBf16Tflops{0};
+    double matmulFp8Tflops{0}; //!< the same in FP8
     std::string sources;     //!< where each figure comes from
 
     /** Every preset, in the order of the docs. */

@@ -38,11 +38,15 @@ Accelerator::GetTypeId()
                           MakeDataRateAccessor(&Accelerator::m_copyRate),
                           MakeDataRateChecker(DataRate(1)))
             .AddAttribute("SustainedFlops",
-                          "FLOP/s the GPU sustains on training compute.  Default 400e12: the "
-                          "380-430 TFLOP/s per H100 (38-43% of its 989 TFLOP/s dense BF16) that "
-                          "Llama 3 pre-training sustained on 16K GPUs (Llama Team, \"The Llama 3 "
-                          "Herd of Models\", 2024, Table 4).",
-                          DoubleValue(400e12),
+                          "FLOP/s the GPU sustains on training compute (its matrix products; "
+                          "the rest of a step, bubbles and communication included, is "
+                          "simulated).  Default 794.5e12: the maximum achievable BF16 matrix-"
+                          "product rate measured on an H100 SXM, 80.3% of its 989 TFLOP/s dense "
+                          "peak (S. Bekman, \"Machine Learning Engineering\", compute/"
+                          "accelerator, Maximum Achievable Matmul FLOPS table, torch 2.7.0 + "
+                          "CUDA 12.6).  Not an end-to-end rate such as Llama 3's 380-430 "
+                          "TFLOP/s per GPU, which has the step's other losses in it already.",
+                          DoubleValue(794.5e12),
                           MakeDoubleAccessor(&Accelerator::m_sustainedFlops),
                           MakeDoubleChecker<double>(1.0))
             .AddAttribute("PeakFlops",
@@ -53,12 +57,12 @@ Accelerator::GetTypeId()
                           MakeDoubleChecker<double>(1.0))
             .AddAttribute("LowPrecisionSpeedup",
                           "How many times faster than SustainedFlops the GPU runs a matrix "
-                          "product in FP8 (a job's Precision fp8).  Default 2: the dense FP8 tensor-core "
-                          "peak of Hopper and Blackwell GPUs is twice their BF16 (1,979 against "
-                          "989 TFLOP/s on an H100 SXM, 4,500 against 2,250 on a B200; NVIDIA "
-                          "datasheets), FP8 kernels taken to reach the same share of it: an "
-                          "upper bound, casts and scaling take their time.",
-                          DoubleValue(2), MakeDoubleAccessor(&Accelerator::m_lowPrecisionSpeedup),
+                          "product in FP8 (a job's Precision fp8).  Default 1402.6 / 794.5 = "
+                          "1.765: the maximum achievable FP8 and BF16 matrix-product rates "
+                          "measured on an H100 SXM (the table of SustainedFlops; the FP8 peak is "
+                          "twice the BF16, FP8 kernels reach less of it).  Casts and scaling "
+                          "are not timed.",
+                          DoubleValue(1402.6 / 794.5), MakeDoubleAccessor(&Accelerator::m_lowPrecisionSpeedup),
                           MakeDoubleChecker<double>(0.001, 1000))
             .AddAttribute("NicAffinity",
                           "Host port index of the GPU's scale-out NIC (set by the helper from "

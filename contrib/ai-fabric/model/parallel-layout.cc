@@ -50,7 +50,6 @@ ParallelLayout::RankOf(const Coordinates& c) const
     return ((c.pp * dp + c.dp) * ep + c.ep) * tp + c.tp;
 }
 
-
 std::vector<std::vector<uint32_t>>
 ParallelLayout::Groups(ParallelAxis axis) const
 {
@@ -83,10 +82,28 @@ ParallelLayout::GroupIndex(uint32_t rank, const std::vector<ParallelAxis>& span)
     return rest.RankOf(c);
 }
 
+std::vector<uint32_t>
+ParallelLayout::GroupOf(uint32_t rank, const std::vector<ParallelAxis>& span) const
+{
+    Coordinates c = Of(rank);
+    std::vector<uint32_t> group;
+    const uint32_t size = Size(span);
+    for (uint32_t i = 0; i < size; ++i)
+    {
+        uint32_t rest = i;
+        for (ParallelAxis axis : span)
+        {
+            Along(c, axis) = rest % Degree(axis);
+            rest /= Degree(axis);
+        }
+        group.push_back(RankOf(c));
+    }
+    return group;
+}
+
 std::vector<std::vector<uint32_t>>
 ParallelLayout::Groups(const std::vector<ParallelAxis>& span) const
 {
-    const uint32_t size = Size(span);
     std::vector<std::vector<uint32_t>> groups;
     for (uint32_t rank = 0; rank < GetNRanks(); ++rank)
     {
@@ -96,22 +113,10 @@ ParallelLayout::Groups(const std::vector<ParallelAxis>& span) const
         {
             first = first && Along(c, axis) == 0;
         }
-        if (!first)
+        if (first)
         {
-            continue;
+            groups.push_back(GroupOf(rank, span));
         }
-        std::vector<uint32_t> group;
-        for (uint32_t i = 0; i < size; ++i)
-        {
-            uint32_t rest = i;
-            for (ParallelAxis axis : span)
-            {
-                Along(c, axis) = rest % Degree(axis);
-                rest /= Degree(axis);
-            }
-            group.push_back(RankOf(c));
-        }
-        groups.push_back(std::move(group));
     }
     return groups;
 }

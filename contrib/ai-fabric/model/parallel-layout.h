@@ -57,7 +57,9 @@ struct ParallelLayout
      * rank order).  Groups come in order of their lowest rank.
      */
     std::vector<std::vector<uint32_t>> Groups(const std::vector<ParallelAxis>& span) const;
-    /** The ranks of a group spanning \p span: the product of their degrees. */
+    /** The group spanning \p span that holds \p rank, as Groups(\p span) lists it. */
+    std::vector<uint32_t> GroupOf(uint32_t rank, const std::vector<ParallelAxis>& span) const;
+    /** The ranks of a group spanning \p span (distinct axes): the product of their degrees. */
     uint32_t Size(const std::vector<ParallelAxis>& span) const;
     /** The position of \p rank's group in Groups(\p span). */
     uint32_t GroupIndex(uint32_t rank, const std::vector<ParallelAxis>& span) const;

@@ -38,6 +38,13 @@ RankList(const std::vector<uint32_t>& ranks)
     return "[" + s + "]";
 }
 
+/** A collective node's process group, the world's two spellings ("" and "0") as "0". */
+std::string
+GroupName(const TraceNode& n)
+{
+    return n.group.empty() ? "0" : n.group;
+}
+
 /** The pipeline transfers share one request list, kept at ACTIVATION_SEND's index. */
 std::size_t
 RequestSlot(JobComm comm)
@@ -227,7 +234,7 @@ TraceProgram::Build(uint32_t r, const std::vector<TraceNode>& nodes, const Paral
     {
         if (n.kind == TraceNode::COLLECTIVE && n.op == ALL_TO_ALL)
         {
-            allToAll.insert(n.group);
+            allToAll.insert(GroupName(n));
         }
     }
     const std::vector<uint32_t> order = IssueOrder(r, nodes, index);
@@ -312,23 +319,23 @@ TraceProgram::CommOf(uint32_t r, const TraceNode& n, const ParallelLayout& layou
         members = it->second;
     }
     std::sort(members.begin(), members.end());
-    // The first communicator whose group this is.  With DP = 1 the expert and data-parallel
-    // groups hold the same ranks: a process group with an all-to-all is the experts', any
-    // other the dense gradients'.  With EP = 1 the data and expert-data groups do: the data
-    // group's.
-    const std::array<JobComm, 4> experts{JobComm::TENSOR, JobComm::EXPERT, JobComm::DATA,
-                                         JobComm::EXPERT_DATA};
-    const std::array<JobComm, 4> dense{JobComm::TENSOR, JobComm::DATA, JobComm::EXPERT,
-                                       JobComm::EXPERT_DATA};
-    for (JobComm comm : allToAll.count(n.group) > 0 ? experts : dense)
+    // The first communicator whose group of this rank this is.  With DP = 1 the expert and
+    // data-parallel groups hold the same ranks: a process group the rank runs an all-to-all on
+    // is the experts', any other the dense gradients'.  With EP = 1 the data and expert-data
+    // groups do: the data group's.
+    std::vector<JobComm> order(std::begin(kCollectiveComms), std::end(kCollectiveComms));
+    if (allToAll.count(GroupName(n)) == 0)
     {
-        for (auto group : layout.Groups(SpanOf(comm)))
+        std::iter_swap(std::find(order.begin(), order.end(), JobComm::EXPERT),
+                       std::find(order.begin(), order.end(), JobComm::DATA));
+    }
+    for (JobComm comm : order)
+    {
+        std::vector<uint32_t> group = layout.GroupOf(r, SpanOf(comm));
+        std::sort(group.begin(), group.end());
+        if (group == members)
         {
-            std::sort(group.begin(), group.end());
-            if (group == members && std::binary_search(group.begin(), group.end(), r))
-            {
-                return comm;
-            }
+            return comm;
         }
     }
     Bad(r, &n, "process group " + (n.group.empty() ? std::string("(all ranks)") : "'" + n.group + "'") +

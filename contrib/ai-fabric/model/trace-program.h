@@ -57,8 +57,10 @@ struct TraceNode
  * Process groups map onto the job's layout: a collective's group must be the rank's tensor,
  * expert, data (EP x DP) or expert-data (DP) group (the world only where it is one of them;
  * a group of one rank costs nothing; with DP = 1, where the expert and data groups hold the
- * same ranks, a process group the rank runs an all-to-all on is the expert one), a send must go to the next or previous pipeline stage and a receive come from
- * it, and every member must issue the same sequence of operations and sizes on each
+ * same ranks, a process group the rank runs an all-to-all on is the expert one, every
+ * collective on it included), a send must go to the next or previous pipeline stage and a
+ * receive come from it, and every member must issue the same sequence of operations and
+ * sizes on each
  * communicator, as NCCL requires.  Anything else is refused with std::invalid_argument
  * naming the rank and node.
  */

@@ -185,7 +185,7 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
             if (s.sequenceParallel)
             {
                 // Whole pieces per rank, as the all-to-all's below.
-                const uint64_t bytes = (s.activationBytes + s.tp - 1) / s.tp * s.tp;
+                const uint64_t bytes = PadTo(s.activationBytes, s.tp, 1);
                 return {{ALL_GATHER, bytes, 1}, {REDUCE_SCATTER, bytes, 1}};
             }
             return {{ALL_REDUCE, s.activationBytes, 1}};
@@ -199,7 +199,7 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
             const uint64_t tokens = s.sequenceParallel ? (s.activationBytes + s.tp - 1) / s.tp
                                                        : s.activationBytes;
             const uint64_t bytes = tokens * s.expertTopK;
-            return {{ALL_TO_ALL, (bytes + s.ep - 1) / s.ep * s.ep, 1}};
+            return {{ALL_TO_ALL, PadTo(bytes, s.ep, 1), 1}};
         }
         return {};
     case JobComm::DATA:

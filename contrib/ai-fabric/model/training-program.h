@@ -143,7 +143,7 @@ struct TrainingProgramSpec
     /**
      * Of gradientBytes, the routed experts': with ep > 1 reduced over the dp replicas of the
      * rank's experts (EXPERT_DATA), the rest over the ep x dp replicas of the dense
-     * parameters (DATA); with ep = 1 (or 0 here) all over DATA.
+     * parameters (DATA); with ep = 1, or when this is 0, all over DATA.
      */
     uint64_t expertGradientBytes{0};
     uint32_t gradientElementBytes{4};
