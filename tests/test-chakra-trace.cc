@@ -429,55 +429,49 @@ TEST(ChakraTraceRunner, AJobsTracesRunItsIterationsExactly)
     }
 }
 
-TEST(ChakraTraceRunner, AnExpertParallelJobsTracesRunItsIterationsExactly)
+TEST(ChakraTraceRunner, ExpertParallelJobsTracesRunTheirIterationsExactly)
 {
-    // EP 2 x DP 2 x PP 2 with ZeRO-1: the expert all-to-alls on the EP groups, the dense
-    // gradients on the EP x DP groups and the experts' on the DP groups, each a process group
-    // of its own; the traces run the same iterations to the picosecond.
-    const fs::path dir = Scratch("trace-experts");
-    const std::string layout = "\"ranks\":8,\"expert_parallel\":2,\"pipeline_parallel\":2";
-    const auto [a, b] = RunBothWays(
-        dir,
-        "{\"name\":\"j\"," + layout + ",\"compute_time\":\"480us\",\"layers\":4,"
-        "\"moe_layers\":2,\"micro_batches\":4,\"parameters\":4000000,"
-        "\"expert_parameters\":2000000,\"activation_bytes\":262144,"
-        "\"distributed_optimizer\":true,\"iterations\":2}",
-        layout);
-    const auto first = ReadCsv(a / "iterations.csv");
-    ASSERT_EQ(first.size(), 2u);
-    EXPECT_GT(std::stod(first[0].at("exposed_expert_s")), 0);
-    EXPECT_GT(std::stod(first[0].at("exposed_data_s")), 0);
-    EXPECT_EQ(ReadFile(a / "iterations.csv"), ReadFile(b / "iterations.csv"));
-    EXPECT_EQ(ReadFile(a / "ranks.csv"), ReadFile(b / "ranks.csv"));
-    EXPECT_EQ(ReadFile(a / "trace-j.groups.json"),
-              "{\"1\":[0,1],\"10\":[5,7],\"2\":[2,3],\"3\":[4,5],\"4\":[6,7],"
-              "\"5\":[0,1,2,3],\"6\":[4,5,6,7],\"7\":[0,2],\"8\":[1,3],\"9\":[4,6]}\n");
-    fs::remove_all(dir);
-}
-
-TEST(ChakraTraceRunner, WithOneReplicaTheExpertAndDataGroupsAreTwoProcessGroupsOfTheSameRanks)
-{
-    // EP 2 x PP 2, DP 1: the dense gradients reduce over the EP ranks.  The traces name the
-    // expert and the data group of the same ranks apart, as PyTorch's two process groups
-    // would; the all-to-alls' group runs on the expert communicator, the other on the data
-    // one, concurrently, as in the model-driven run.
-    const fs::path dir = Scratch("trace-one-replica");
-    const std::string layout = "\"ranks\":4,\"expert_parallel\":2,\"pipeline_parallel\":2";
-    const auto [a, b] = RunBothWays(
-        dir,
-        "{\"name\":\"j\"," + layout + ",\"compute_time\":\"480us\",\"layers\":4,"
-        "\"moe_layers\":2,\"micro_batches\":4,\"parameters\":4000000,"
-        "\"expert_parameters\":2000000,\"activation_bytes\":262144,\"iterations\":2}",
-        layout);
-    const auto first = ReadCsv(a / "iterations.csv");
-    ASSERT_EQ(first.size(), 2u);
-    EXPECT_GT(std::stod(first[0].at("exposed_expert_s")), 0);
-    EXPECT_GT(std::stod(first[0].at("exposed_data_s")), 0);
-    EXPECT_EQ(ReadFile(a / "iterations.csv"), ReadFile(b / "iterations.csv"));
-    EXPECT_EQ(ReadFile(a / "ranks.csv"), ReadFile(b / "ranks.csv"));
-    EXPECT_EQ(ReadFile(a / "trace-j.groups.json"),
-              "{\"1\":[0,1],\"2\":[2,3],\"3\":[0,1],\"4\":[2,3]}\n");
-    fs::remove_all(dir);
+    const struct
+    {
+        const char* name;
+        std::string layout;
+        std::string keys;
+        std::string groups;
+    } cases[] = {
+        // EP 2 x DP 2 x PP 2 with ZeRO-1: the expert all-to-alls on the EP groups, the dense
+        // gradients on the EP x DP groups and the experts' on the DP groups, each a process
+        // group of its own.
+        {"trace-experts", "\"ranks\":8,\"expert_parallel\":2,\"pipeline_parallel\":2",
+         ",\"distributed_optimizer\":true",
+         "{\"1\":[0,1],\"10\":[5,7],\"2\":[2,3],\"3\":[4,5],\"4\":[6,7],"
+         "\"5\":[0,1,2,3],\"6\":[4,5,6,7],\"7\":[0,2],\"8\":[1,3],\"9\":[4,6]}\n"},
+        // EP 2 x PP 2, DP 1: the dense gradients reduce over the EP ranks.  The traces name the
+        // expert and the data group of the same ranks apart, as PyTorch's two process groups
+        // would; the all-to-alls' group runs on the expert communicator, the other on the data
+        // one, concurrently, as in the model-driven run.
+        {"trace-one-replica", "\"ranks\":4,\"expert_parallel\":2,\"pipeline_parallel\":2", "",
+         "{\"1\":[0,1],\"2\":[2,3],\"3\":[0,1],\"4\":[2,3]}\n"},
+    };
+    // The traces run the same iterations to the picosecond.
+    for (const auto& c : cases)
+    {
+        const fs::path dir = Scratch(c.name);
+        const auto [a, b] = RunBothWays(
+            dir,
+            "{\"name\":\"j\"," + c.layout + ",\"compute_time\":\"480us\",\"layers\":4,"
+            "\"moe_layers\":2,\"micro_batches\":4,\"parameters\":4000000,"
+            "\"expert_parameters\":2000000,\"activation_bytes\":262144,\"iterations\":2" +
+                c.keys + "}",
+            c.layout);
+        const auto first = ReadCsv(a / "iterations.csv");
+        ASSERT_EQ(first.size(), 2u) << c.name;
+        EXPECT_GT(std::stod(first[0].at("exposed_expert_s")), 0) << c.name;
+        EXPECT_GT(std::stod(first[0].at("exposed_data_s")), 0) << c.name;
+        EXPECT_EQ(ReadFile(a / "iterations.csv"), ReadFile(b / "iterations.csv")) << c.name;
+        EXPECT_EQ(ReadFile(a / "ranks.csv"), ReadFile(b / "ranks.csv")) << c.name;
+        EXPECT_EQ(ReadFile(a / "trace-j.groups.json"), c.groups) << c.name;
+        fs::remove_all(dir);
+    }
 }
 
 TEST(ChakraTraceRunner, AModelJobsTracesRunWithinTheirMicrosecondRounding)
