@@ -1,6 +1,7 @@
 // Server presets: the HGX H100 preset is the attributes' defaults (one home for the figures),
 // and each preset's attribute values follow from its cited figures.
 #include "ns3/ai-fabric-module.h"
+#include "ns3/double.h"
 
 #include <gtest/gtest.h>
 
@@ -52,12 +53,20 @@ TEST(ServerPreset, HgxH100IsTheAttributesDefaults)
         EXPECT_EQ(Parsed(tid, name, ValueOf(h100.TopologyAttributes(), name)), DefaultOf(tid, name))
             << name;
     }
-    for (const char* name :
-         {"ReductionRate", "CopyRate", "SustainedFlops", "LowPrecisionSpeedup", "PeakFlops"})
+    for (const char* name : {"ReductionRate", "CopyRate"})
     {
         const TypeId tid = Accelerator::GetTypeId();
         EXPECT_EQ(Parsed(tid, name, ValueOf(h100.AcceleratorAttributes(), name)),
                   DefaultOf(tid, name))
+            << name;
+    }
+    // Doubles to the last bit (their text form keeps 6 digits).
+    for (const char* name : {"SustainedFlops", "LowPrecisionSpeedup", "PeakFlops"})
+    {
+        TypeId::AttributeInformation info;
+        ASSERT_TRUE(Accelerator::GetTypeId().LookupAttributeByName(name, &info)) << name;
+        EXPECT_EQ(std::stod(ValueOf(h100.AcceleratorAttributes(), name)),
+                  DynamicCast<const DoubleValue>(info.initialValue)->Get())
             << name;
     }
 }

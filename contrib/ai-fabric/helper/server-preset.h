@@ -50,7 +50,10 @@ struct ServerPreset
     using Values = std::vector<std::pair<std::string, std::string>>;
     /** TopologyHelper attributes: GpusPerServer, NvlinkRate, NicRate. */
     Values TopologyAttributes() const;
-    /** Accelerator attributes: ReductionRate, CopyRate, SustainedFlops, PeakFlops. */
+    /**
+     * Accelerator attributes: ReductionRate, CopyRate, SustainedFlops, LowPrecisionSpeedup,
+     * PeakFlops.
+     */
     Values AcceleratorAttributes() const;
 };
 

@@ -39,8 +39,9 @@ Accelerator::GetTypeId()
                           MakeDataRateChecker(DataRate(1)))
             .AddAttribute("SustainedFlops",
                           "FLOP/s the GPU sustains on training compute (its matrix products; "
-                          "the rest of a step, bubbles and communication included, is "
-                          "simulated).  Default 794.5e12: the maximum achievable BF16 matrix-"
+                          "bubbles and communication are simulated, elementwise work such as "
+                          "norms and activations, kernel gaps and the optimizer step unless "
+                          "OptimizerTime are not timed).  Default 794.5e12: the maximum achievable BF16 matrix-"
                           "product rate measured on an H100 SXM, 80.3% of its 989 TFLOP/s dense "
                           "peak (S. Bekman, \"Machine Learning Engineering\", compute/"
                           "accelerator, Maximum Achievable Matmul FLOPS table, torch 2.7.0 + "
@@ -50,8 +51,8 @@ Accelerator::GetTypeId()
                           MakeDoubleAccessor(&Accelerator::m_sustainedFlops),
                           MakeDoubleChecker<double>(1.0))
             .AddAttribute("PeakFlops",
-                          "Dense peak FLOP/s of the precision trained in, for model FLOPs "
-                          "utilization (MFU).  Default 989e12: an H100 SXM's 989 TFLOP/s dense BF16 "
+                          "Dense peak FLOP/s model FLOPs utilization (MFU) is taken against "
+                          "(in FP8 jobs too, as MFU is usually quoted against the BF16 peak).  Default 989e12: an H100 SXM's 989 TFLOP/s dense BF16 "
                           "(NVIDIA H100 datasheet).",
                           DoubleValue(989e12), MakeDoubleAccessor(&Accelerator::m_peakFlops),
                           MakeDoubleChecker<double>(1.0))

@@ -188,7 +188,8 @@ TrainingJob::GetTypeId()
                           "transformer layers' linear layers (the attention's projections, the "
                           "MLP and its experts; here its router too, under 0.5% of a MoE MLP, "
                           "which Megatron-LM keeps in BF16 or FP32) at the Accelerator's "
-                          "LowPrecisionSpeedup, the core attention and the output layer in "
+                          "SustainedFlops x LowPrecisionSpeedup, the core attention and the "
+                          "output layer in "
                           "BF16.  The MFU stays against the Accelerator's PeakFlops; element "
                           "sizes on the wire are the *ElementBytes attributes'.",
                           EnumValue(PRECISION_BF16), MakeEnumAccessor(&TrainingJob::m_precision),
