@@ -21,6 +21,26 @@ namespace
 {
 const char* const kDefaultTopology = "fat_tree:k=4,nic_rate=400Gbps";
 
+/** Every registered algorithm's name, wrapped to the usage text's second column. */
+std::string
+AlgorithmNames()
+{
+    std::string text;
+    std::size_t column = 0;
+    for (const std::string& name : ns3::CollectiveAlgorithm::GetNames())
+    {
+        if (!text.empty())
+        {
+            const bool wrap = column + 2 + name.size() > 52;
+            text += wrap ? ",\n                           " : ", ";
+            column = wrap ? 0 : column + 2;
+        }
+        text += name;
+        column += name.size();
+    }
+    return text + " (default auto)";
+}
+
 void
 Usage()
 {
@@ -37,9 +57,9 @@ Usage()
         << "\n"
            "  --op=NAME                allreduce, reducescatter, allgather, broadcast, reduce,\n"
            "                           alltoall (default allreduce)\n"
-           "  --algo=NAME              ring, tree, halving-doubling, recursive-doubling,\n"
-           "                           binomial, pairwise, pxn, hierarchical, auto (default\n"
-           "                           auto)\n"
+           "  --algo=NAME              "
+        << AlgorithmNames()
+        << "\n"
            "  --protocol=NAME          simple, ll, ll128: NCCL's protocols (default simple)\n"
            "  --minbytes=N --maxbytes=N --factor=F   sizes N, N*F, ... (K/M/G suffixes = 2^10..)\n"
            "  --ranks=N                ranks on hosts 0..N-1 (default every host)\n"

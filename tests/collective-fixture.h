@@ -41,6 +41,17 @@ ServersRequest(uint32_t servers, uint32_t gpus, ns3::CollectiveOperation op, uin
     }
     return r;
 }
+/** Bytes of \p rank's steps of \p kind in \p s. */
+inline uint64_t
+StepBytes(const ns3::CollectiveSchedule& s, uint32_t rank, ns3::CollectiveStep::Kind kind)
+{
+    uint64_t bytes = 0;
+    for (const ns3::CollectiveStep& step : s.GetSteps(rank))
+    {
+        bytes += step.kind == kind ? step.bytes : 0;
+    }
+    return bytes;
+}
 } // namespace aifabric_test
 
 #endif

@@ -13,6 +13,7 @@
 
 using namespace ns3;
 using aifabric_test::Request;
+using aifabric_test::StepBytes;
 
 namespace
 {
@@ -25,17 +26,6 @@ TotalSent(const CollectiveSchedule& s)
         total += s.GetBytesSent(r);
     }
     return total;
-}
-
-uint64_t
-Reduced(const CollectiveSchedule& s, uint32_t rank)
-{
-    uint64_t bytes = 0;
-    for (const auto& step : s.GetSteps(rank))
-    {
-        bytes += step.kind == CollectiveStep::REDUCE ? step.bytes : 0;
-    }
-    return bytes;
 }
 
 /** Bytes all ranks together send, from each algorithm's cost model (n bytes, p ranks). */
@@ -110,7 +100,7 @@ TEST(ScheduleVolume, RingAllReduceReducesOneBlockPerStep)
     for (uint32_t r = 0; r < 8; ++r)
     {
         EXPECT_EQ(s.GetBytesSent(r), 2u * 7 * (1 << 20)); // 2(p-1)/p n per rank
-        EXPECT_EQ(Reduced(s, r), 7u * (1 << 20));         // (p-1)/p n per rank
+        EXPECT_EQ(StepBytes(s, r, CollectiveStep::REDUCE), 7u * (1 << 20)); // (p-1)/p n per rank
     }
 }
 
@@ -122,7 +112,7 @@ TEST(ScheduleVolume, UnevenBlocksStillCoverTheBuffer)
     uint64_t reduced = 0;
     for (uint32_t r = 0; r < 7; ++r)
     {
-        reduced += Reduced(s, r);
+        reduced += StepBytes(s, r, CollectiveStep::REDUCE);
     }
     EXPECT_EQ(reduced, 6u * 4000); // each block is reduced p-1 times, once per hop
 }

@@ -157,7 +157,8 @@ TEST(SteadyStateSchedule, EveryPipelinedAlgorithmKeepsEachConnectionsBytes)
         {"tree", {ALL_REDUCE}},
         {"nvls", {ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER}},
         {"nvls_tree", {ALL_REDUCE}},
-        {"pxn", {ALL_TO_ALL, ALL_GATHER}}};
+        {"pxn", {ALL_TO_ALL, ALL_GATHER}},
+        {"deepep", {ALL_TO_ALL}}};
     for (const auto& [name, ops] : pipelined)
     {
         for (const CollectiveOperation op : ops)

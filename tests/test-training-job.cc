@@ -1455,6 +1455,11 @@ TEST(TrainingJob, ModelExpertsSplitOverExpertParallel)
         expert += op.kind == JobOp::COLLECTIVE && op.comm == JobComm::EXPERT;
     }
     EXPECT_EQ(expert, 3u * 2 * 2 * 2); // 3 MoE layers, dispatch and combine, each way, 2 mbs
+    // Its all-to-alls name the model's routing, for an algorithm that routes tokens (deepep).
+    const auto dispatch = job->GetRequests(JobComm::EXPERT);
+    ASSERT_EQ(dispatch.size(), 1u);
+    EXPECT_EQ(dispatch[0].experts, 4u);
+    EXPECT_EQ(dispatch[0].topK, 2u);
     // Routed experts: 3 layers x 4 experts x 3 x 256 x 512; a rank holds half of them.
     const uint64_t routed = 3ULL * 4 * 3 * 256 * 512;
     EXPECT_EQ(model->GetRoutedExpertParameters(), routed);

@@ -475,6 +475,25 @@ TEST(TrainingRunner, ServerPresetSetsTheAcceleratorAndKeysWin)
     fs::remove_all(dir);
 }
 
+// DeepEP's dispatch for a job's expert all-to-alls routes by the job's model: 12 experts over 3
+// expert ranks (4 each) run, where the algorithm's own 256 would be no whole number per rank.
+TEST(TrainingRunner, DeepEpRoutesAJobsExpertAllToAllsByItsModel)
+{
+    const fs::path dir = Scratch("deepep-job");
+    const std::string model = kTinyModel.substr(0, kTinyModel.size() - 1) +
+                              ",\"experts\":12,\"expert_top_k\":2,\"expert_ffn_hidden_size\":512}";
+    std::ofstream(dir / "s.json") << TrainingScenario(
+        "[{\"name\":\"moe\",\"ranks\":6,\"expert_parallel\":3,\"iterations\":1,\"model\":" +
+        model + ",\"algorithms\":{\"expert\":\"deepep\"}}]");
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" + (dir / "s.json").string() +
+                                     " --out=" + (dir / "r").string(),
+                                 dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    EXPECT_EQ(ReadCsv(dir / "r" / "iterations.csv").size(), 1u);
+    fs::remove_all(dir);
+}
+
 // The shipped model presets, each on one GPU (nothing to communicate): their parameters are
 // the published totals, and an iteration of m micro-batches of b sequences takes, at the
 // default 794.5 TFLOP/s sustained, the FLOPs of PaLM's model-FLOPs formula (Chowdhery et al.,

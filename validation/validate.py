@@ -6,7 +6,9 @@ NVLS) and print each published busbw beside the simulated one, with the algorith
 picked and the busbw NCCL's own cost model predicts for that pick (collbench's
 nccl_model_us).  Rows NCCL ran with an algorithm this model has (ring, tree, NVLS, NVLS-tree)
 must land within TOLERANCE when bandwidth-bound (>= 64 MiB); the rest are reported with their
-distance.  Exit 1 if a row that must hold does not.
+distance.  Then DeepEP's published dispatch bandwidths (deepep-h800.csv) beside collbench's
+deepep algorithm on as many H800 servers (hgx_h800), each in DeepEP's own measure; every row must
+land within TOLERANCE.  Exit 1 if a row that must hold does not.
 
 usage: validation/validate.py [--max-bytes=N] [--out=FILE.md]
   --max-bytes  on more than 2 servers, skip larger published sizes (default 1 GiB: 8 GiB on 4
@@ -21,13 +23,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 COLLBENCH = ROOT / "build" / "scenarios" / "ai-fabric-collbench"
 TABLE = Path(__file__).resolve().parent / "nccl-tests-h100.csv"
+DEEPEP = Path(__file__).resolve().parent / "deepep-h800.csv"
 TOLERANCE = 0.10
 BANDWIDTH_BOUND = 64 << 20
 MODELLED = ("ring", "tree", "nvls", "nvls-tree")
 
 
-def published():
-    with open(TABLE) as f:
+def published(table=TABLE):
+    with open(table) as f:
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
@@ -36,31 +39,62 @@ def bus_factor(op, ranks):
     return 2 * (ranks - 1) / ranks if op == "allreduce" else (ranks - 1) / ranks
 
 
-def simulate(servers, op, nvls, sizes):
-    """{bytes: (busbw, algorithm, NCCL's model's busbw)} from one collbench sweep of op over
-    sizes (powers of two), with the NVSwitches reducing (NVLS) or not, as NCCL ran."""
-    lo, hi = min(sizes), max(sizes)
+def collbench(args):
+    """collectives.csv's rows of one collbench run with \p args."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "r"
-        cmd = [str(COLLBENCH), f"--topology=rail_optimized:servers={servers},gpus_per_server=8,"
-               f"nvls={'true' if nvls else 'false'}",
-               f"--op={op}", "-b", str(lo), "-e", str(hi), "-f", "2", f"--out={out}"]
-        print("$ " + " ".join(cmd[0:1] + [c for c in cmd[1:] if not c.startswith("--out")]),
-              file=sys.stderr, flush=True)
+        cmd = [str(COLLBENCH)] + args + [f"--out={out}"]
+        print("$ " + " ".join(cmd[:-1]), file=sys.stderr, flush=True)
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             sys.exit(f"validate: collbench exited {done.returncode}:\n{done.stderr}")
         with open(out / "collectives.csv") as f:
             rows = list(csv.DictReader(f))
-        failed = [r["bytes"] for r in rows if r["status"] != "complete"]
-        if failed:
-            sys.exit(f"validate: {servers} servers, {op}: runs of {', '.join(failed)} B failed")
-        factor = bus_factor(op, 8 * servers)
-        # NCCL's model predicts auto's ring and tree picks, not point-to-point (all-to-all).
-        return {int(r["bytes"]): (float(r["busbw_GBps"]), r["algorithm"],
-                                  int(r["bytes"]) / float(r["nccl_model_us"]) / 1e3 * factor
-                                  if r["nccl_model_us"] else None)
-                for r in rows}
+    failed = [r["bytes"] for r in rows if r["status"] != "complete"]
+    if failed:
+        sys.exit(f"validate: {' '.join(args)}: runs of {', '.join(failed)} B failed")
+    return rows
+
+
+def deepep():
+    """DeepEP's rows: (markdown lines, rows outside TOLERANCE).  Each published bandwidth is
+    turned into a time (tokens x token bytes x hits / GB/s, hits the servers or ranks a token
+    reaches, as DeepEP counts) and set beside the simulated dispatch of the same buffer."""
+    lines = ["| source | EP | servers | published GB/s (DeepEP's measure) | published us "
+             "| simulated us | simulated GB/s | sim / pub | holds |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    failed = 0
+    for r in published(DEEPEP):
+        servers, tokens, token = int(r["servers"]), int(r["tokens"]), int(r["token_bytes"])
+        counted = tokens * token * float(r["hits"])
+        pub_us = counted / float(r["published_GBps"]) / 1e3
+        size = str(tokens * token * 8)  # the send buffer: each token once per expert (top 8)
+        [row] = collbench(["--server=hgx_h800",
+                           f"--topology=rail_optimized:servers={servers},gpus_per_server=8",
+                           "--op=alltoall", "--algo=deepep", "-b", size, "-e", size])
+        sim_us = float(row["time_us"])
+        ratio = pub_us / sim_us
+        holds = abs(ratio - 1) <= TOLERANCE
+        failed += not holds
+        lines.append(f"| {r['source']} | {r['ep']} | {servers} | {r['published_GBps']} "
+                     f"({r['metric']}) | {pub_us:.0f} | {sim_us:.0f} | "
+                     f"{counted / sim_us / 1e3:.1f} | {ratio:.2f} | {'yes' if holds else 'NO'} |")
+    return lines, failed
+
+
+def simulate(servers, op, nvls, sizes):
+    """{bytes: (busbw, algorithm, NCCL's model's busbw)} from one collbench sweep of op over
+    sizes (powers of two), with the NVSwitches reducing (NVLS) or not, as NCCL ran."""
+    lo, hi = min(sizes), max(sizes)
+    rows = collbench([f"--topology=rail_optimized:servers={servers},gpus_per_server=8,"
+                      f"nvls={'true' if nvls else 'false'}",
+                      f"--op={op}", "-b", str(lo), "-e", str(hi), "-f", "2"])
+    factor = bus_factor(op, 8 * servers)
+    # NCCL's model predicts auto's ring and tree picks, not point-to-point (all-to-all).
+    return {int(r["bytes"]): (float(r["busbw_GBps"]), r["algorithm"],
+                              int(r["bytes"]) / float(r["nccl_model_us"]) / 1e3 * factor
+                              if r["nccl_model_us"] else None)
+            for r in rows}
 
 
 def main(argv):
@@ -103,7 +137,10 @@ def main(argv):
         lines.append(f"| {r['source']} | {servers} | {r['op']} | {n} | {pub:g} "
                      f"| {r['nccl']}: {r['nccl_pick']} | {sim:.1f} | {pick} | {shown} "
                      f"| {verdict} |")
-    text = "\n".join(lines) + "\n"
+    moe, moe_failed = deepep()
+    failed += moe_failed
+    text = "\n".join(lines) + "\n\nDeepEP's MoE dispatch (deepep on hgx_h800):\n\n" + \
+        "\n".join(moe) + "\n"
     print(text)
     if out:
         out.write_text("<!-- written by validation/validate.py (tolerance and reasons: the module "

@@ -66,6 +66,8 @@ TrainingJobHelper::MakeGroup(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
     {
         CollectiveRequest request = group->MakeRequest(jr.op, jr.bytes);
         request.elementBytes = jr.elementBytes;
+        request.experts = jr.experts;
+        request.topK = jr.topK;
         try
         {
             list->push_back(group->Prepare(m_algorithms[static_cast<std::size_t>(axis)], request));

@@ -61,6 +61,10 @@ struct CollectiveRequest
     std::vector<RankPlacement> placement; //!< per rank; empty = one rank per server
     DataRate nicRate;         //!< for the tuner: rank 0's scale-out NIC's line rate
     DataRate nvLinkRate;      //!< for the tuner: rank 0's NVLink port's rate (0: none)
+    // The MoE routing an all-to-all dispatches, as far as a training job knows it.  Only an
+    // algorithm that routes tokens (deepep) reads them, in place of its own attributes.
+    uint32_t experts{0}; //!< routed experts in equal shares over the ranks (0: not given)
+    uint32_t topK{0};    //!< experts each token goes to (0: not given)
     /**
      * Per rank, whether the schedule keeps its steps (empty: every rank).  A process of a
      * distributed run builds only the ranks it simulates; the others' steps are counted, and
@@ -235,8 +239,8 @@ class CollectiveSchedule
     void SetAlgorithm(const std::string& name) { m_algorithm = name; }
     /**
      * Whether its algorithm pipelines the whole collective (NCCL's ring, tree, NVLS, NVLS-tree
-     * and PXN: in the steady state every connection it uses carries data at once), so that
-     * the collective fidelity may run it as its SteadyStateSchedule.
+     * and PXN, and DeepEP's dispatch: in the steady state every connection it uses carries
+     * data at once), so that the collective fidelity may run it as its SteadyStateSchedule.
      */
     bool IsPipelined() const { return m_pipelined; }
     void SetPipelined(bool pipelined) { m_pipelined = pipelined; }

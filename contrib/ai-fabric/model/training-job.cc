@@ -781,6 +781,7 @@ TrainingJob::GetProgramSpec() const
     s.moeLayers = MoeLayers();
     s.activationBytes = ActivationBytes();
     s.expertTopK = ExpertTopK();
+    s.experts = m_model ? m_model->GetExperts() : 0;
     s.gradientBytes = GetGradientBytes();
     s.expertGradientBytes = GetExpertGradientBytes();
     s.gradientElementBytes = m_gradientElementBytes;

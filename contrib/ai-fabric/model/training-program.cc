@@ -199,7 +199,7 @@ TrainingProgram::Requests(const TrainingProgramSpec& s, JobComm comm)
             const uint64_t tokens = s.sequenceParallel ? (s.activationBytes + s.tp - 1) / s.tp
                                                        : s.activationBytes;
             const uint64_t bytes = tokens * s.expertTopK;
-            return {{ALL_TO_ALL, PadTo(bytes, s.ep, 1), 1}};
+            return {{ALL_TO_ALL, PadTo(bytes, s.ep, 1), 1, s.experts, s.expertTopK}};
         }
         return {};
     case JobComm::DATA:

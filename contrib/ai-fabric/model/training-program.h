@@ -92,6 +92,8 @@ struct JobRequest
     CollectiveOperation op;
     uint64_t bytes;
     uint32_t elementBytes;
+    uint32_t experts{0}; //!< an expert all-to-all's routed experts (0: no model gives them)
+    uint32_t topK{0};    //!< an expert all-to-all's experts per token (0: not an expert one)
 };
 
 /**
@@ -139,6 +141,7 @@ struct TrainingProgramSpec
     uint32_t moeLayers{0};
     uint64_t activationBytes{0}; //!< one layer's output for one micro-batch
     uint32_t expertTopK{1};
+    uint32_t experts{0};         //!< routed experts of the model (0: no model)
     uint64_t gradientBytes{0};   //!< per rank
     /**
      * Of gradientBytes, the routed experts': with ep > 1 reduced over the dp replicas of the

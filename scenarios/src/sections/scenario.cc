@@ -20,7 +20,7 @@ const WordKey kFidelity{
     "every transfer a flow at its max-min fair share of the links on its path, on the same "
     "topology, routes, ECMP hashes, collectives and jobs, without queues, PFC, ECN, "
     "congestion control or loss; collective: flow, with each pipelined collective (ring, "
-    "tree, NVLS, NVLS-tree, PXN) in its steady state, a flow per connection for its whole "
+    "tree, NVLS, NVLS-tree, PXN, DeepEP) in its steady state, a flow per connection for its whole "
     "length, ending no sooner than its critical path (the step-by-step chain of transfers "
     "at static shares and latencies), for jobs of thousands of GPUs (the module "
     "chapter, Flow fidelity).  --fidelity on the command line wins."};
