@@ -84,7 +84,7 @@ BytesTo(const CollectiveSchedule& s, uint32_t rank, uint32_t peer, uint32_t chan
 
 TEST(DeepEp, WithoutAGroupLimitATokensExpertsAreARandomDraw)
 {
-    // Every server usable (TopKGroups >= servers): the 8 experts are 8 of 256 at random.
+    // Every server usable (ServersPerToken >= servers): the 8 experts are 8 of 256 at random.
     for (uint32_t servers : {1u, 2u, 4u})
     {
         for (uint32_t target : {256u / servers, 256u / (8 * servers)})
@@ -107,6 +107,11 @@ TEST(DeepEp, GroupLimitedHitProbabilitiesAreThoseOfEveryScoreOrder)
     EXPECT_NEAR(DeepEpCollectiveAlgorithm::HitProbability(8, 2, 1, 3, 1), Enumerate(8, 2, 1, 3, 1),
                 1e-12);
     EXPECT_NEAR(DeepEpCollectiveAlgorithm::HitProbability(6, 3, 2, 2, 1), Enumerate(6, 3, 2, 2, 1),
+                1e-12);
+    // Without a group limit (every group kept): the closed form, against every order too.
+    EXPECT_NEAR(DeepEpCollectiveAlgorithm::HitProbability(8, 2, 2, 3, 1), Enumerate(8, 2, 2, 3, 1),
+                1e-12);
+    EXPECT_NEAR(DeepEpCollectiveAlgorithm::HitProbability(8, 4, 4, 3, 2), Enumerate(8, 4, 4, 3, 2),
                 1e-12);
     // One expert: the best of all, in a chosen group by construction.
     EXPECT_NEAR(DeepEpCollectiveAlgorithm::HitProbability(64, 8, 4, 1, 1), 1.0 / 64, 1e-12);
@@ -175,14 +180,14 @@ TEST(DeepEp, EachTokenCrossesTheNetworkOncePerServerOnItsRail)
     const Ptr<CollectiveAlgorithm> deepep = CollectiveAlgorithm::Create("deepep");
     deepep->SetAttribute("Experts", UintegerValue(32));
     deepep->SetAttribute("TopK", UintegerValue(4));
-    deepep->SetAttribute("TopKGroups", UintegerValue(2));
+    deepep->SetAttribute("ServersPerToken", UintegerValue(2));
     const CollectiveSchedule s = deepep->Build(ServersRequest(4, 4, ALL_TO_ALL, bytes));
     // A request naming its routing (a job's model) is routed by it, not by the attributes.
     CollectiveRequest named = ServersRequest(4, 4, ALL_TO_ALL, bytes);
     named.experts = 32;
     named.topK = 4;
     const Ptr<CollectiveAlgorithm> defaults = CollectiveAlgorithm::Create("deepep");
-    defaults->SetAttribute("TopKGroups", UintegerValue(2));
+    defaults->SetAttribute("ServersPerToken", UintegerValue(2));
     const CollectiveSchedule byRequest = defaults->Build(named);
     EXPECT_EQ(byRequest.GetNSteps(), s.GetNSteps());
     EXPECT_EQ(BytesTo(byRequest, 0, 1, 0), BytesTo(s, 0, 1, 0));
@@ -212,6 +217,20 @@ TEST(DeepEp, EachTokenCrossesTheNetworkOncePerServerOnItsRail)
         // Every rank's tokens for it: its own, its mates' direct, the other servers' forwarded.
         EXPECT_NEAR(double(received), 16 * tokens * rankHit, 16 * 4.0) << "rank " << a;
     }
+}
+
+TEST(DeepEp, EachRankHasItsOwnForwarderOnItsRailOrOffIt)
+{
+    // Server 0 holds GPUs 0 and 1, server 1 GPUs 1 and 2: GPU 1's tokens go to its rail-mate,
+    // GPU 0's (no GPU 0 there) to the other GPU, GPU 2; never both to one.
+    CollectiveRequest r = ServersRequest(2, 2, ALL_TO_ALL, 4 << 20);
+    r.placement = {{0, 0}, {0, 1}, {1, 1}, {1, 2}};
+    const CollectiveSchedule s = CollectiveAlgorithm::Create("deepep")->Build(r);
+    EXPECT_GT(BytesTo(s, 1, 2, 0), 0u);
+    EXPECT_EQ(BytesTo(s, 1, 3, 0), 0u);
+    EXPECT_GT(BytesTo(s, 0, 3, 0), 0u);
+    EXPECT_EQ(BytesTo(s, 0, 2, 0), 0u);
+    EXPECT_EQ(BytesTo(s, 2, 1, 0), BytesTo(s, 3, 0, 0)); // and back the same way
 }
 
 TEST(DeepEp, RailOptimizedDispatchTakesTheNicsClosedForm)
@@ -256,14 +275,19 @@ TEST(DeepEp, RefusesWhatItCannotRoute)
     EXPECT_THROW(deepep->Build(uneven), std::invalid_argument);
     // 32 experts on 2 servers, a token limited to 1 of them (16 experts): top 17 cannot be had.
     deepep->SetAttribute("Experts", UintegerValue(32));
-    deepep->SetAttribute("TopKGroups", UintegerValue(1));
+    deepep->SetAttribute("ServersPerToken", UintegerValue(1));
     deepep->SetAttribute("TopK", UintegerValue(17));
     EXPECT_THROW(deepep->Build(ServersRequest(2, 4, ALL_TO_ALL, 8 << 20)), std::invalid_argument);
     // 32 B a rank (one element for each of 8 ranks): a rank's share for another is no element.
     deepep->SetAttribute("TopK", UintegerValue(8));
     EXPECT_THROW(deepep->Build(ServersRequest(2, 4, ALL_TO_ALL, 32)), std::invalid_argument);
-    deepep->SetAttribute("TopKGroups", UintegerValue(4));
+    deepep->SetAttribute("ServersPerToken", UintegerValue(4));
     EXPECT_NO_THROW(deepep->Build(ServersRequest(2, 4, ALL_TO_ALL, 8 << 20)));
+    // A model's top-k beyond what the routing takes (256).
+    CollectiveRequest wide = ServersRequest(2, 4, ALL_TO_ALL, 8 << 20);
+    wide.experts = 1024;
+    wide.topK = 300;
+    EXPECT_THROW(deepep->Build(wide), std::invalid_argument);
 }
 
 } // namespace

@@ -475,13 +475,14 @@ TEST(TrainingRunner, ServerPresetSetsTheAcceleratorAndKeysWin)
     fs::remove_all(dir);
 }
 
-// DeepEP's dispatch for a job's expert all-to-alls routes by the job's model: 12 experts over 3
-// expert ranks (4 each) run, where the algorithm's own 256 would be no whole number per rank.
+// DeepEP's dispatch for a job's expert all-to-alls routes by the job's model: 6 experts, top 2,
+// over 3 expert ranks run, where the algorithm's own 256 would be no whole number per rank and
+// its top 8 more than the 6 experts.
 TEST(TrainingRunner, DeepEpRoutesAJobsExpertAllToAllsByItsModel)
 {
     const fs::path dir = Scratch("deepep-job");
     const std::string model = kTinyModel.substr(0, kTinyModel.size() - 1) +
-                              ",\"experts\":12,\"expert_top_k\":2,\"expert_ffn_hidden_size\":512}";
+                              ",\"experts\":6,\"expert_top_k\":2,\"expert_ffn_hidden_size\":512}";
     std::ofstream(dir / "s.json") << TrainingScenario(
         "[{\"name\":\"moe\",\"ranks\":6,\"expert_parallel\":3,\"iterations\":1,\"model\":" +
         model + ",\"algorithms\":{\"expert\":\"deepep\"}}]");

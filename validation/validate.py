@@ -61,7 +61,7 @@ def deepep():
     turned into a time (tokens x token bytes x hits / GB/s, hits the servers or ranks a token
     reaches, as DeepEP counts) and set beside the simulated dispatch of the same buffer."""
     lines = ["| source | EP | servers | published GB/s (DeepEP's measure) | published us "
-             "| simulated us | simulated GB/s | sim / pub | holds |",
+             "| simulated us | simulated GB/s | sim / pub GB/s | holds |",
              "|---|---|---|---|---|---|---|---|---|"]
     failed = 0
     for r in published(DEEPEP):

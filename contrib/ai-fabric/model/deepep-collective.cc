@@ -13,6 +13,12 @@ namespace ns3
 
 NS_OBJECT_ENSURE_REGISTERED(DeepEpCollectiveAlgorithm);
 
+namespace
+{
+/** The most experts a token may go to (the routing's recursion grows with its square). */
+constexpr uint32_t kMaxTopK = 256;
+} // namespace
+
 TypeId
 DeepEpCollectiveAlgorithm::GetTypeId()
 {
@@ -22,23 +28,27 @@ DeepEpCollectiveAlgorithm::GetTypeId()
             .SetGroupName("AiFabric")
             .AddConstructor<DeepEpCollectiveAlgorithm>()
             .AddAttribute("Experts",
-                          "Routed experts, held in equal shares by the ranks in rank order "
-                          "(DeepSeek-V3 and DeepEP's benchmark: 256).",
+                          "Routed experts, held in equal shares by the ranks (DeepSeek-V3 and "
+                          "DeepEP's benchmark: 256); a training job's model's experts replace "
+                          "it.",
                           UintegerValue(256),
                           MakeUintegerAccessor(&DeepEpCollectiveAlgorithm::m_experts),
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("TopK",
                           "Experts each token is sent to (DeepSeek-V3: 8); the send buffer "
-                          "holds each token this many times.",
+                          "holds each token this many times; a training job's ExpertTopK "
+                          "replaces it.",
                           UintegerValue(8),
                           MakeUintegerAccessor(&DeepEpCollectiveAlgorithm::m_topK),
-                          MakeUintegerChecker<uint32_t>(1))
-            .AddAttribute("TopKGroups",
-                          "Servers (groups of experts) a token may use, cut to the servers there "
-                          "are (DeepSeek-V3: 4; DeepEP's benchmark: min(servers, 4)).",
+                          MakeUintegerChecker<uint32_t>(1, kMaxTopK))
+            .AddAttribute("ServersPerToken",
+                          "Servers a token may use, a server's experts being one group, cut to "
+                          "the servers the ranks are on (DeepEP's benchmark: min(servers, 4); "
+                          "DeepSeek-V3's node limit of 4 among its 8 groups is this at 8 "
+                          "servers an expert-parallel group).",
                           UintegerValue(4),
-                          MakeUintegerAccessor(&DeepEpCollectiveAlgorithm::m_topKGroups),
-                          MakeUintegerChecker<uint32_t>(1))
+                          MakeUintegerAccessor(&DeepEpCollectiveAlgorithm::m_serversPerToken),
+                          MakeUintegerChecker<uint32_t>(1, 64))
             .AddAttribute("ChunkBytes",
                           "Bytes a server-bound stream is sent and forwarded in: about DeepEP's "
                           "RDMA chunk (16 tokens in its benchmark: 118,272 B of DeepSeek-V3's "
@@ -141,6 +151,45 @@ class RoutingWalk
     std::vector<double> m_memo; //!< per state; negative: not yet computed
 };
 
+/**
+ * For each rank of \p from, the rank of \p to that takes its tokens, one each: the one on its
+ * rail (the same local index) where there is one, the others in order to the rest (off-rail).
+ */
+std::vector<uint32_t>
+RailMates(const CollectiveRequest& r,
+          const std::vector<uint32_t>& from,
+          const std::vector<uint32_t>& to)
+{
+    std::vector<uint32_t> mate(from.size(), UINT32_MAX);
+    std::vector<bool> taken(to.size(), false);
+    for (uint32_t i = 0; i < from.size() && !r.placement.empty(); ++i)
+    {
+        for (uint32_t j = 0; j < to.size(); ++j)
+        {
+            if (!taken[j] && r.placement[to[j]].localIndex == r.placement[from[i]].localIndex)
+            {
+                mate[i] = to[j];
+                taken[j] = true;
+                break;
+            }
+        }
+    }
+    uint32_t next = 0;
+    for (uint32_t i = 0; i < from.size(); ++i)
+    {
+        while (mate[i] == UINT32_MAX)
+        {
+            if (!taken[next])
+            {
+                mate[i] = to[next];
+                taken[next] = true;
+            }
+            ++next;
+        }
+    }
+    return mate;
+}
+
 /** The ranks of each server (in server order), each list in local GPU order. */
 std::vector<std::vector<uint32_t>>
 ServersOf(const CollectiveRequest& r)
@@ -170,7 +219,7 @@ DeepEpCollectiveAlgorithm::HitProbability(uint32_t experts,
                                           uint32_t topK,
                                           uint32_t targetExperts)
 {
-    if (groups == 0 || experts % groups != 0 || targetExperts == 0 || topK == 0 ||
+    if (experts == 0 || groups == 0 || experts % groups != 0 || targetExperts == 0 || topK == 0 ||
         topKGroups == 0 || (experts / groups) % targetExperts != 0)
     {
         throw std::invalid_argument(
@@ -182,6 +231,16 @@ DeepEpCollectiveAlgorithm::HitProbability(uint32_t experts,
     }
     const uint32_t g = std::min(topKGroups, groups);
     const auto k = static_cast<uint32_t>(std::min<uint64_t>(topK, uint64_t(g) * (experts / groups)));
+    if (g == groups)
+    {
+        // No group limit: the k experts are k of all at random (hypergeometric).
+        double none = 1;
+        for (uint32_t i = 0; i < k && none > 0; ++i)
+        {
+            none *= std::max(0.0, (double(experts) - targetExperts - i) / (double(experts) - i));
+        }
+        return 1.0 - none;
+    }
     return 1.0 - RoutingWalk(experts, groups, g, k, targetExperts).Miss(0, 0, false, 0);
 }
 
@@ -191,26 +250,30 @@ DeepEpCollectiveAlgorithm::RoutingOf(const CollectiveRequest& r, uint32_t server
     Routing routing;
     routing.experts = r.experts > 0 ? r.experts : m_experts;
     routing.topK = r.topK > 0 ? r.topK : m_topK;
+    const std::string experts =
+        std::to_string(routing.experts) + " experts (" +
+        (r.experts > 0 ? "the job's model" : "ns3::DeepEpCollectiveAlgorithm::Experts") + ")";
+    const std::string topK = "top " + std::to_string(routing.topK) + " (" +
+                             (r.topK > 0 ? "the job's ExpertTopK" : "TopK") + ")";
     const std::string what = "deepep " + std::string(CollectiveOperationName(r.op)) + " of " +
                              std::to_string(r.bytes) + " B over " + std::to_string(r.ranks) +
-                             " ranks: ";
+                             " ranks on " + std::to_string(servers) + " servers: ";
     if (routing.experts % r.ranks != 0)
     {
-        throw std::invalid_argument(what + std::to_string(routing.experts) + " experts (" +
-                                    (r.experts > 0 ? "the model's" : "Experts") +
-                                    ") are no whole number per rank");
+        throw std::invalid_argument(what + experts + " are no whole number per rank");
     }
-    const uint32_t groups = std::min(m_topKGroups, servers);
+    const uint32_t groups = std::min(m_serversPerToken, servers);
     const uint64_t usable = uint64_t(groups) * (routing.experts / servers);
-    if (routing.topK > usable)
+    if (routing.topK > usable || routing.topK > kMaxTopK)
     {
-        throw std::invalid_argument(what + "a token's top " + std::to_string(routing.topK) +
-                                    " experts, but its best " + std::to_string(groups) +
-                                    " servers hold " + std::to_string(usable));
+        throw std::invalid_argument(
+            what + topK + " of " + experts + ": a token's " + std::to_string(groups) +
+            " servers (ServersPerToken) hold " + std::to_string(usable) + "; at most " +
+            std::to_string(std::min<uint64_t>(usable, kMaxTopK)) + " allowed");
     }
-    routing.rankHit = HitProbability(routing.experts, servers, m_topKGroups, routing.topK,
+    routing.rankHit = HitProbability(routing.experts, servers, m_serversPerToken, routing.topK,
                                      routing.experts / r.ranks);
-    routing.serverHit = HitProbability(routing.experts, servers, m_topKGroups, routing.topK,
+    routing.serverHit = HitProbability(routing.experts, servers, m_serversPerToken, routing.topK,
                                        routing.experts / servers);
     const double tokens = double(r.bytes) / routing.topK; // each token once: T x its size
     const uint32_t eb = r.elementBytes;
@@ -220,7 +283,8 @@ DeepEpCollectiveAlgorithm::RoutingOf(const CollectiveRequest& r, uint32_t server
     if (routing.toRank == 0 || (servers > 1 && routing.toServer == 0))
     {
         throw std::invalid_argument(what + "too few bytes: a rank's share for another rank "
-                                           "rounds to no element");
+                                           "rounds to no " + std::to_string(eb) +
+                                    "-byte element");
     }
     return routing;
 }
@@ -273,27 +337,20 @@ DeepEpCollectiveAlgorithm::AddServerStreams(CollectiveSchedule& s,
                                             const std::vector<std::vector<uint32_t>>& servers,
                                             const Routing& routing) const
 {
-    // Per rank and server, the GPU there that takes its tokens: the one on its rail (the same
-    // local index), else the one at its place in that server's list.
     std::vector<uint32_t> serverOf(r.ranks);
-    std::vector<std::vector<uint32_t>> via(r.ranks);
+    std::vector<std::vector<uint32_t>> via(r.ranks, std::vector<uint32_t>(servers.size()));
     for (uint32_t b = 0; b < servers.size(); ++b)
     {
-        for (uint32_t i = 0; i < servers[b].size(); ++i)
+        for (uint32_t a : servers[b])
         {
-            serverOf[servers[b][i]] = b;
-            via[servers[b][i]].resize(servers.size());
-            for (uint32_t c = 0; c < servers.size(); ++c)
+            serverOf[a] = b;
+        }
+        for (uint32_t c = 0; c < servers.size(); ++c)
+        {
+            const auto pairs = RailMates(r, servers[b], servers[c]);
+            for (uint32_t i = 0; i < servers[b].size(); ++i)
             {
-                via[servers[b][i]][c] = servers[c][i];
-                for (uint32_t j : servers[c])
-                {
-                    if (!r.placement.empty() &&
-                        r.placement[j].localIndex == r.placement[servers[b][i]].localIndex)
-                    {
-                        via[servers[b][i]][c] = j;
-                    }
-                }
+                via[servers[b][i]][c] = pairs[i];
             }
         }
     }

@@ -18,21 +18,26 @@ namespace ns3
  * chosen expert (TopK copies, as a plain all-to-all dispatch sends them), so a token is
  * bytes / (T x TopK) bytes.  The ranks hold Experts routed experts, an equal share each; a
  * server's experts form one group.  A request that names its routing (a training job's
- * model: CollectiveRequest::experts and topK) is routed by it instead of Experts and TopK.  A token scores every expert (independent, identically
- * distributed scores), keeps the TopKGroups groups whose best expert scores highest, and is
- * sent to its TopK best experts among them: DeepSeek-V3's node-limited routing as DeepEP's
- * benchmark (tests/test_internode.py) draws it.  The schedule moves the expected traffic of
- * that routing (HitProbability), the same between every pair:
+ * model: CollectiveRequest::experts and topK) is routed by it instead of Experts and TopK.
+ * A token scores every expert (independent, identically distributed scores), keeps the
+ * ServersPerToken groups whose best expert scores highest, and is sent to its TopK best
+ * experts among them: the gate of DeepEP's benchmark (tests/test_internode.py), which
+ * DeepSeek-V3's node-limited routing resembles (V3 ranks a group by the sum of its best two
+ * scores).  The schedule moves the expected traffic of that routing (HitProbability), the
+ * same between every pair:
  * - to each GPU of its own server (itself: a local copy) over NVLink, the tokens that use one
  *   of that GPU's experts;
  * - to each other server, once, the tokens that use any of its experts, over the network to
- *   the GPU there on the sender's rail, in pieces of ChunkBytes; that GPU forwards each
+ *   the GPU there on the sender's rail (the same local index; where a server lacks it, one of
+ *   its GPUs without a rail-mate, off-rail), in pieces of ChunkBytes; that GPU forwards each
  *   piece's tokens over NVLink to each GPU of its server they use (its own: a local copy),
  *   on a connection of their own (channel 1), once the piece has arrived.
  * Pieces go out piece k of every stream before piece k + 1 of any.  What is not modelled:
  * per-token imbalance (every pair carries the expectation), DeepEP's use of a fixed number
  * of SMs (24 in its benchmark) for the copies, and its combine (the reverse traffic, reduced
- * at the forwarder; DeepEP publishes it within 2% of the dispatch).
+ * at the forwarder; DeepEP publishes it within 2% of the dispatch): a training job runs all
+ * four of a MoE layer's all-to-alls (dispatch and combine, forward and backward) as this
+ * dispatch.
  */
 class DeepEpCollectiveAlgorithm : public CollectiveAlgorithm
 {
@@ -45,7 +50,8 @@ class DeepEpCollectiveAlgorithm : public CollectiveAlgorithm
      * The probability that a token uses at least one of \p targetExperts experts, all in one
      * group, under the routing above: \p experts experts in \p groups equal groups, the token
      * keeping its best \p topKGroups groups (by their best expert) and its best \p topK
-     * experts among them (topKGroups cut to groups, topK to the experts they hold).  Exact
+     * experts among them (topKGroups cut to groups, topK to the experts they hold); without a
+     * group limit the hypergeometric closed form.  Exact
      * (a recursion over the experts in falling score order).  Throws std::invalid_argument
      * unless the groups are equal and targetExperts divides one, every count at least 1.
      */
@@ -79,7 +85,7 @@ class DeepEpCollectiveAlgorithm : public CollectiveAlgorithm
 
     uint32_t m_experts{};
     uint32_t m_topK{};
-    uint32_t m_topKGroups{};
+    uint32_t m_serversPerToken{};
     uint64_t m_chunkBytes{};
 };
 
