@@ -52,6 +52,10 @@ constexpr double kTreeCorrection[3][23] = {
     {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
     {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
     {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9}};
+/** PAT: baseLat (us), the bandwidth factor, and the latency per rank (us). */
+constexpr double kPatBaseLatency = 8.0;
+constexpr double kPatBandwidthFactor = 0.75;
+constexpr double kPatRankLatency = 2.8;
 /** Ring Simple multi-node all-reduce latency factor (sm80 on), the "plateau effect". */
 constexpr double kRingPlateau = 1.4;
 
@@ -85,7 +89,20 @@ Log2Floor(uint64_t v)
 const char*
 NcclTuningModel::AlgorithmName(Algorithm a)
 {
-    return a == TREE ? "tree" : a == RING ? "ring" : a == NVLS ? "nvls" : "nvls_tree";
+    switch (a)
+    {
+    case TREE:
+        return "tree";
+    case RING:
+        return "ring";
+    case NVLS:
+        return "nvls";
+    case NVLS_TREE:
+        return "nvls_tree";
+    case PAT:
+        return "pat";
+    }
+    return "";
 }
 
 const char*
@@ -154,6 +171,13 @@ NcclTuningModel::BusBandwidth(CollectiveOperation op, Algorithm a, Protocol p) c
     {
         return 0;
     }
+    if (a == PAT)
+    {
+        // One GPU per server only (NCCL_PAT_ENABLE's auto), all-gather and reduce-scatter.
+        const bool able = p == SIMPLE && g.ranksPerNode == 1 && g.nodes == g.ranks &&
+                          (op == ALL_GATHER || op == REDUCE_SCATTER);
+        return able ? g.channels * g.speed * kPatBandwidthFactor : 0;
+    }
     if (a == NVLS || a == NVLS_TREE)
     {
         const bool one = g.nodes == 1;
@@ -218,6 +242,11 @@ NcclTuningModel::Latency(CollectiveOperation op, Algorithm a, Protocol p) const
     {
         return kNvlsTreeNvLinkLatency + 2 * Log2Floor(g.nodes) * kNvlsTreeNetLatency;
     }
+    if (a == PAT)
+    {
+        return kPatBaseLatency + Log2Floor(g.nodes) * kNetLatency[TREE][p] / 3.5 +
+               kPatRankLatency * g.ranks;
+    }
     double lat = kBaseLatency[a][p];
     double intra = kNvLinkLatency[a][p];
     const double inter = g.ranksPerNode == 1 ? kNetLatency[TREE][p] : kNetLatency[a][p];
@@ -255,7 +284,7 @@ NcclTuningModel::Time(CollectiveOperation op, Algorithm a, Protocol p, uint64_t 
     const uint32_t steps = op == ALL_REDUCE ? 2 * (n - 1)
                            : op == BROADCAST || op == REDUCE ? n
                                                               : n - 1;
-    bw *= a == TREE ? 0.5 : double(n) / steps;
+    bw *= a == TREE ? 0.5 : a == PAT ? 1.0 : double(n) / steps; // PAT's is not converted
     double lat = Latency(op, a, p);
     const int64_t logSize = bytes >> 6 == 0 ? -1 : Log2Floor(bytes >> 6);
     if (a == TREE && logSize >= 0 && logSize < 23)
@@ -276,6 +305,10 @@ NcclTuningModel::Channels(Algorithm a, Protocol p, uint64_t bytes) const
     if (a == NVLS || a == NVLS_TREE)
     {
         return kNvlsCtas; // no size-based reduction
+    }
+    if (a == PAT)
+    {
+        return m_graph.ctas; // PAT sets no maxThreads: never reduced
     }
     uint64_t threshold = kThreadThreshold[p];
     if (a == RING && p == LL)
@@ -299,7 +332,7 @@ NcclTuningModel::Choose(CollectiveOperation op, uint64_t bytes) const
         return {"pxn", "simple", 1, -1};
     }
     best.timeUs = -1;
-    for (Algorithm a : {TREE, RING, NVLS, NVLS_TREE})
+    for (Algorithm a : {TREE, RING, NVLS, NVLS_TREE, PAT})
     {
         for (Protocol p : {LL, LL128, SIMPLE})
         {

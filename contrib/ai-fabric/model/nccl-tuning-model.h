@@ -34,7 +34,10 @@ namespace ns3
  * up to 60), its latency NVLink's NVLS latency alone, on NCCL_NVLS_NCHANNELS (16) CTAs; across
  * servers NVLS-tree (all-reduce, Simple): the same intra-server bandwidth, min with the NIC's
  * speed (twice on two servers) and perChMaxNVLSTreeBw, latency NVLink's NVLS-tree latency plus
- * 2 log2(servers) network ones; all-to-all is point-to-point in NCCL (pxn, Simple).
+ * 2 log2(servers) network ones; PAT (all-gather, reduce-scatter, Simple) with one GPU per
+ * server: 0.75 of the channels' speed, as algorithm bandwidth, and a latency of 8 us + log2
+ * (servers) x the network's tree latency / 3.5 + 2.8 us per rank (doc/nccl-facts.md 1.3, 5a);
+ * all-to-all is point-to-point in NCCL (pxn, Simple).
  */
 class NcclTuningModel
 {
@@ -45,6 +48,7 @@ class NcclTuningModel
         RING,
         NVLS,
         NVLS_TREE,
+        PAT,
     };
     enum Protocol
     {
