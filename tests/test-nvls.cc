@@ -240,6 +240,14 @@ TEST(Nvls, TunerPicksNvlsOnOneServer)
     EXPECT_EQ(pick.channels, 16u);
     EXPECT_EQ(model.Choose(ALL_REDUCE, 1 << 20).algorithm, "ring");
     EXPECT_EQ(model.Choose(ALL_REDUCE, 2 << 20).algorithm, "nvls");
+    // NCCL converts all-gather's bus bandwidth to algorithm bandwidth for the ring only
+    // (tuning.cc, "Convert bus BW to algorithm BW"): NVLS's time is latency + bytes / busbw.
+    const uint64_t n = 1 << 30;
+    EXPECT_NEAR(model.Time(ALL_GATHER, NcclTuningModel::NVLS, NcclTuningModel::SIMPLE, n),
+                model.Latency(ALL_GATHER, NcclTuningModel::NVLS, NcclTuningModel::SIMPLE) +
+                    n / (1000 * model.BusBandwidth(ALL_GATHER, NcclTuningModel::NVLS,
+                                                   NcclTuningModel::SIMPLE)),
+                1e-6);
     r.engineServers.clear();
     EXPECT_EQ(NcclTuningModel(NcclTuningModel::MakeGraph(r)).Choose(ALL_REDUCE, 1 << 30).algorithm,
               "ring");

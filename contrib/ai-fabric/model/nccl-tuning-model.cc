@@ -280,11 +280,16 @@ NcclTuningModel::Time(CollectiveOperation op, Algorithm a, Protocol p, uint64_t 
         return -1;
     }
     const uint32_t n = m_graph.ranks;
-    // Bus to algorithm bandwidth: a ring moves nsteps / n of the buffer per rank, a tree 2.
+    // Bus to algorithm bandwidth (tuning.cc): a ring moves nsteps / n of the buffer per rank,
+    // a tree 2; all-reduce's NVLS and NVLS-tree count as the ring; the all-gathers and
+    // reduce-scatters of every algorithm but the ring are not converted.
     const uint32_t steps = op == ALL_REDUCE ? 2 * (n - 1)
                            : op == BROADCAST || op == REDUCE ? n
                                                               : n - 1;
-    bw *= a == TREE ? 0.5 : a == PAT ? 1.0 : double(n) / steps; // PAT's is not converted
+    if (a == RING || op == ALL_REDUCE)
+    {
+        bw *= a == TREE ? 0.5 : double(n) / steps;
+    }
     double lat = Latency(op, a, p);
     const int64_t logSize = bytes >> 6 == 0 ? -1 : Log2Floor(bytes >> 6);
     if (a == TREE && logSize >= 0 && logSize < 23)
