@@ -1,10 +1,11 @@
 #include "deepep-collective.h"
 
+#include "hierarchical-collective.h"
+
 #include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -190,25 +191,11 @@ RailMates(const CollectiveRequest& r,
     return mate;
 }
 
-/** The ranks of each server (in server order), each list in local GPU order. */
-std::vector<std::vector<uint32_t>>
-ServersOf(const CollectiveRequest& r)
+/** \p bytes rounded to whole elements of \p elementBytes. */
+uint64_t
+Whole(double bytes, uint32_t elementBytes)
 {
-    std::map<uint32_t, std::vector<uint32_t>> byServer;
-    for (uint32_t rank = 0; rank < r.ranks; ++rank)
-    {
-        byServer[r.placement.empty() ? rank : r.placement[rank].server].push_back(rank);
-    }
-    std::vector<std::vector<uint32_t>> servers;
-    for (auto& [server, ranks] : byServer)
-    {
-        std::stable_sort(ranks.begin(), ranks.end(), [&r](uint32_t a, uint32_t b) {
-            return r.placement.empty() ? a < b
-                                       : r.placement[a].localIndex < r.placement[b].localIndex;
-        });
-        servers.push_back(ranks);
-    }
-    return servers;
+    return uint64_t(std::llround(bytes / elementBytes)) * elementBytes;
 }
 } // namespace
 
@@ -277,9 +264,8 @@ DeepEpCollectiveAlgorithm::RoutingOf(const CollectiveRequest& r, uint32_t server
                                        routing.experts / servers);
     const double tokens = double(r.bytes) / routing.topK; // each token once: T x its size
     const uint32_t eb = r.elementBytes;
-    const auto whole = [eb](double bytes) { return uint64_t(std::llround(bytes / eb)) * eb; };
-    routing.toRank = whole(tokens * routing.rankHit);
-    routing.toServer = servers > 1 ? whole(tokens * routing.serverHit) : 0;
+    routing.toRank = Whole(tokens * routing.rankHit, eb);
+    routing.toServer = servers > 1 ? Whole(tokens * routing.serverHit, eb) : 0;
     if (routing.toRank == 0 || (servers > 1 && routing.toServer == 0))
     {
         throw std::invalid_argument(what + "too few bytes: a rank's share for another rank "
@@ -292,7 +278,7 @@ DeepEpCollectiveAlgorithm::RoutingOf(const CollectiveRequest& r, uint32_t server
 void
 DeepEpCollectiveAlgorithm::CheckRequest(const CollectiveRequest& r) const
 {
-    const auto servers = ServersOf(r);
+    const auto servers = HierarchicalCollectiveAlgorithm::Servers(r);
     for (const auto& ranks : servers)
     {
         if (ranks.size() != servers.front().size())
@@ -309,7 +295,7 @@ DeepEpCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
 {
     CollectiveSchedule s(r);
     s.SetPipelined(true); // its pieces flow through every connection at once
-    const auto servers = ServersOf(r);
+    const auto servers = HierarchicalCollectiveAlgorithm::Servers(r);
     const Routing routing = RoutingOf(r, servers.size());
     // Within the server: straight over NVLink (its own experts' tokens: a copy).
     for (const auto& ranks : servers)
@@ -357,13 +343,12 @@ DeepEpCollectiveAlgorithm::AddServerStreams(CollectiveSchedule& s,
     // Once to each other server in pieces, piece k of every stream before piece k + 1 of any,
     // each piece's tokens fanned out on arrival (channel 1).
     const uint32_t eb = r.elementBytes;
-    const auto whole = [eb](double bytes) { return uint64_t(std::llround(bytes / eb)) * eb; };
     const uint64_t chunk = std::max<uint64_t>(m_chunkBytes / eb, 1) * eb;
     const double fanOut = routing.rankHit / routing.serverHit;
     for (uint64_t offset = 0; offset < routing.toServer; offset += chunk)
     {
         const uint64_t piece = std::min(chunk, routing.toServer - offset);
-        const uint64_t forward = whole((offset + piece) * fanOut) - whole(offset * fanOut);
+        const uint64_t forward = Whole((offset + piece) * fanOut, eb) - Whole(offset * fanOut, eb);
         for (uint32_t a = 0; a < r.ranks; ++a)
         {
             for (uint32_t b = 0; b < servers.size(); ++b)
