@@ -2,6 +2,10 @@
 #ifndef AI_FABRIC_BENCH_RUN_H
 #define AI_FABRIC_BENCH_RUN_H
 
+#include "ns3/ai-fabric-module.h"
+#include "ns3/simulator.h"
+
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -63,6 +67,35 @@ InChild(const std::function<Result()>& fn, const char* what)
     }
     r.peakRssKb = usage.ru_maxrss;
     return r;
+}
+
+/**
+ * The figures of a run that started at \p start and moved \p packets in \p simSeconds: the
+ * simulator's event count and the wall time so far; then destroys the simulator.
+ */
+inline Result
+Finish(std::chrono::steady_clock::time_point start, uint64_t packets, double simSeconds)
+{
+    Result r;
+    r.packets = packets;
+    r.simSeconds = simSeconds;
+    r.events = ns3::Simulator::GetEventCount();
+    r.wallSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ns3::Simulator::Destroy();
+    return r;
+}
+
+/** Data frames the RDMA NICs of \p net's hosts sent (retransmissions included). */
+inline uint64_t
+DataFramesSent(ns3::Ptr<ns3::FabricNetwork> net)
+{
+    uint64_t frames = 0;
+    for (uint32_t h = 0; h < net->GetNHosts(); ++h)
+    {
+        frames += net->GetHostNode(h)->GetObject<ns3::RdmaNic>()->GetTotals().framesSent;
+    }
+    return frames;
 }
 
 } // namespace aifabric_bench

@@ -15,6 +15,8 @@
 #include <sstream>
 
 using namespace ns3;
+using aifabric_bench::DataFramesSent;
+using aifabric_bench::Finish;
 using aifabric_bench::InChild;
 using aifabric_bench::Result;
 
@@ -25,17 +27,6 @@ struct Case
     uint32_t gpus;
     uint64_t bytes;
 };
-
-uint64_t
-DataFramesSent(Ptr<FabricNetwork> net)
-{
-    uint64_t frames = 0;
-    for (uint32_t h = 0; h < net->GetNHosts(); ++h)
-    {
-        frames += net->GetHostNode(h)->GetObject<RdmaNic>()->GetTotals().framesSent;
-    }
-    return frames;
-}
 
 Result
 RunRing(const Case& c)
@@ -56,17 +47,12 @@ RunRing(const Case& c)
     Ptr<CollectiveGroup> group = CollectiveHelper().Install(net, rdma, hosts);
     group->Run(CollectiveAlgorithm::Create("ring"), group->MakeRequest(ALL_REDUCE, c.bytes));
     Simulator::Run();
-    Result r;
-    r.packets = DataFramesSent(net);
-    r.simSeconds = group->GetApplication(0)->GetFinishTime().GetSeconds();
-    for (uint32_t rank = 1; rank < c.gpus; ++rank)
+    double finish = 0;
+    for (uint32_t rank = 0; rank < c.gpus; ++rank)
     {
-        r.simSeconds = std::max(r.simSeconds, group->GetApplication(rank)->GetFinishTime().GetSeconds());
+        finish = std::max(finish, group->GetApplication(rank)->GetFinishTime().GetSeconds());
     }
-    r.events = Simulator::GetEventCount();
-    r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    Simulator::Destroy();
-    return r;
+    return Finish(start, DataFramesSent(net), finish);
 }
 } // namespace
 

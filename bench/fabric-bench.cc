@@ -1,13 +1,24 @@
-// fabric-bench: the same fat-tree permutation workload on ai-fabric and on plain ns-3.
+// fabric-bench: fat-tree permutation workloads, open loop against plain ns-3 and closed loop
+// on ai-fabric's RDMA transport alone.
 //
-// Each host sends a message to the host half the hosts away (always in another pod) at line
+// Open loop ("open"): each host sends a message to the host half the hosts away (always in another pod) at line
 // rate in 4096-byte payloads over 100G links.  The baseline is what an ns-3 user would write
 // without ai-fabric: point-to-point links, the Internet stack, global routing with ECMP, UDP.
 // ns-3's ECMP (Ipv4GlobalRouting::RandomEcmpRouting) picks a next hop per packet, so ai-fabric
 // runs with per-packet spraying too: the same load balancing, the same simulated outcome.
+//
+// Closed loop ("closed"): htsim's RoCE workload (the speed issue's yardstick): 100G links of 1 us
+// (200 m cables), no switch latency, a reliable queue pair per host to the host half the hosts
+// away, 4096-byte payloads, an ACK per data frame, flow-hash ECMP, PFC, no congestion control
+// (htsim_roce has none); 128 MiB a flow at k=4, 4 MiB at larger k (--closed-bytes sets one size
+// for all).  It reports data frames per wall second and simulator events per data frame.  With
+// --htsim=<htsim_roce binary> (Broadcom's csg-htsim, built outside this repository) it runs
+// htsim on the same workload in the same invocation and prints the ratio.
+//
 // Each run happens in its own child process so that its peak RSS is its own.
 //
-//   fabric-bench [--k=4,8] [--bytes=16777216] [--scheduler=ns3::FabricScheduler]
+//   fabric-bench [--workload=open,closed] [--k=4,8] [--bytes=16777216] [--closed-bytes=N]
+//                [--htsim=PATH] [--scheduler=ns3::FabricScheduler]
 #include "bench-run.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -19,12 +30,15 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 
 using namespace ns3;
 
 namespace
 {
+using aifabric_bench::DataFramesSent;
+using aifabric_bench::Finish;
 using aifabric_bench::InChild;
 using aifabric_bench::Result; // packets: 4096-byte payloads received by the destinations
 
@@ -52,13 +66,114 @@ RunAiFabric(uint32_t k, uint64_t bytes)
     FabricStatsHelper stats;
     stats.Install(net, sources.GetSources());
     Simulator::Run();
+    return Finish(start, stats.GetFramesDelivered(), Simulator::Now().GetSeconds());
+}
+
+Result
+RunClosedLoop(uint32_t k, uint64_t bytes)
+{
+    Time::SetResolution(Time::PS);
+    const auto start = std::chrono::steady_clock::now();
+    FatTreeTopologyHelper fatTree(k);
+    ClusterHelper cluster(k * k * k / 4, 1);
+    cluster.SetNicRate(DataRate(kRate));
+    fatTree.SetCluster(cluster);
+    fatTree.SetCableLengths(200, 200, 200); // 1 us at 5 ns/m
+    FabricNetworkHelper network;
+    network.SetSwitchAttribute("ForwardingLatency", TimeValue(Time(0))); // as htsim's default
+    Ptr<FabricNetwork> net = network.Install(fatTree.Build());
+    RdmaHelper rdma;
+    rdma.SetNicAttribute("CongestionControl", StringValue("ns3::NoneCongestionControl"));
+    rdma.SetQueuePairAttribute("AckInterval", UintegerValue(1));
+    rdma.Install(net);
+    const uint32_t hosts = net->GetNHosts();
+    Time last;
+    for (uint32_t h = 0; h < hosts; ++h)
+    {
+        Ptr<RdmaQueuePair> qp = rdma.Connect(net, h, (h + hosts / 2) % hosts).first;
+        qp->PostSend(bytes, MakeCallback(+[](Time* t, uint64_t, uint64_t) {
+                                             *t = Simulator::Now();
+                                         }).Bind(&last));
+    }
+    Simulator::Run();
+    return Finish(start, DataFramesSent(net), last.GetSeconds());
+}
+
+/**
+ * htsim_roce (\p binary) on the closed-loop workload: its traffic matrix written to a file of
+ * its own, its command line as documented in the module chapter.  Packets are the bytes of the
+ * flows it reports finished over 4096.  Exits the benchmark if htsim fails.
+ */
+Result
+RunHtsim(const std::string& binary, uint32_t k, uint64_t bytes)
+{
+    const uint32_t hosts = k * k * k / 4;
+    char dir[] = "/tmp/fabric-bench-htsim-XXXXXX";
+    if (!mkdtemp(dir))
+    {
+        std::perror("mkdtemp");
+        std::exit(1);
+    }
+    const std::string tm = std::string(dir) + "/permutation.cm";
+    const std::string out = std::string(dir) + "/htsim.out";
+    {
+        std::ofstream f(tm);
+        f << "Nodes " << hosts << "\nConnections " << hosts << "\n";
+        for (uint32_t h = 0; h < hosts; ++h)
+        {
+            f << h << "->" << (h + hosts / 2) % hosts << " start 0 size " << bytes << "\n";
+        }
+    }
+    const std::string command = "cd " + std::string(dir) + " && exec '" + binary + "' -nodes " +
+                                std::to_string(hosts) +
+                                " -tiers 3 -linkspeed 100000 -hop_latency 1 -switch_latency 0"
+                                " -mtu 4096 -q 1000 -queue_type lossless_input"
+                                " -pfc_thresholds 12 15 -strat ecmp_host -paths 1 -end 1000000"
+                                " -seed 13 -o htsim.dat -tm permutation.cm > htsim.out 2>&1";
+    const auto start = std::chrono::steady_clock::now();
+    const pid_t pid = fork();
+    if (pid == 0)
+    {
+        execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    int status = 0;
+    struct rusage usage
+    {
+    };
+    wait4(pid, &status, 0, &usage);
     Result r;
-    r.packets = stats.GetFramesDelivered();
-    r.simSeconds = Simulator::Now().GetSeconds();
-    r.events = Simulator::GetEventCount();
     r.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    Simulator::Destroy();
+    r.peakRssKb = usage.ru_maxrss;
+    std::ifstream f(out);
+    std::string line;
+    uint64_t delivered = 0;
+    uint32_t flows = 0;
+    while (std::getline(f, line))
+    {
+        // "Flow Roce_3_11 417 finished at 11010.7 total bytes 134217728" (time in us)
+        const auto at = line.find(" finished at ");
+        const auto total = line.find(" total bytes ");
+        if (line.rfind("Flow ", 0) == 0 && at != std::string::npos && total != std::string::npos)
+        {
+            r.simSeconds = std::max(r.simSeconds, std::stod(line.substr(at + 13)) * 1e-6);
+            delivered += std::stoull(line.substr(total + 13));
+            ++flows;
+        }
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || flows != hosts)
+    {
+        std::fprintf(stderr,
+                     "fabric-bench: htsim (%s) failed or finished %u of %u flows: see %s\n",
+                     binary.c_str(), flows, hosts, out.c_str());
+        std::exit(1);
+    }
+    r.packets = delivered / kPayload;
+    std::remove(tm.c_str());
+    std::remove(out.c_str());
+    std::remove((std::string(dir) + "/htsim.dat").c_str());
+    rmdir(dir);
     return r;
 }
 
@@ -117,30 +232,33 @@ RunPlainNs3(uint32_t k, uint64_t bytes)
         onoff.Install(nodes.Get(topo.HostNode(h)));
     }
     Simulator::Run();
-    Result r;
-    r.packets = g_plainDelivered;
-    r.simSeconds = g_plainLastRx.GetSeconds(); // the run itself idles on to OnOff's stop time
-    r.events = Simulator::GetEventCount();
-    r.wallSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    Simulator::Destroy();
-    return r;
+    // The run itself idles on to OnOff's stop time: the last reception ends the workload.
+    return Finish(start, g_plainDelivered, g_plainLastRx.GetSeconds());
 }
 
 void
 Print(const char* name, uint32_t k, const Result& r)
 {
+    // htsim counts no events: its columns read "-".
     const uint32_t hosts = k * k * k / 4;
-    std::printf("%-10s k=%-2u %8lu %10.3f %9.2f %12.0f %11lu %9.1f %9.2f\n",
+    char events[24] = "-";
+    char perPacket[24] = "-";
+    if (r.events)
+    {
+        std::snprintf(events, sizeof events, "%lu", static_cast<unsigned long>(r.events));
+        std::snprintf(perPacket, sizeof perPacket, "%.2f", double(r.events) / double(r.packets));
+    }
+    std::printf("%-10s k=%-2u %8lu %10.3f %9.2f %12.0f %11s %9.1f %9.2f %8s\n",
                 name,
                 k,
                 static_cast<unsigned long>(r.packets),
                 r.simSeconds * 1e3,
                 r.wallSeconds,
                 r.packets / r.wallSeconds,
-                static_cast<unsigned long>(r.events),
+                events,
                 r.peakRssKb / 1024.0,
-                r.peakRssKb / 1024.0 / hosts);
+                r.peakRssKb / 1024.0 / hosts,
+                perPacket);
 }
 } // namespace
 
@@ -152,30 +270,67 @@ main(int argc, char** argv)
     CommandLine cmd;
     cmd.AddValue("k", "comma-separated fat-tree sizes", ks);
     cmd.AddValue("bytes", "bytes each host sends", bytes);
+    std::string workloads = "open,closed";
+    cmd.AddValue("workload", "comma-separated: open (against plain ns-3), closed (RDMA)",
+                 workloads);
+    uint64_t closedBytes = 0;
+    cmd.AddValue("closed-bytes", "bytes each closed-loop flow sends (0: 128 MiB at k=4, 4 MiB "
+                 "at larger k)", closedBytes);
+    std::string htsim;
+    cmd.AddValue("htsim", "an htsim_roce binary to run beside the closed loop", htsim);
     std::string scheduler = "ns3::FabricScheduler";
     cmd.AddValue("scheduler", "the event scheduler both simulators run on", scheduler);
     cmd.Parse(argc, argv);
     // Both simulators on the same event scheduler (by default ai-fabric-run's), so the ratio
     // measures the models, not the queue.
     GlobalValue::Bind("SchedulerType", StringValue(scheduler));
+    const bool open = workloads.find("open") != std::string::npos;
+    const bool closed = workloads.find("closed") != std::string::npos;
+    if (!open && !closed)
+    {
+        std::fprintf(stderr, "fabric-bench: --workload: %s names neither open nor closed\n",
+                     workloads.c_str());
+        return 2;
+    }
     std::printf("fabric-bench: fat-tree, every host sends %lu bytes across pods at 100G, "
                 "4096-byte payloads\n",
                 static_cast<unsigned long>(bytes));
-    std::printf("%-10s %-4s %8s %10s %9s %12s %11s %9s %9s\n", "simulator", "", "packets",
-                "sim_ms", "wall_s", "packets/s", "events", "rss_MiB", "MiB/host");
+    std::printf("%-10s %-4s %8s %10s %9s %12s %11s %9s %9s %8s\n", "simulator", "", "packets",
+                "sim_ms", "wall_s", "packets/s", "events", "rss_MiB", "MiB/host", "ev/pkt");
     std::stringstream list(ks);
     std::string item;
     while (std::getline(list, item, ','))
     {
         const uint32_t k = static_cast<uint32_t>(std::stoul(item));
-        const Result fabric = InChild([&]() { return RunAiFabric(k, bytes); }, "ai-fabric");
-        const Result plain = InChild([&]() { return RunPlainNs3(k, bytes); }, "plain ns-3");
-        Print("ai-fabric", k, fabric);
-        Print("plain-ns3", k, plain);
-        std::printf("ratio      k=%-2u speed (packets/s) %.2fx, memory per host %.2fx less\n",
-                    k,
-                    (fabric.packets / fabric.wallSeconds) / (plain.packets / plain.wallSeconds),
-                    double(plain.peakRssKb) / double(fabric.peakRssKb));
+        if (open)
+        {
+            const Result fabric = InChild([&]() { return RunAiFabric(k, bytes); }, "ai-fabric");
+            const Result plain = InChild([&]() { return RunPlainNs3(k, bytes); }, "plain ns-3");
+            Print("ai-fabric", k, fabric);
+            Print("plain-ns3", k, plain);
+            std::printf("ratio      k=%-2u speed (packets/s) %.2fx, memory per host %.2fx less\n",
+                        k,
+                        (fabric.packets / fabric.wallSeconds) / (plain.packets / plain.wallSeconds),
+                        double(plain.peakRssKb) / double(fabric.peakRssKb));
+        }
+        if (closed)
+        {
+            const uint64_t flowBytes = closedBytes ? closedBytes : k <= 4 ? 128ull << 20 : 4ull << 20;
+            const Result ours =
+                InChild([&]() { return RunClosedLoop(k, flowBytes); }, "closed loop");
+            Print("closed", k, ours);
+            if (!htsim.empty())
+            {
+                const Result theirs = RunHtsim(htsim, k, flowBytes);
+                Print("htsim", k, theirs);
+                std::printf("ratio      k=%-2u closed loop vs htsim: speed (packets/s) %.2fx, "
+                            "peak RSS %.2fx htsim's\n",
+                            k,
+                            (ours.packets / ours.wallSeconds) / (theirs.packets / theirs.wallSeconds),
+                            double(ours.peakRssKb) / double(theirs.peakRssKb));
+            }
+        }
+        std::fflush(stdout);
     }
     return 0;
 }

@@ -9,10 +9,12 @@ using namespace ns3;
 
 namespace
 {
-void
-Ignore(Ptr<FabricNetDevice>, Ptr<Packet>, const FrameInfo&)
+/** Owns a port and ignores what it receives. */
+struct IgnoringOwner : FabricPortOwner
 {
-}
+    void ReceiveFrame(FabricNetDevice*, const Ptr<Packet>&, const FrameInfo&) override {}
+    void FrameDequeued(uint16_t, uint16_t, uint8_t, uint32_t) override {}
+};
 
 /** Bins each departing frame by the queue it leaves behind, and whether it was marked. */
 struct DepartureBins
@@ -61,8 +63,9 @@ TEST(Ecn, MarkingProbabilityFollowsRedRamp)
     nb->AddDevice(b);
     a->Attach(ch);
     b->Attach(ch);
-    a->SetReceiveHandler(MakeCallback(&Ignore));
-    b->SetReceiveHandler(MakeCallback(&Ignore));
+    IgnoringOwner owner;
+    a->SetOwner(&owner);
+    b->SetOwner(&owner);
     a->AssignStreams(11);
 
     const uint32_t bins = 6;
@@ -79,10 +82,7 @@ TEST(Ecn, MarkingProbabilityFollowsRedRamp)
         {
             DataFrameSpec spec;
             spec.payloadBytes = 64;
-            Ptr<Packet> p = roce::MakeDataFrame(spec);
-            FrameInfo info;
-            roce::ParseDataFrame(*p, info);
-            a->Enqueue(p, info, 0);
+            a->Enqueue(roce::MakeDataFrame(spec), roce::InfoOf(spec), 0);
         }
     };
     const uint32_t rounds = 20;
@@ -109,4 +109,40 @@ TEST(Ecn, MarkingProbabilityFollowsRedRamp)
         const double measured = double(d.marks[bin]) / n;
         EXPECT_NEAR(measured, p, 4 * std::sqrt(p * (1 - p) / n) + 0.005) << "bin " << bin;
     }
+}
+
+TEST(Ecn, TheInfoAFrameCarriesIsWhatItsBytesSayAtDelivery)
+{
+    // Ports pass each frame's FrameInfo along instead of parsing its headers at every hop; a
+    // CE mark rewrites both.  In a DCQCN incast (marks, CNPs, ACKs) every frame a host
+    // receives must carry what its bytes say.
+    RdmaHelper rdma;
+    Ptr<FabricNetwork> net = aifabric_test::DcqcnStar(8, rdma);
+    struct Check
+    {
+        uint64_t frames{0};
+        uint64_t marked{0};
+        uint64_t mismatched{0};
+        void Deliver(Ptr<const Packet> p, const FrameInfo& carried)
+        {
+            FrameInfo parsed;
+            mismatched += !roce::ParseDataFrame(*p, parsed) || !(parsed == carried);
+            ++frames;
+            marked += carried.ecn == Ipv4Header::ECN_CE;
+        }
+    } check;
+    for (uint32_t h = 0; h < net->GetNHosts(); ++h)
+    {
+        net->GetEndpoint(h)->TraceConnectWithoutContext("Deliver",
+                                                        MakeCallback(&Check::Deliver, &check));
+    }
+    for (uint32_t s = 1; s <= 8; ++s)
+    {
+        rdma.Connect(net, s, 0).first->PostSend(1 << 20);
+    }
+    Simulator::Run();
+    Simulator::Destroy();
+    EXPECT_GT(check.frames, 8u * 256);
+    EXPECT_GT(check.marked, 0u);
+    EXPECT_EQ(check.mismatched, 0u);
 }

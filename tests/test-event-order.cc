@@ -50,6 +50,7 @@ TEST(EventOrder, FrameArrivalsFirstByPortThenOthersByUid)
         {
             auto arrival = Create<FrameArrival>(ports[rng() % ports.size()],
                                                 Create<Packet>(64),
+                                                nullptr,
                                                 0,
                                                 false,
                                                 rng() % 2 == 0);
@@ -85,10 +86,10 @@ TEST(EventOrder, FrameArrivalsFirstByPortThenOthersByUid)
     std::sort(expected.begin(), expected.end());
     // Two arrivals at one port and instant differ only in pipelining: the MAC control frame
     // (not pipelined) goes first.
-    EXPECT_LT(Create<FrameArrival>(ports[0], Create<Packet>(64), 0, false, false)->GetTieKey(),
-              Create<FrameArrival>(ports[0], Create<Packet>(64), 0, false, true)->GetTieKey());
-    EXPECT_LT(Create<FrameArrival>(ports[1], Create<Packet>(64), 0, false, true)->GetTieKey(),
-              Create<FrameArrival>(ports[0], Create<Packet>(64), 0, false, false)->GetTieKey());
+    EXPECT_LT(Create<FrameArrival>(ports[0], Create<Packet>(64), nullptr, 0, false, false)->GetTieKey(),
+              Create<FrameArrival>(ports[0], Create<Packet>(64), nullptr, 0, false, true)->GetTieKey());
+    EXPECT_LT(Create<FrameArrival>(ports[1], Create<Packet>(64), nullptr, 0, false, true)->GetTieKey(),
+              Create<FrameArrival>(ports[0], Create<Packet>(64), nullptr, 0, false, false)->GetTieKey());
     for (const auto& [ts, order, uid] : expected)
     {
         ASSERT_FALSE(scheduler->IsEmpty());

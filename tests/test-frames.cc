@@ -61,10 +61,42 @@ TEST(Frames, DataFrameFieldsRoundTrip)
     EXPECT_EQ((b[38 + 4] << 8) | b[38 + 5], 8 + 12 + 1000 + 4); // UDP length
     EXPECT_EQ(b[46], BthHeader::RC_SEND_MIDDLE);
 
-    roce::MarkCongestionExperienced(p);
+    FrameInfo carried = roce::InfoOf(spec);
+    roce::MarkCongestionExperienced(p, carried);
     ASSERT_TRUE(roce::ParseDataFrame(*p, info));
     EXPECT_EQ(info.ecn, Ipv4Header::ECN_CE);
+    EXPECT_EQ(carried, info);
     EXPECT_EQ(p->GetSize(), 1000u + 66);
+}
+
+TEST(Frames, CarriedInfoIsWhatTheBytesSay)
+{
+    // Ports pass InfoOf(spec) along instead of parsing: it must be what a parse would read.
+    DataFrameSpec data;
+    data.srcHost = 3;
+    data.dstHost = 70000;
+    data.udpSrcPort = 60000;
+    data.priority = 3;
+    data.opcode = BthHeader::RC_SEND_LAST;
+    data.destQp = 0x123;
+    data.psn = 0xfffffe;
+    data.payloadBytes = 4096;
+    DataFrameSpec ack = data;
+    ack.priority = 7;
+    ack.ecnCapable = false;
+    ack.opcode = BthHeader::RC_ACKNOWLEDGE;
+    ack.payloadBytes = 0;
+    ack.syndrome = AethHeader::kNakSequenceError;
+    ack.msn = 0xabcdef;
+    DataFrameSpec cnp = ack;
+    cnp.opcode = BthHeader::CNP;
+    cnp.payloadBytes = 16;
+    for (const DataFrameSpec& spec : {data, ack, cnp})
+    {
+        FrameInfo parsed;
+        ASSERT_TRUE(roce::ParseDataFrame(*roce::MakeDataFrame(spec), parsed));
+        EXPECT_EQ(roce::InfoOf(spec), parsed) << "opcode " << unsigned(spec.opcode);
+    }
 }
 
 TEST(Frames, PfcFrameIsMinimumSizeMacControl)

@@ -110,33 +110,42 @@ FabricChannel::GetDevice(std::size_t i) const
 Ptr<FabricNetDevice>
 FabricChannel::GetPeer(Ptr<const FabricNetDevice> device) const
 {
-    return m_devices[0] == device ? m_devices[1] : m_devices[0];
+    return PeerOf(PeekPointer(device));
 }
 
 void
-FabricChannel::Transmit(Ptr<Packet> p, Ptr<const FabricNetDevice> sender, Time txTime,
+FabricChannel::Transmit(const Ptr<Packet>& p,
+                        const FrameInfo* info,
+                        const FabricNetDevice* sender,
+                        Time txTime,
                         Time extraDelay)
 {
-    Ptr<FabricNetDevice> peer = GetPeer(sender);
+    const Ptr<FabricNetDevice>& peer = PeerOf(sender);
     bool corrupted = false;
     if (m_ber > 0)
     {
         const double bits = 8.0 * p->GetSize();
         corrupted = m_uniform->GetValue() < -std::expm1(bits * m_log1mBer);
     }
-    ScheduleArrival(peer, p, txTime + m_delay + extraDelay, corrupted, extraDelay.IsStrictlyPositive());
+    ScheduleArrival(peer,
+                    p,
+                    info,
+                    txTime + m_delay + extraDelay,
+                    corrupted,
+                    extraDelay.IsStrictlyPositive());
 }
 
 void
-FabricChannel::ScheduleArrival(Ptr<FabricNetDevice> port,
-                               Ptr<Packet> p,
+FabricChannel::ScheduleArrival(const Ptr<FabricNetDevice>& port,
+                               const Ptr<Packet>& p,
+                               const FrameInfo* info,
                                Time delay,
                                bool corrupted,
                                bool pipelined) const
 {
     Simulator::ScheduleWithContext(port->GetNode()->GetId(),
                                    delay,
-                                   new FrameArrival(port, p, m_epoch, corrupted, pipelined));
+                                   new FrameArrival(port, p, info, m_epoch, corrupted, pipelined));
 }
 
 void

@@ -13,6 +13,7 @@ namespace ns3
 {
 
 class FabricNetDevice;
+struct FrameInfo;
 
 /**
  * \ingroup ai-fabric
@@ -39,13 +40,20 @@ class FabricChannel : public Channel
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
     /** The port at the other end from \p device. */
     Ptr<FabricNetDevice> GetPeer(Ptr<const FabricNetDevice> device) const;
+    /** GetPeer without reference counting, for the per-frame path. */
+    const Ptr<FabricNetDevice>& PeerOf(const FabricNetDevice* device) const
+    {
+        return PeekPointer(m_devices[0]) == device ? m_devices[1] : m_devices[0];
+    }
 
     /**
      * Hand a frame whose last bit leaves \p sender after \p txTime to the far end; it arrives
      * after the propagation delay plus \p extraDelay (the far end's forwarding latency).
+     * \p info: a data frame's FrameInfo, which travels with it; null for a MAC control frame.
      */
-    virtual void Transmit(Ptr<Packet> p,
-                          Ptr<const FabricNetDevice> sender,
+    virtual void Transmit(const Ptr<Packet>& p,
+                          const FrameInfo* info,
+                          const FabricNetDevice* sender,
                           Time txTime,
                           Time extraDelay);
 
@@ -89,11 +97,13 @@ class FabricChannel : public Channel
 
   protected:
     /**
-     * Hand \p p to \p port after \p delay through a FrameArrival, in this link's epoch;
-     * \p pipelined if the delay includes the port's forwarding latency.
+     * Hand \p p (with its \p info, null for a MAC control frame) to \p port after \p delay
+     * through a FrameArrival, in this link's epoch; \p pipelined if the delay includes the
+     * port's forwarding latency.
      */
-    void ScheduleArrival(Ptr<FabricNetDevice> port,
-                         Ptr<Packet> p,
+    void ScheduleArrival(const Ptr<FabricNetDevice>& port,
+                         const Ptr<Packet>& p,
+                         const FrameInfo* info,
                          Time delay,
                          bool corrupted,
                          bool pipelined) const;

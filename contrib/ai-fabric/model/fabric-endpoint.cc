@@ -49,11 +49,9 @@ FabricEndpoint::AddPort(Ptr<FabricNetDevice> port)
 {
     NS_ABORT_MSG_IF(port->GetIfIndex() != m_ports.size(),
                     "FabricEndpoint ports must be the node's devices in order");
-    const auto index = static_cast<uint32_t>(m_ports.size());
     m_ports.push_back(port);
     m_waiters.emplace_back();
-    port->SetReceiveHandler(MakeCallback(&FabricEndpoint::Receive, this));
-    port->SetDequeueHandler(MakeCallback(&FabricEndpoint::Dequeued, this).Bind(index));
+    port->SetOwner(this);
 }
 
 uint16_t
@@ -104,14 +102,7 @@ FabricEndpoint::Send(DataFrameSpec spec)
     }
     spec.srcMac = Mac48Address::ConvertFrom(port->GetAddress());
     spec.dstMac = Mac48Address::ConvertFrom(port->GetFabricChannel()->GetPeer(port)->GetAddress());
-    Ptr<Packet> p = roce::MakeDataFrame(spec);
-    FrameInfo info;
-    info.srcHost = m_hostId;
-    info.dstHost = spec.dstHost;
-    info.udpSrcPort = spec.udpSrcPort;
-    info.priority = spec.priority;
-    info.ecn = spec.ecnCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT;
-    return port->Enqueue(p, info, 0);
+    return port->Enqueue(roce::MakeDataFrame(spec), roce::InfoOf(spec), 0);
 }
 
 void
@@ -121,7 +112,7 @@ FabricEndpoint::NotifyWhenPortDequeues(uint32_t port, Callback<void> ready)
 }
 
 void
-FabricEndpoint::Dequeued(uint32_t port, uint16_t, uint8_t, uint32_t)
+FabricEndpoint::FrameDequeued(uint16_t port, uint16_t, uint8_t, uint32_t)
 {
     auto& waiters = m_waiters[port];
     if (!waiters.empty())
@@ -140,7 +131,7 @@ FabricEndpoint::SetReceiveCallback(ReceiveCallback receive)
 }
 
 void
-FabricEndpoint::Receive(Ptr<FabricNetDevice> port, Ptr<Packet> p, const FrameInfo& info)
+FabricEndpoint::ReceiveFrame(FabricNetDevice* port, const Ptr<Packet>& p, const FrameInfo& info)
 {
     if (info.dstHost == m_hostId)
     {

@@ -24,7 +24,7 @@ namespace ns3
  * other hosts' traffic unless the topology makes them transit (rail-only fabrics, where
  * cross-rail traffic crosses NVLink first).
  */
-class FabricEndpoint : public Object
+class FabricEndpoint : public Object, public FabricPortOwner
 {
   public:
     static TypeId GetTypeId();
@@ -80,8 +80,8 @@ class FabricEndpoint : public Object
     void DoDispose() override;
 
   private:
-    void Receive(Ptr<FabricNetDevice> port, Ptr<Packet> p, const FrameInfo& info);
-    void Dequeued(uint32_t port, uint16_t ingress, uint8_t priority, uint32_t bytes);
+    void ReceiveFrame(FabricNetDevice* port, const Ptr<Packet>& p, const FrameInfo& info) override;
+    void FrameDequeued(uint16_t port, uint16_t ingress, uint8_t priority, uint32_t bytes) override;
 
     uint32_t m_hostId{0};
     std::vector<Ptr<FabricNetDevice>> m_ports;

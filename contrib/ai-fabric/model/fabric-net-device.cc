@@ -166,8 +166,7 @@ FabricNetDevice::DoDispose()
         q.clear();
     }
     m_controlQueue.clear();
-    m_receiveHandler = ReceiveHandler();
-    m_dequeueHandler = DequeueHandler();
+    m_owner = nullptr;
     NetDevice::DoDispose();
 }
 
@@ -205,6 +204,10 @@ void
 FabricNetDevice::NotifyRateChanged()
 {
     m_bitRate = m_channel->GetDataRate().GetBitRate();
+    // Every Ethernet rate (100G: 80 ps a byte) divides 8e12: a multiplication per frame then,
+    // the 128-bit division of WirePicoSeconds otherwise.
+    constexpr uint64_t kBitPs = 8000000000000ull;
+    m_psPerByte = kBitPs % m_bitRate == 0 ? kBitPs / m_bitRate : 0;
     const uint64_t per25G = 25000000000ull;
     // Thresholds scale with line rate (HPCC artifact's KMIN_MAP/KMAX_MAP do the same).
     m_kmin = static_cast<uint64_t>(double(m_kminPer25G.GetValue()) * double(m_bitRate) / per25G);
@@ -215,6 +218,10 @@ FabricNetDevice::NotifyRateChanged()
 Time
 FabricNetDevice::TransmissionTime(uint32_t frameBytes) const
 {
+    if (m_psPerByte)
+    {
+        return PicoSeconds(int64_t(roce::WireBytesForFrame(frameBytes) * m_psPerByte));
+    }
     return PicoSeconds(roce::WirePicoSeconds(frameBytes, m_bitRate));
 }
 
@@ -241,7 +248,7 @@ FabricNetDevice::ShouldMarkEcn(uint64_t queueBytes)
 }
 
 bool
-FabricNetDevice::Enqueue(Ptr<Packet> p, const FrameInfo& info, uint16_t ingressPort)
+FabricNetDevice::Enqueue(const Ptr<Packet>& p, const FrameInfo& info, uint16_t ingressPort)
 {
     if (!m_linkUp)
     {
@@ -249,8 +256,7 @@ FabricNetDevice::Enqueue(Ptr<Packet> p, const FrameInfo& info, uint16_t ingressP
         return false;
     }
     const uint8_t c = info.priority;
-    const bool markable = info.ecn == Ipv4Header::ECN_ECT0 || info.ecn == Ipv4Header::ECN_ECT1;
-    m_queues[c].push_back({p, ingressPort, markable});
+    m_queues[c].push_back({p, info, ingressPort});
     const uint64_t before = m_queueBytes[c];
     m_queueBytes[c] += p->GetSize();
     m_queueBytesTrace(c, before, m_queueBytes[c]);
@@ -426,7 +432,7 @@ FabricNetDevice::TransmitNext()
     {
         Ptr<Packet> p = m_controlQueue.front();
         m_controlQueue.pop_front();
-        StartTransmission(p, Time(0)); // MAC control frames skip the forwarding pipeline
+        StartTransmission(p, nullptr, Time(0)); // MAC control frames skip the forwarding pipeline
         return;
     }
     const int c = SelectClass();
@@ -442,22 +448,21 @@ FabricNetDevice::TransmitNext()
     m_queueBytesTrace(c, m_queueBytes[c] + size, m_queueBytes[c]);
     // Marking as the frame leaves, on the queue it leaves behind: the congestion signal is
     // not delayed by the queue itself (as the HPCC artifact's switches do).
-    if (m_ecnEnabled && f.ecnCapable && ShouldMarkEcn(m_queueBytes[c]))
+    const bool ecnCapable =
+        f.info.ecn == Ipv4Header::ECN_ECT0 || f.info.ecn == Ipv4Header::ECN_ECT1;
+    if (m_ecnEnabled && ecnCapable && ShouldMarkEcn(m_queueBytes[c]))
     {
-        roce::MarkCongestionExperienced(f.packet);
+        roce::MarkCongestionExperienced(f.packet, f.info);
         ++m_counters.ecnMarked;
         m_ecnMarkTrace(f.packet);
     }
-    StartTransmission(f.packet, m_peerForwardingLatency);
-    // After the frame is on the wire, so a handler that queues another one sees a busy port.
-    if (!m_dequeueHandler.IsNull())
-    {
-        m_dequeueHandler(f.ingressPort, static_cast<uint8_t>(c), size);
-    }
+    StartTransmission(f.packet, &f.info, m_peerForwardingLatency);
+    // After the frame is on the wire, so an owner that queues another one sees a busy port.
+    m_owner->FrameDequeued(static_cast<uint16_t>(m_ifIndex), f.ingressPort, static_cast<uint8_t>(c), size);
 }
 
 void
-FabricNetDevice::StartTransmission(Ptr<Packet> p, Time peerLatency)
+FabricNetDevice::StartTransmission(const Ptr<Packet>& p, const FrameInfo* info, Time peerLatency)
 {
     const Time txTime = TransmissionTime(p->GetSize());
     m_txEnd = Simulator::Now() + txTime;
@@ -465,7 +470,7 @@ FabricNetDevice::StartTransmission(Ptr<Packet> p, Time peerLatency)
     m_counters.txBytes += p->GetSize();
     m_counters.busyTime += txTime;
     m_txTrace(p);
-    m_channel->Transmit(p, this, txTime, peerLatency);
+    m_channel->Transmit(p, info, this, txTime, peerLatency);
     // The link's one pending event: only when frames wait for it.  A frame that arrives to an
     // idle port later starts at once, without an event of its own.
     if ((m_queuedFrames > 0 || !m_controlQueue.empty()) && !m_completionPending)
@@ -483,7 +488,7 @@ FabricNetDevice::TransmitComplete()
 }
 
 void
-FabricNetDevice::Receive(Ptr<Packet> p, uint32_t epoch, bool corrupted)
+FabricNetDevice::Receive(const Ptr<Packet>& p, const FrameInfo* info, uint32_t epoch, bool corrupted)
 {
     if (epoch != m_channel->GetEpoch())
     {
@@ -498,10 +503,9 @@ FabricNetDevice::Receive(Ptr<Packet> p, uint32_t epoch, bool corrupted)
     ++m_counters.rxFrames;
     m_counters.rxBytes += p->GetSize();
     m_rxTrace(p);
-    FrameInfo info;
-    if (roce::ParseDataFrame(*p, info))
+    if (info)
     {
-        m_receiveHandler(this, p, info);
+        m_owner->ReceiveFrame(this, p, *info);
     }
     else
     {
@@ -642,10 +646,7 @@ FabricNetDevice::Flush()
             const uint32_t size = f.packet->GetSize();
             m_queueBytes[c] -= size;
             m_queueBytesTrace(c, m_queueBytes[c] + size, m_queueBytes[c]);
-            if (!m_dequeueHandler.IsNull())
-            {
-                m_dequeueHandler(f.ingressPort, c, size);
-            }
+            m_owner->FrameDequeued(static_cast<uint16_t>(m_ifIndex), f.ingressPort, c, size);
             RecordDrop(f.packet, DropReason::LinkDown);
         }
     }

@@ -60,11 +60,36 @@ struct FabricPortCounters
  * classes paused by received 802.1Qbb frames are not served until their pause time ends.
  * A frame's time on the wire counts its preamble, SFD and inter-frame gap.
  *
- * Ingress: each received frame is classified once (RoceHeaderStack) and handed with its
- * FrameInfo to the owner's receive callback (a FabricSwitch or FabricEndpoint); PFC frames are
- * consumed here.  Buffer accounting and the decision to send PFC belong to the switch's MMU,
+ * Ingress: a data frame arrives with the FrameInfo built when it was made (no hop parses its
+ * headers) and is handed to the port's owner (a FabricSwitch or FabricEndpoint); PFC frames
+ * are consumed here.  Buffer accounting and the decision to send PFC belong to the switch's MMU,
  * which calls AssertPause().
  */
+class FabricNetDevice;
+
+/**
+ * \ingroup ai-fabric
+ * \brief What a port hands its data frames to: the switch or host endpoint that owns it.
+ *
+ * Called for every frame at every hop, so a direct virtual call rather than an ns-3 Callback
+ * (whose bound arguments add layers of std::function).
+ */
+class FabricPortOwner
+{
+  public:
+    virtual ~FabricPortOwner() = default;
+    /** A data frame with \p info arrived at \p port. */
+    virtual void ReceiveFrame(FabricNetDevice* port, const Ptr<Packet>& p, const FrameInfo& info) = 0;
+    /**
+     * A data frame of class \p priority and \p bytes (header to FCS) that entered through
+     * \p ingress left port \p egress (an ifIndex) for the wire: its buffer is free.
+     */
+    virtual void FrameDequeued(uint16_t egress,
+                               uint16_t ingress,
+                               uint8_t priority,
+                               uint32_t bytes) = 0;
+};
+
 class FabricNetDevice : public NetDevice
 {
   public:
@@ -75,11 +100,6 @@ class FabricNetDevice : public NetDevice
         DWRR,           //!< deficit round robin with an equal quantum per class
     };
     static constexpr uint8_t kClasses = 8; //!< 802.1Q priority code points
-
-    /** The owner's handler of a received data frame. */
-    using ReceiveHandler = Callback<void, Ptr<FabricNetDevice>, Ptr<Packet>, const FrameInfo&>;
-    /** Called when a data frame leaves the egress queue (to release its buffer). */
-    using DequeueHandler = Callback<void, uint16_t, uint8_t, uint32_t>;
 
     static TypeId GetTypeId();
     FabricNetDevice();
@@ -93,7 +113,7 @@ class FabricNetDevice : public NetDevice
      * marked CE by the RED ramp when it leaves).  \p ingressPort is returned to the dequeue
      * handler.  A port whose link is down drops the frame (LinkDown) and returns false.
      */
-    bool Enqueue(Ptr<Packet> p, const FrameInfo& info, uint16_t ingressPort);
+    bool Enqueue(const Ptr<Packet>& p, const FrameInfo& info, uint16_t ingressPort);
     /**
      * Ask the peer to stop (true) or resume (false) sending class \p priority: sends a PFC
      * frame ahead of all data, and while asserted re-sends it every half pause time.
@@ -102,8 +122,8 @@ class FabricNetDevice : public NetDevice
     /** Count a drop that the owner decided for a frame meant for this egress. */
     void RecordDrop(Ptr<const Packet> p, DropReason reason);
 
-    void SetReceiveHandler(ReceiveHandler h) { m_receiveHandler = h; }
-    void SetDequeueHandler(DequeueHandler h) { m_dequeueHandler = h; }
+    /** The switch or endpoint that receives this port's data frames (it outlives them). */
+    void SetOwner(FabricPortOwner* owner) { m_owner = owner; }
     /** Delay between a data frame's last bit arriving here and it reaching the egress queue. */
     void SetForwardingLatency(Time t);
     Time GetForwardingLatency() const { return m_forwardingLatency; }
@@ -137,8 +157,11 @@ class FabricNetDevice : public NetDevice
     int64_t AssignStreams(int64_t stream);
 
     // Called by FabricChannel.
-    /** A frame sent in link epoch \p epoch arrives; \p corrupted if bit errors hit it. */
-    void Receive(Ptr<Packet> p, uint32_t epoch, bool corrupted);
+    /**
+     * A frame sent in link epoch \p epoch arrives with its \p info (null for a MAC control
+     * frame); \p corrupted if bit errors hit it.
+     */
+    void Receive(const Ptr<Packet>& p, const FrameInfo* info, uint32_t epoch, bool corrupted);
     void NotifyLinkState(bool up);
     void NotifyRateChanged();
 
@@ -178,14 +201,17 @@ class FabricNetDevice : public NetDevice
     struct QueuedFrame
     {
         Ptr<Packet> packet;
+        FrameInfo info; //!< travels with the frame to the next port
         uint16_t ingressPort;
-        bool ecnCapable; //!< ECT(0) or ECT(1): may be marked CE on the way out
     };
 
     void Kick();
     void TransmitNext();
-    /** Put \p p on the wire; it reaches the peer's queues \p peerLatency after its last bit. */
-    void StartTransmission(Ptr<Packet> p, Time peerLatency);
+    /**
+     * Put \p p (a data frame's \p info, or null) on the wire; it reaches the peer's queues
+     * \p peerLatency after its last bit.
+     */
+    void StartTransmission(const Ptr<Packet>& p, const FrameInfo* info, Time peerLatency);
     void TransmitComplete();
     int SelectClass();
     int SelectDwrr();
@@ -209,6 +235,7 @@ class FabricNetDevice : public NetDevice
     uint32_t m_ifIndex{0};
     uint32_t m_payloadMtu{};
     uint64_t m_bitRate{0};         //!< cached channel rate, bit/s
+    uint64_t m_psPerByte{0};       //!< 8e12 / m_bitRate when exact, else 0
     bool m_linkUp{false};
     Time m_txEnd;                  //!< when the frame on the wire ends (the port is busy before)
     bool m_completionPending{false}; //!< a TransmitComplete event is scheduled
@@ -251,8 +278,7 @@ class FabricNetDevice : public NetDevice
     std::array<EventId, kClasses> m_refreshEvents;
 
     FabricPortCounters m_counters;
-    ReceiveHandler m_receiveHandler;
-    DequeueHandler m_dequeueHandler;
+    FabricPortOwner* m_owner{nullptr};
     TracedCallback<> m_linkChangeCallbacks;
 
     TracedCallback<Ptr<const Packet>> m_txTrace;  //!< frame starts on the wire

@@ -56,8 +56,9 @@ FabricRemoteChannel::Attach(Ptr<FabricNetDevice> device)
 }
 
 void
-FabricRemoteChannel::Transmit(Ptr<Packet> p,
-                              Ptr<const FabricNetDevice> sender,
+FabricRemoteChannel::Transmit(const Ptr<Packet>& p,
+                              const FrameInfo*,
+                              const FabricNetDevice* sender,
                               Time txTime,
                               Time extraDelay)
 {
@@ -66,7 +67,7 @@ FabricRemoteChannel::Transmit(Ptr<Packet> p,
     NS_ABORT_MSG_IF(p->GetSerializedSize() + kMpiHeaderBytes > kMpiMessageBytes,
                     "FabricRemoteChannel: a frame of " << p->GetSerializedSize()
                         << " serialized bytes exceeds ns-3's MPI message buffer");
-    Ptr<FabricNetDevice> peer = GetPeer(sender);
+    const Ptr<FabricNetDevice>& peer = PeerOf(sender);
     MpiInterface::SendPacket(p,
                              Simulator::Now() + txTime + GetDelay() + extraDelay - HandOver(),
                              peer->GetNode()->GetId(),
@@ -76,11 +77,12 @@ FabricRemoteChannel::Transmit(Ptr<Packet> p,
 void
 FabricRemoteChannel::Deliver(Ptr<FabricNetDevice> port, Ptr<Packet> p)
 {
-    // The sender added the forwarding latency to data frames, not to MAC control frames.
+    // The sender added the forwarding latency to data frames, not to MAC control frames.  The
+    // frame's info is read here, once, as it crosses from the other rank.
     FrameInfo info;
-    const bool pipelined =
-        roce::ParseDataFrame(*p, info) && port->GetForwardingLatency().IsStrictlyPositive();
-    ScheduleArrival(port, p, HandOver(), false, pipelined);
+    const bool data = roce::ParseDataFrame(*p, info);
+    const bool pipelined = data && port->GetForwardingLatency().IsStrictlyPositive();
+    ScheduleArrival(port, p, data ? &info : nullptr, HandOver(), false, pipelined);
 }
 
 } // namespace ns3

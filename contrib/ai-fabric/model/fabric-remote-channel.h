@@ -30,8 +30,9 @@ class FabricRemoteChannel : public FabricChannel
 
     /** Attach a port; a port of this rank gets an MpiReceiver for the frames that cross. */
     void Attach(Ptr<FabricNetDevice> device) override;
-    void Transmit(Ptr<Packet> p,
-                  Ptr<const FabricNetDevice> sender,
+    void Transmit(const Ptr<Packet>& p,
+                  const FrameInfo* info,
+                  const FabricNetDevice* sender,
                   Time txTime,
                   Time extraDelay) override;
 

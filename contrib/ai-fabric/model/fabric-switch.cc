@@ -64,8 +64,7 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> port)
                     "FabricSwitch ports must be the node's devices in order");
     m_ports.push_back(port);
     port->SetForwardingLatency(m_forwardingLatency);
-    port->SetReceiveHandler(MakeCallback(&FabricSwitch::Receive, this));
-    port->SetDequeueHandler(MakeCallback(&FabricSwitch::Dequeued, this).Bind(index));
+    port->SetOwner(this);
 }
 
 bool
@@ -118,7 +117,7 @@ FabricSwitch::HashEgress(const ForwardingTable::PortSet& hops, const FrameInfo& 
 }
 
 void
-FabricSwitch::Receive(Ptr<FabricNetDevice> ingress, Ptr<Packet> p, const FrameInfo& info)
+FabricSwitch::ReceiveFrame(FabricNetDevice* ingress, const Ptr<Packet>& p, const FrameInfo& info)
 {
     const ForwardingTable::PortSet& hops = m_table.NextHops(info.dstHost);
     if (hops.empty())
@@ -127,7 +126,7 @@ FabricSwitch::Receive(Ptr<FabricNetDevice> ingress, Ptr<Packet> p, const FrameIn
         return;
     }
     const uint16_t e = ChooseEgress(hops, info);
-    Ptr<FabricNetDevice> egress = m_ports[e];
+    const Ptr<FabricNetDevice>& egress = m_ports[e];
     if (!egress->IsLinkUp())
     {
         egress->RecordDrop(p, DropReason::LinkDown);
@@ -145,7 +144,7 @@ FabricSwitch::Receive(Ptr<FabricNetDevice> ingress, Ptr<Packet> p, const FrameIn
 }
 
 void
-FabricSwitch::Dequeued(uint16_t egress, uint16_t ingress, uint8_t priority, uint32_t bytes)
+FabricSwitch::FrameDequeued(uint16_t egress, uint16_t ingress, uint8_t priority, uint32_t bytes)
 {
     m_mmu->Release(ingress, egress, priority, bytes);
 }

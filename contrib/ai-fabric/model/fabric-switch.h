@@ -23,7 +23,7 @@ namespace ns3
  * the egress port's class queue.  A frame whose chosen egress is down is dropped (LinkDown)
  * until routing converges around it.
  */
-class FabricSwitch : public Object
+class FabricSwitch : public Object, public FabricPortOwner
 {
   public:
     /** How a switch spreads flows over equal-cost next hops. */
@@ -66,8 +66,8 @@ class FabricSwitch : public Object
     void DoDispose() override;
 
   private:
-    void Receive(Ptr<FabricNetDevice> ingress, Ptr<Packet> p, const FrameInfo& info);
-    void Dequeued(uint16_t egress, uint16_t ingress, uint8_t priority, uint32_t bytes);
+    void ReceiveFrame(FabricNetDevice* ingress, const Ptr<Packet>& p, const FrameInfo& info) override;
+    void FrameDequeued(uint16_t egress, uint16_t ingress, uint8_t priority, uint32_t bytes) override;
     void PauseIngress(uint16_t ingress, uint8_t priority, bool pause);
     uint16_t ChooseEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info);
 

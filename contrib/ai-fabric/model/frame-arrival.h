@@ -1,6 +1,8 @@
 #ifndef AI_FABRIC_FRAME_ARRIVAL_H
 #define AI_FABRIC_FRAME_ARRIVAL_H
 
+#include "roce-frame.h"
+
 #include "ns3/event-impl.h"
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
@@ -18,7 +20,8 @@ class FabricNetDevice;
  * by receiving port (its MAC address), and at one port a frame that skipped the forwarding
  * pipeline (a MAC control frame) before one that went through it.  The key depends only on
  * the fabric, never on when the event was scheduled, so that ties resolve alike in a single
- * process and in any split over MPI ranks.
+ * process and in any split over MPI ranks.  A data frame's FrameInfo rides along, so the
+ * receiving port does not parse its headers.
  */
 class FrameArrival final : public EventImpl
 {
@@ -26,12 +29,14 @@ class FrameArrival final : public EventImpl
     /**
      * \param port the receiving port
      * \param p the frame
+     * \param info a data frame's info (copied); null for a MAC control frame
      * \param epoch the link epoch it was sent in
      * \param corrupted whether bit errors hit it
      * \param pipelined whether its arrival includes the receiver's forwarding latency
      */
-    FrameArrival(Ptr<FabricNetDevice> port,
-                 Ptr<Packet> p,
+    FrameArrival(const Ptr<FabricNetDevice>& port,
+                 const Ptr<Packet>& p,
+                 const FrameInfo* info,
                  uint32_t epoch,
                  bool corrupted,
                  bool pipelined);
@@ -39,13 +44,23 @@ class FrameArrival final : public EventImpl
     /** Lower first among the arrivals of one instant. */
     uint64_t GetTieKey() const { return m_tieKey; }
 
+    /**
+     * Arrivals are the most frequent event (one per frame per hop): their memory is recycled
+     * through a free list rather than returned to the allocator (one process, one thread, as
+     * ns-3's default simulator runs).
+     */
+    static void* operator new(std::size_t size);
+    static void operator delete(void* p);
+
   private:
     void Notify() override;
 
     Ptr<FabricNetDevice> m_port;
     Ptr<Packet> m_packet;
     uint64_t m_tieKey;
+    FrameInfo m_info;
     uint32_t m_epoch;
+    bool m_data;
     bool m_corrupted;
 };
 

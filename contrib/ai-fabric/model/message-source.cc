@@ -69,7 +69,10 @@ MessageSource::GetTypeId()
     return tid;
 }
 
-MessageSource::MessageSource() = default;
+MessageSource::MessageSource()
+    : m_sendNext(MakeCallback(&MessageSource::SendNext, this))
+{
+}
 
 void
 MessageSource::DoDispose()
@@ -138,8 +141,7 @@ MessageSource::SendWhenPortHasRoom()
 {
     if (m_port->GetQueueBytes(m_priority) > 0)
     {
-        m_endpoint->NotifyWhenPortDequeues(m_port->GetIfIndex(),
-                                           MakeCallback(&MessageSource::SendNext, this));
+        m_endpoint->NotifyWhenPortDequeues(m_port->GetIfIndex(), m_sendNext);
         return;
     }
     SendNext();

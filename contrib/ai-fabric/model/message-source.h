@@ -58,6 +58,7 @@ class MessageSource : public Application
     uint64_t m_remaining{0};
     uint32_t m_psn{0};
     EventId m_sendEvent;
+    Callback<void> m_sendNext; //!< SendNext, made once: a waiter is queued for every frame
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_startedTrace;
 };
 

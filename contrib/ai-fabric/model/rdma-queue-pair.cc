@@ -124,7 +124,10 @@ RdmaQueuePair::GetTypeId()
     return tid;
 }
 
-RdmaQueuePair::RdmaQueuePair() = default;
+RdmaQueuePair::RdmaQueuePair()
+    : m_sendNext(MakeCallback(&RdmaQueuePair::SendNext, this))
+{
+}
 
 void
 RdmaQueuePair::DoDispose()
@@ -268,8 +271,7 @@ void
 RdmaQueuePair::SendWhenPortHasRoom()
 {
     m_waitingForPort = true;
-    m_endpoint->NotifyWhenPortDequeues(m_port->GetIfIndex(),
-                                       MakeCallback(&RdmaQueuePair::SendNext, this));
+    m_endpoint->NotifyWhenPortDequeues(m_port->GetIfIndex(), m_sendNext);
 }
 
 uint32_t

@@ -176,6 +176,7 @@ class RdmaQueuePair : public MessageQueuePair
     bool m_waitingForPort{false};
     Ptr<SendRateLimiter> m_limiter;
     EventId m_paceEvent;
+    Callback<void> m_sendNext; //!< SendNext, made once: a waiter is queued for every frame
     /**
      * A pace event is due (checked instead of m_paceEvent.IsRunning(): under FabricScheduler a
      * frame arriving at the event's picosecond runs first and ns-3 reports it not running).

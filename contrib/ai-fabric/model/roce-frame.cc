@@ -1,9 +1,5 @@
 #include "roce-frame.h"
 
-#include "icrc-trailer.h"
-
-#include "ns3/ethernet-trailer.h"
-
 namespace ns3
 {
 
@@ -97,9 +93,10 @@ namespace roce
 Ptr<Packet>
 MakeDataFrame(const DataFrameSpec& s)
 {
-    Ptr<Packet> p = Create<Packet>(s.payloadBytes);
-    p->AddTrailer(IcrcTrailer());
-    p->AddTrailer(EthernetTrailer());
+    // The payload is followed by the ICRC and the FCS, both zero: corruption is an event of the
+    // link, not a checked CRC, so neither is computed, and their bytes are part of the zeroed
+    // payload area rather than two trailers to add to every frame.
+    Ptr<Packet> p = Create<Packet>(s.payloadBytes + kIcrcBytes + kFcsBytes);
     RoceHeaderStack h;
     h.eth.SetSource(s.srcMac);
     h.eth.SetDestination(s.dstMac);
@@ -127,6 +124,27 @@ MakeDataFrame(const DataFrameSpec& s)
     h.ip.EnableChecksum();
     p->AddHeader(h);
     return p;
+}
+
+FrameInfo
+InfoOf(const DataFrameSpec& s)
+{
+    FrameInfo info;
+    info.srcHost = s.srcHost;
+    info.dstHost = s.dstHost;
+    info.udpSrcPort = s.udpSrcPort;
+    info.priority = s.priority;
+    info.ecn = s.ecnCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT;
+    info.opcode = s.opcode;
+    info.destQp = s.destQp & 0xffffff; // BTH: 24 bits
+    info.psn = s.psn & 0xffffff;
+    info.payloadBytes = s.payloadBytes;
+    if (s.opcode == BthHeader::RC_ACKNOWLEDGE)
+    {
+        info.syndrome = s.syndrome;
+        info.msn = s.msn & 0xffffff; // AETH: 24 bits
+    }
+    return info;
 }
 
 bool
@@ -157,8 +175,9 @@ ParseDataFrame(const Packet& p, FrameInfo& info)
 }
 
 void
-MarkCongestionExperienced(Ptr<Packet> p)
+MarkCongestionExperienced(Ptr<Packet> p, FrameInfo& info)
 {
+    info.ecn = Ipv4Header::ECN_CE;
     RoceHeaderStack h;
     p->RemoveHeader(h);
     h.ip.SetEcn(Ipv4Header::ECN_CE);

@@ -140,6 +140,14 @@ struct FrameInfo
     uint32_t payloadBytes{0}; //!< transport payload bytes
     uint8_t syndrome{0};     //!< AETH syndrome of an ACK/NAK
     uint32_t msn{0};         //!< AETH message sequence number of an ACK/NAK
+
+    bool operator==(const FrameInfo& o) const
+    {
+        return srcHost == o.srcHost && dstHost == o.dstHost && udpSrcPort == o.udpSrcPort &&
+               priority == o.priority && ecn == o.ecn && opcode == o.opcode &&
+               destQp == o.destQp && psn == o.psn && payloadBytes == o.payloadBytes &&
+               syndrome == o.syndrome && msn == o.msn;
+    }
 };
 
 /** Fields of a data frame to build. */
@@ -162,12 +170,19 @@ struct DataFrameSpec
 
 namespace roce
 {
-/** Build a RoCEv2 frame (headers, AETH for an ACK, zero-filled payload, ICRC, FCS). */
+/** Build a RoCEv2 frame (headers, AETH for an ACK, zero-filled payload, then the ICRC and FCS
+ * as 8 zero bytes: neither is computed). */
 Ptr<Packet> MakeDataFrame(const DataFrameSpec& spec);
+/**
+ * What ParseDataFrame reads from MakeDataFrame(\p spec): the frame's FrameInfo, which travels
+ * with it from port to port so that no hop parses its headers.
+ */
+FrameInfo InfoOf(const DataFrameSpec& spec);
 /** Classify a frame; false if it is not an IPv4 RoCEv2 data frame. */
 bool ParseDataFrame(const Packet& p, FrameInfo& info);
-/** Rewrite the IPv4 ECN codepoint of a data frame to CE (RFC 3168). */
-void MarkCongestionExperienced(Ptr<Packet> p);
+/** Rewrite the IPv4 ECN codepoint of a data frame to CE (RFC 3168), in its bytes and in the
+ * \p info that travels with it. */
+void MarkCongestionExperienced(Ptr<Packet> p, FrameInfo& info);
 } // namespace roce
 
 } // namespace ns3
