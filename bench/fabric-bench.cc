@@ -30,8 +30,10 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 using namespace ns3;
 
@@ -81,6 +83,7 @@ RunClosedLoop(uint32_t k, uint64_t bytes)
     fatTree.SetCableLengths(200, 200, 200); // 1 us at 5 ns/m
     FabricNetworkHelper network;
     network.SetSwitchAttribute("ForwardingLatency", TimeValue(Time(0))); // as htsim's default
+    network.SetDeviceAttribute("EcnEnabled", BooleanValue(false)); // htsim_roce marks nothing
     Ptr<FabricNetwork> net = network.Install(fatTree.Build());
     RdmaHelper rdma;
     rdma.SetNicAttribute("CongestionControl", StringValue("ns3::NoneCongestionControl"));
@@ -124,24 +127,35 @@ RunHtsim(const std::string& binary, uint32_t k, uint64_t bytes)
             f << h << "->" << (h + hosts / 2) % hosts << " start 0 size " << bytes << "\n";
         }
     }
-    const std::string command = "cd " + std::string(dir) + " && exec '" + binary + "' -nodes " +
-                                std::to_string(hosts) +
-                                " -tiers 3 -linkspeed 100000 -hop_latency 1 -switch_latency 0"
-                                " -mtu 4096 -q 1000 -queue_type lossless_input"
-                                " -pfc_thresholds 12 15 -strat ecmp_host -paths 1 -end 1000000"
-                                " -seed 13 -o htsim.dat -tm permutation.cm > htsim.out 2>&1";
+    const std::string nodes = std::to_string(hosts);
+    const std::vector<const char*> args = {
+        binary.c_str(), "-nodes", nodes.c_str(), "-tiers", "3", "-linkspeed", "100000",
+        "-hop_latency", "1", "-switch_latency", "0", "-mtu", "4096", "-q", "1000",
+        "-queue_type", "lossless_input", "-pfc_thresholds", "12", "15", "-strat", "ecmp_host",
+        "-paths", "1", "-end", "1000000", "-seed", "13", "-o", "htsim.dat", "-tm",
+        "permutation.cm", nullptr};
     const auto start = std::chrono::steady_clock::now();
     const pid_t pid = fork();
     if (pid == 0)
     {
-        execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+        // In the scratch folder (htsim writes its -o file there), output to htsim.out.
+        const int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || chdir(dir) != 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+        {
+            _exit(127);
+        }
+        execv(binary.c_str(), const_cast<char* const*>(args.data()));
         _exit(127);
     }
     int status = 0;
     struct rusage usage
     {
     };
-    wait4(pid, &status, 0, &usage);
+    if (pid < 0 || wait4(pid, &status, 0, &usage) != pid)
+    {
+        std::perror("fabric-bench: running htsim");
+        std::exit(1);
+    }
     Result r;
     r.wallSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -157,8 +171,10 @@ RunHtsim(const std::string& binary, uint32_t k, uint64_t bytes)
         const auto total = line.find(" total bytes ");
         if (line.rfind("Flow ", 0) == 0 && at != std::string::npos && total != std::string::npos)
         {
-            r.simSeconds = std::max(r.simSeconds, std::stod(line.substr(at + 13)) * 1e-6);
-            delivered += std::stoull(line.substr(total + 13));
+            const double finished = std::strtod(line.c_str() + at + 13, nullptr);
+            const uint64_t flowBytes = std::strtoull(line.c_str() + total + 13, nullptr, 10);
+            r.simSeconds = std::max(r.simSeconds, finished * 1e-6);
+            delivered += (flowBytes + kPayload - 1) / kPayload; // frames, as ai-fabric counts
             ++flows;
         }
     }
@@ -169,7 +185,7 @@ RunHtsim(const std::string& binary, uint32_t k, uint64_t bytes)
                      binary.c_str(), flows, hosts, out.c_str());
         std::exit(1);
     }
-    r.packets = delivered / kPayload;
+    r.packets = delivered;
     std::remove(tm.c_str());
     std::remove(out.c_str());
     std::remove((std::string(dir) + "/htsim.dat").c_str());
@@ -284,17 +300,32 @@ main(int argc, char** argv)
     // Both simulators on the same event scheduler (by default ai-fabric-run's), so the ratio
     // measures the models, not the queue.
     GlobalValue::Bind("SchedulerType", StringValue(scheduler));
-    const bool open = workloads.find("open") != std::string::npos;
-    const bool closed = workloads.find("closed") != std::string::npos;
-    if (!open && !closed)
+    bool open = false;
+    bool closed = false;
+    std::stringstream names(workloads);
+    std::string name;
+    while (std::getline(names, name, ','))
     {
-        std::fprintf(stderr, "fabric-bench: --workload: %s names neither open nor closed\n",
-                     workloads.c_str());
-        return 2;
+        if (name != "open" && name != "closed")
+        {
+            std::fprintf(stderr, "fabric-bench: --workload: %s is not open or closed\n",
+                         name.c_str());
+            return 2;
+        }
+        (name == "open" ? open : closed) = true;
     }
-    std::printf("fabric-bench: fat-tree, every host sends %lu bytes across pods at 100G, "
-                "4096-byte payloads\n",
-                static_cast<unsigned long>(bytes));
+    if (open)
+    {
+        std::printf("open loop: every host sends %lu bytes across pods at 100G, 4096-byte "
+                    "payloads\n",
+                    static_cast<unsigned long>(bytes));
+    }
+    if (closed)
+    {
+        std::printf("closed loop: a queue pair per host across pods, 100G, 1 us links, %s\n",
+                    closedBytes ? (std::to_string(closedBytes) + " bytes a flow").c_str()
+                                : "128 MiB a flow at k=4, 4 MiB at larger k");
+    }
     std::printf("%-10s %-4s %8s %10s %9s %12s %11s %9s %9s %8s\n", "simulator", "", "packets",
                 "sim_ms", "wall_s", "packets/s", "events", "rss_MiB", "MiB/host", "ev/pkt");
     std::stringstream list(ks);

@@ -255,6 +255,7 @@ FabricNetDevice::Enqueue(const Ptr<Packet>& p, const FrameInfo& info, uint16_t i
         RecordDrop(p, DropReason::LinkDown);
         return false;
     }
+    NS_ASSERT_MSG(m_owner, "a fabric port needs an owner (FabricSwitch or FabricEndpoint)");
     const uint8_t c = info.priority;
     m_queues[c].push_back({p, info, ingressPort});
     const uint64_t before = m_queueBytes[c];
@@ -415,7 +416,7 @@ FabricNetDevice::Kick()
     const Time now = Simulator::Now();
     if (now >= m_txEnd)
     {
-        TransmitNext();
+        TransmitNext(now);
     }
     else if (!m_completionPending)
     {
@@ -425,14 +426,14 @@ FabricNetDevice::Kick()
 }
 
 void
-FabricNetDevice::TransmitNext()
+FabricNetDevice::TransmitNext(Time now)
 {
-    NS_ASSERT(Simulator::Now() >= m_txEnd);
+    NS_ASSERT(now >= m_txEnd);
     if (!m_controlQueue.empty())
     {
         Ptr<Packet> p = m_controlQueue.front();
         m_controlQueue.pop_front();
-        StartTransmission(p, nullptr, Time(0)); // MAC control frames skip the forwarding pipeline
+        StartTransmission(p, nullptr, Time(0), now); // MAC control frames skip the pipeline
         return;
     }
     const int c = SelectClass();
@@ -456,16 +457,19 @@ FabricNetDevice::TransmitNext()
         ++m_counters.ecnMarked;
         m_ecnMarkTrace(f.packet);
     }
-    StartTransmission(f.packet, &f.info, m_peerForwardingLatency);
+    StartTransmission(f.packet, &f.info, m_peerForwardingLatency, now);
     // After the frame is on the wire, so an owner that queues another one sees a busy port.
     m_owner->FrameDequeued(static_cast<uint16_t>(m_ifIndex), f.ingressPort, static_cast<uint8_t>(c), size);
 }
 
 void
-FabricNetDevice::StartTransmission(const Ptr<Packet>& p, const FrameInfo* info, Time peerLatency)
+FabricNetDevice::StartTransmission(const Ptr<Packet>& p,
+                                   const FrameInfo* info,
+                                   Time peerLatency,
+                                   Time now)
 {
     const Time txTime = TransmissionTime(p->GetSize());
-    m_txEnd = Simulator::Now() + txTime;
+    m_txEnd = now + txTime;
     ++m_counters.txFrames;
     m_counters.txBytes += p->GetSize();
     m_counters.busyTime += txTime;

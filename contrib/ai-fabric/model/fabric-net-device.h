@@ -49,22 +49,6 @@ struct FabricPortCounters
     Time busyTime;   //!< time the transmitter spent sending (wire bytes / rate)
 };
 
-/**
- * \ingroup ai-fabric
- * \brief One full-duplex Ethernet port of a fabric switch or NIC.
- *
- * Egress: a FIFO per traffic class (802.1Q PCP 0..7) and a control queue for PFC frames that
- * goes first; strict priority (7 highest) or deficit weighted round robin between classes;
- * RED-style ECN marking, as a frame leaves, on the class queue it leaves behind (Kmin, Kmax,
- * Pmax, as in DCQCN);
- * classes paused by received 802.1Qbb frames are not served until their pause time ends.
- * A frame's time on the wire counts its preamble, SFD and inter-frame gap.
- *
- * Ingress: a data frame arrives with the FrameInfo built when it was made (no hop parses its
- * headers) and is handed to the port's owner (a FabricSwitch or FabricEndpoint); PFC frames
- * are consumed here.  Buffer accounting and the decision to send PFC belong to the switch's MMU,
- * which calls AssertPause().
- */
 class FabricNetDevice;
 
 /**
@@ -82,7 +66,8 @@ class FabricPortOwner
     virtual void ReceiveFrame(FabricNetDevice* port, const Ptr<Packet>& p, const FrameInfo& info) = 0;
     /**
      * A data frame of class \p priority and \p bytes (header to FCS) that entered through
-     * \p ingress left port \p egress (an ifIndex) for the wire: its buffer is free.
+     * \p ingress left port \p egress (an ifIndex) for the wire, or was dropped from its queue
+     * when the link went down: its buffer is free.
      */
     virtual void FrameDequeued(uint16_t egress,
                                uint16_t ingress,
@@ -90,6 +75,22 @@ class FabricPortOwner
                                uint32_t bytes) = 0;
 };
 
+/**
+ * \ingroup ai-fabric
+ * \brief One full-duplex Ethernet port of a fabric switch or NIC.
+ *
+ * Egress: a FIFO per traffic class (802.1Q PCP 0..7) and a control queue for PFC frames that
+ * goes first; strict priority (7 highest) or deficit weighted round robin between classes;
+ * RED-style ECN marking, as a frame leaves, on the class queue it leaves behind (Kmin, Kmax,
+ * Pmax, as in DCQCN);
+ * classes paused by received 802.1Qbb frames are not served until their pause time ends.
+ * A frame's time on the wire counts its preamble, SFD and inter-frame gap.
+ *
+ * Ingress: a data frame arrives with the FrameInfo built when it was made (no hop parses its
+ * headers) and is handed to the port's owner (a FabricSwitch or FabricEndpoint); PFC frames
+ * are consumed here.  Buffer accounting and the decision to send PFC belong to the switch's MMU,
+ * which calls AssertPause().
+ */
 class FabricNetDevice : public NetDevice
 {
   public:
@@ -110,8 +111,8 @@ class FabricNetDevice : public NetDevice
 
     /**
      * Queue a data frame for transmission in class \p info.priority (if ECN-capable it may be
-     * marked CE by the RED ramp when it leaves).  \p ingressPort is returned to the dequeue
-     * handler.  A port whose link is down drops the frame (LinkDown) and returns false.
+     * marked CE by the RED ramp when it leaves).  \p ingressPort is passed to the owner's
+     * FrameDequeued.  A port whose link is down drops the frame (LinkDown) and returns false.
      */
     bool Enqueue(const Ptr<Packet>& p, const FrameInfo& info, uint16_t ingressPort);
     /**
@@ -206,12 +207,13 @@ class FabricNetDevice : public NetDevice
     };
 
     void Kick();
-    void TransmitNext();
+    /** Start the next frame, the port being idle at \p now (the simulator's time). */
+    void TransmitNext(Time now);
     /**
-     * Put \p p (a data frame's \p info, or null) on the wire; it reaches the peer's queues
-     * \p peerLatency after its last bit.
+     * Put \p p (a data frame's \p info, or null) on the wire at \p now; it reaches the peer's
+     * queues \p peerLatency after its last bit.
      */
-    void StartTransmission(const Ptr<Packet>& p, const FrameInfo* info, Time peerLatency);
+    void StartTransmission(const Ptr<Packet>& p, const FrameInfo* info, Time peerLatency, Time now);
     void TransmitComplete();
     int SelectClass();
     int SelectDwrr();

@@ -34,6 +34,10 @@ FrameArrival::operator new(std::size_t size)
 void
 FrameArrival::operator delete(void* p)
 {
+    if (!p)
+    {
+        return;
+    }
     auto* slot = static_cast<FreeSlot*>(p);
     slot->next = g_freeArrivals;
     g_freeArrivals = slot;

@@ -101,9 +101,9 @@ HostId(Ipv4Address a)
  * \brief The header stack of a RoCEv2 frame: 802.1Q Ethernet, IPv4, UDP, BTH, and the AETH
  * of an acknowledgement.
  *
- * Each layer is its own ns-3 header class; this one reads or writes them in order in one pass,
- * so a port classifies a frame with a single PeekHeader.  Deserialize stops after the Ethernet
- * header when the frame is not IPv4 (check IsIpv4()).
+ * Each layer is its own ns-3 header class; this one reads or writes them in order in one pass
+ * (MakeDataFrame, ParseDataFrame).  Deserialize stops after the Ethernet header when the frame
+ * is not IPv4 (check IsIpv4()).
  */
 class RoceHeaderStack : public Header
 {
@@ -126,7 +126,8 @@ class RoceHeaderStack : public Header
     AethHeader aeth;        //!< present only when HasAeth()
 };
 
-/** What a port needs to know of a frame, read once per hop. */
+/** What a hop needs to know of a data frame: made with the frame (InfoOf) and carried with it
+ * from port to port, so no hop parses its headers. */
 struct FrameInfo
 {
     uint32_t srcHost{0};     //!< sending host id
