@@ -47,15 +47,23 @@ using aifabric_bench::Result; // packets: 4096-byte payloads received by the des
 constexpr uint32_t kPayload = 4096;
 const char* kRate = "100Gbps";
 
+/** The k-ary fat-tree of single-NIC hosts at kRate that both workloads run on. */
+FatTreeTopologyHelper
+FatTree(uint32_t k)
+{
+    FatTreeTopologyHelper fatTree(k);
+    ClusterHelper cluster(k * k * k / 4, 1);
+    cluster.SetNicRate(DataRate(kRate));
+    fatTree.SetCluster(cluster);
+    return fatTree;
+}
+
 Result
 RunAiFabric(uint32_t k, uint64_t bytes)
 {
     Time::SetResolution(Time::PS);
     const auto start = std::chrono::steady_clock::now();
-    FatTreeTopologyHelper fatTree(k);
-    ClusterHelper cluster(k * k * k / 4, 1);
-    cluster.SetNicRate(DataRate(kRate));
-    fatTree.SetCluster(cluster);
+    FatTreeTopologyHelper fatTree = FatTree(k);
     FabricNetworkHelper network;
     network.SetSwitchAttribute("LoadBalancing", EnumValue(FabricSwitch::PACKET_SPRAY));
     Ptr<FabricNetwork> net = network.Install(fatTree.Build());
@@ -76,10 +84,7 @@ RunClosedLoop(uint32_t k, uint64_t bytes)
 {
     Time::SetResolution(Time::PS);
     const auto start = std::chrono::steady_clock::now();
-    FatTreeTopologyHelper fatTree(k);
-    ClusterHelper cluster(k * k * k / 4, 1);
-    cluster.SetNicRate(DataRate(kRate));
-    fatTree.SetCluster(cluster);
+    FatTreeTopologyHelper fatTree = FatTree(k);
     fatTree.SetCableLengths(200, 200, 200); // 1 us at 5 ns/m
     FabricNetworkHelper network;
     network.SetSwitchAttribute("ForwardingLatency", TimeValue(Time(0))); // as htsim's default
