@@ -143,7 +143,7 @@ FabricChannel::ScheduleArrival(const Ptr<FabricNetDevice>& port,
                                bool corrupted,
                                bool pipelined) const
 {
-    Simulator::ScheduleWithContext(port->GetNode()->GetId(),
+    Simulator::ScheduleWithContext(port->GetNodeId(),
                                    delay,
                                    new FrameArrival(port, p, info, m_epoch, corrupted, pipelined));
 }

@@ -2,6 +2,7 @@
 
 #include "fabric-channel.h"
 #include "pfc-pause-header.h"
+#include "recycled-event.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -17,6 +18,21 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("FabricNetDevice");
 NS_OBJECT_ENSURE_REGISTERED(FabricNetDevice);
+
+/** The end of a port's transmission, when frames wait: the port starts its next one. */
+class PortCompletion final : public RecycledEvent
+{
+  public:
+    explicit PortCompletion(FabricNetDevice* port)
+        : m_port(port)
+    {
+    }
+
+  private:
+    void Notify() override { m_port->TransmitComplete(); }
+
+    FabricNetDevice* m_port; //!< as ns-3's MakeEvent holds an object: not counted
+};
 
 const char*
 DropReasonName(DropReason r)
@@ -421,7 +437,7 @@ FabricNetDevice::Kick()
     else if (!m_completionPending)
     {
         m_completionPending = true;
-        Simulator::Schedule(m_txEnd - now, &FabricNetDevice::TransmitComplete, this);
+        Simulator::Schedule(m_txEnd - now, new PortCompletion(this));
     }
 }
 
@@ -480,7 +496,7 @@ FabricNetDevice::StartTransmission(const Ptr<Packet>& p,
     if ((m_queuedFrames > 0 || !m_controlQueue.empty()) && !m_completionPending)
     {
         m_completionPending = true;
-        Simulator::Schedule(txTime, &FabricNetDevice::TransmitComplete, this);
+        Simulator::Schedule(txTime, new PortCompletion(this));
     }
 }
 
@@ -812,6 +828,7 @@ void
 FabricNetDevice::SetNode(Ptr<Node> node)
 {
     m_node = node;
+    m_nodeId = node->GetId();
 }
 
 bool

@@ -50,6 +50,7 @@ struct FabricPortCounters
 };
 
 class FabricNetDevice;
+class PortCompletion;
 
 /**
  * \ingroup ai-fabric
@@ -189,6 +190,8 @@ class FabricNetDevice : public NetDevice
                   const Address& dest,
                   uint16_t protocolNumber) override;
     Ptr<Node> GetNode() const override;
+    /** The id of this port's node (the simulator context of its events), without a lookup. */
+    uint32_t GetNodeId() const { return m_nodeId; }
     void SetNode(Ptr<Node> node) override;
     bool NeedsArp() const override;
     void SetReceiveCallback(NetDevice::ReceiveCallback cb) override;
@@ -199,6 +202,8 @@ class FabricNetDevice : public NetDevice
     void DoDispose() override;
 
   private:
+    friend class PortCompletion; //!< the completion event calls TransmitComplete
+
     struct QueuedFrame
     {
         Ptr<Packet> packet;
@@ -231,6 +236,7 @@ class FabricNetDevice : public NetDevice
     void Flush();
 
     Ptr<Node> m_node;
+    uint32_t m_nodeId{0}; //!< m_node's id: the context of events for this port
     Ptr<FabricChannel> m_channel;
     Mac48Address m_address;
     uint64_t m_portKey{0};         //!< m_address as a number

@@ -2,46 +2,8 @@
 
 #include "fabric-net-device.h"
 
-#include <new>
-
 namespace ns3
 {
-
-namespace
-{
-/** Freed arrivals, each slot's first bytes holding the next free one. */
-struct FreeSlot
-{
-    FreeSlot* next;
-};
-
-FreeSlot* g_freeArrivals = nullptr;
-} // namespace
-
-void*
-FrameArrival::operator new(std::size_t size)
-{
-    static_assert(sizeof(FrameArrival) >= sizeof(FreeSlot));
-    if (size != sizeof(FrameArrival) || !g_freeArrivals)
-    {
-        return ::operator new(size);
-    }
-    FreeSlot* slot = g_freeArrivals;
-    g_freeArrivals = slot->next;
-    return slot;
-}
-
-void
-FrameArrival::operator delete(void* p)
-{
-    if (!p)
-    {
-        return;
-    }
-    auto* slot = static_cast<FreeSlot*>(p);
-    slot->next = g_freeArrivals;
-    g_freeArrivals = slot;
-}
 
 FrameArrival::FrameArrival(const Ptr<FabricNetDevice>& port,
                            const Ptr<Packet>& p,

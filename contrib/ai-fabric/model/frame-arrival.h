@@ -1,9 +1,9 @@
 #ifndef AI_FABRIC_FRAME_ARRIVAL_H
 #define AI_FABRIC_FRAME_ARRIVAL_H
 
+#include "recycled-event.h"
 #include "roce-frame.h"
 
-#include "ns3/event-impl.h"
 #include "ns3/packet.h"
 #include "ns3/ptr.h"
 
@@ -23,7 +23,7 @@ class FabricNetDevice;
  * process and in any split over MPI ranks.  A data frame's FrameInfo rides along, so the
  * receiving port does not parse its headers.
  */
-class FrameArrival final : public EventImpl
+class FrameArrival final : public RecycledEvent
 {
   public:
     /**
@@ -43,14 +43,6 @@ class FrameArrival final : public EventImpl
 
     /** Lower first among the arrivals of one instant. */
     uint64_t GetTieKey() const { return m_tieKey; }
-
-    /**
-     * Arrivals are the most frequent event (one per frame per hop): their memory is recycled
-     * through a free list rather than returned to the allocator (one process, one thread, as
-     * ns-3's default simulator runs).
-     */
-    static void* operator new(std::size_t size);
-    static void operator delete(void* p);
 
   private:
     void Notify() override;
