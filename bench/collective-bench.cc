@@ -36,7 +36,11 @@ RunRing(const Case& c)
     const uint32_t servers = c.gpus / 8;
     RailOptimizedTopologyHelper rail(servers, 8, 0);
     rail.SetCluster(ClusterHelper(servers, 8));
-    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(rail.Build());
+    FabricNetworkHelper network;
+    // At 1,024 GPUs each rail is one switch of 256 ports, whose per-queue reserves and PFC
+    // headroom alone take 36 MB: more than the default 32 MiB buffer holds.
+    network.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("64MiB")));
+    Ptr<FabricNetwork> net = network.Install(rail.Build());
     RdmaHelper rdma;
     rdma.Install(net);
     std::vector<uint32_t> hosts(c.gpus);
