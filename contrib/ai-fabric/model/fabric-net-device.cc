@@ -437,7 +437,7 @@ FabricNetDevice::Kick()
     else if (!m_completionPending)
     {
         m_completionPending = true;
-        Simulator::Schedule(m_txEnd - now, new PortCompletion(this));
+        Simulator::Schedule(m_txEnd - now, Completion());
     }
 }
 
@@ -496,8 +496,16 @@ FabricNetDevice::StartTransmission(const Ptr<Packet>& p,
     if ((m_queuedFrames > 0 || !m_controlQueue.empty()) && !m_completionPending)
     {
         m_completionPending = true;
-        Simulator::Schedule(txTime, new PortCompletion(this));
+        Simulator::Schedule(txTime, Completion());
     }
+}
+
+Ptr<EventImpl>
+FabricNetDevice::Completion()
+{
+    // Adopted, not referenced (false): Simulator::Schedule takes its own reference and drops it
+    // when the event has run, so the event is then freed (to RecycledEvent's free list).
+    return Ptr<EventImpl>(new PortCompletion(this), false);
 }
 
 void

@@ -220,6 +220,8 @@ class FabricNetDevice : public NetDevice
      */
     void StartTransmission(const Ptr<Packet>& p, const FrameInfo* info, Time peerLatency, Time now);
     void TransmitComplete();
+    /** A new transmit-completion event for this port (a PortCompletion), to schedule. */
+    Ptr<EventImpl> Completion();
     int SelectClass();
     int SelectDwrr();
     bool Eligible(uint8_t c) const;

@@ -18,6 +18,7 @@ constexpr std::size_t kGranule = alignof(std::max_align_t);
 constexpr std::size_t kLists = 16; //!< objects up to 16 granules (256 bytes) are recycled
 
 std::array<FreeSlot*, kLists> g_free{};
+uint64_t g_live = 0;
 
 /** The free list of objects of \p size bytes, or kLists if they are not recycled. */
 std::size_t
@@ -31,6 +32,7 @@ ListOf(std::size_t size)
 void*
 RecycledEvent::operator new(std::size_t size)
 {
+    ++g_live;
     const std::size_t list = ListOf(size);
     if (list == kLists || !g_free[list])
     {
@@ -48,6 +50,7 @@ RecycledEvent::operator delete(void* p, std::size_t size)
     {
         return;
     }
+    --g_live;
     const std::size_t list = ListOf(size);
     if (list == kLists)
     {
@@ -57,6 +60,12 @@ RecycledEvent::operator delete(void* p, std::size_t size)
     auto* slot = static_cast<FreeSlot*>(p);
     slot->next = g_free[list];
     g_free[list] = slot;
+}
+
+uint64_t
+RecycledEvent::GetLive()
+{
+    return g_live;
 }
 
 } // namespace ns3

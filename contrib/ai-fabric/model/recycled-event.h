@@ -4,6 +4,7 @@
 #include "ns3/event-impl.h"
 
 #include <cstddef>
+#include <cstdint>
 
 namespace ns3
 {
@@ -25,6 +26,8 @@ class RecycledEvent : public EventImpl
     static void* operator new(std::size_t size);
     /** Keep \p p (an object of \p size bytes) for the next one of its size. */
     static void operator delete(void* p, std::size_t size);
+    /** Recycled events allocated and not yet freed (pending or leaked): a leak check. */
+    static uint64_t GetLive();
 };
 
 } // namespace ns3
