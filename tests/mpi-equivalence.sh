@@ -5,7 +5,11 @@
 #    and -np 2 --ranks-by=pod, gives byte-identical collectives.csv, links.csv and flows.csv, and
 #    so does the single-process build on Debian's ns-3 when given as a third argument;
 #  - -np 2 with a map of 2 ranks gives the same three files;
-#  - bad partition input exits 2 on every rank with one message per rank and no results.
+#  - the same with "launch": "barrier" and a 2 us barrier_latency, likewise;
+#  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
+#    byte-identical iterations.csv, ranks.csv, links.csv and flows.csv, as does one process;
+#  - bad partition input, and barriers faster than the lookahead, exit 2 on every rank with
+#    one message per rank and no results.
 # Usage: mpi-equivalence.sh RUNNER PROJECT_DIR [SINGLE_PROCESS_RUNNER]
 set -euo pipefail
 runner=$1
@@ -31,6 +35,41 @@ if [ -n "$single" ]; then
   "$single" --scenario="$scenario" --out="$d/single" > /dev/null 2>&1
   for f in collectives.csv links.csv flows.csv; do
     cmp "$d/np1/$f" "$d/single/$f"
+  done
+fi
+
+# The same collectives launched behind a barrier whose notices take 2 us: each run starts when
+# every rank's notice that it finished the last has reached every process.
+/usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
+s['collective'].update(launch='barrier', barrier_latency='2us'); \
+json.dump(s, open('$d/barrier.json','w'))"
+mpirun -np 1 "$runner" --scenario="$d/barrier.json" --out="$d/b1" --ranks-by=pod > /dev/null 2>&1
+mpirun -np 2 "$runner" --scenario="$d/barrier.json" --out="$d/b2" --ranks-by=pod > /dev/null 2>&1
+for f in collectives.csv links.csv flows.csv; do
+  cmp "$d/b1/$f" "$d/b2/$f"
+done
+test "$(wc -l < "$d/b2/collectives.csv")" -eq 11
+if [ -n "$single" ]; then
+  "$single" --scenario="$d/barrier.json" --out="$d/bsingle" > /dev/null 2>&1
+  for f in collectives.csv links.csv flows.csv; do
+    cmp "$d/b1/$f" "$d/bsingle/$f"
+  done
+fi
+
+# A training job (PP 2 x DP 8; stage 1 on the other rank): its pipeline transfers and its
+# barrier's notices cross the ranks, and every process records the same iterations.
+training=$root/scenarios/distributed-training.json
+mpirun -np 1 "$runner" --scenario="$training" --out="$d/t1" --ranks-by=pod > /dev/null 2>&1
+mpirun -np 2 "$runner" --scenario="$training" --out="$d/t2" --ranks-by=pod > /dev/null 2>&1
+for f in iterations.csv ranks.csv links.csv flows.csv; do
+  cmp "$d/t1/$f" "$d/t2/$f"
+done
+test "$(wc -l < "$d/t2/iterations.csv")" -eq 3 # header + 2 iterations
+grep -q '"timeline": "not written: a distributed run"' "$d/t2/summary.json"
+if [ -n "$single" ]; then
+  "$single" --scenario="$training" --out="$d/tsingle" > /dev/null 2>&1
+  for f in iterations.csv ranks.csv links.csv flows.csv; do
+    cmp "$d/t1/$f" "$d/tsingle/$f"
   done
 fi
 
@@ -73,4 +112,13 @@ bad more-ranks-than-pods 5 pod "5 MPI ranks for a fabric of 4 groups"
 json.dump(m, open('$d/unknown.json','w'))"
 bad unknown-node 2 "map:$d/unknown.json" 'node "nowhere" is not in the fabric'
 bad unknown-policy 2 rows "unknown; allowed: pod, rail, map:FILE"
-echo "mpi-equivalence: np 1 and np 2 agree; bad partitions exit 2 on every rank"
+# A barrier faster than the lookahead cannot cross ranks.
+/usr/bin/python3 -c "import json; s=json.load(open('$d/barrier.json')); \
+s['collective']['barrier_latency']='0s'; json.dump(s, open('$d/instant-sweep.json','w'))"
+scenario=$d/instant-sweep.json
+bad instant-sweep-barrier 2 pod "collective.barrier_latency = 0 ps: .* allowed: at least"
+/usr/bin/python3 -c "import json; s=json.load(open('$training')); \
+s['training']['jobs'][0]['barrier_latency']='0s'; json.dump(s, open('$d/instant.json','w'))"
+scenario=$d/instant.json
+bad instant-barrier 2 pod "BarrierLatency of 0 ps: .* allowed: at least"
+echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, and a training job); bad partitions exit 2 on every rank"

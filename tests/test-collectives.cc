@@ -1,6 +1,7 @@
 // Collective algorithms as packets, against the alpha-beta closed forms
 // (Thakur, Rabenseifner & Gropp 2005; shared/REFERENCES.md).
 #include "collective-fixture.h"
+#include "fabric-fixture.h"
 
 #include <gtest/gtest.h>
 
@@ -254,3 +255,62 @@ TEST(Determinism, SameSeedSameDcqcnAllToAllToThePicosecond)
     EXPECT_EQ(c.first.pfcPauses, c.second.pfcPauses);
 }
 } // namespace
+
+namespace
+{
+/** Two ring all-reduces run back to back behind CollectiveGroup::Run's barrier. */
+struct BackToBack
+{
+    std::vector<CollectiveResult> results;
+    std::vector<Time> reported; //!< when each result was reported
+    Ptr<CollectiveGroup> group;
+    Ptr<CollectiveAlgorithm> algorithm;
+
+    void Done(const CollectiveResult& r)
+    {
+        results.push_back(r);
+        reported.push_back(Simulator::Now());
+        if (results.size() < 2)
+        {
+            group->Run(algorithm, group->MakeRequest(ALL_REDUCE, 1 << 20),
+                       MakeCallback(&BackToBack::Done, this));
+        }
+    }
+};
+
+BackToBack
+RunBackToBack(const std::string& barrierLatency)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(ns3::checks::Star(8, DataRate("400Gbps"), 3));
+    RdmaHelper rdma;
+    rdma.Install(net);
+    BackToBack b;
+    b.group = CollectiveHelper().Install(net, rdma, {0, 1, 2, 3, 4, 5, 6, 7});
+    b.group->SetAttribute("BarrierLatency", StringValue(barrierLatency));
+    b.algorithm = CollectiveAlgorithm::Create("ring");
+    b.group->Run(b.algorithm, b.group->MakeRequest(ALL_REDUCE, 1 << 20),
+                 MakeCallback(&BackToBack::Done, &b));
+    Simulator::Run();
+    Simulator::Destroy();
+    return b;
+}
+} // namespace
+
+// Run's barrier: each rank's notice that it finished takes BarrierLatency, so a collective is
+// reported (and the next one starts) exactly that long after its last rank finished, and the
+// collectives themselves take what they take without it.
+TEST(CollectiveGroup, BarrierLatencyDelaysTheReportAndTheNextRunNotTheCollective)
+{
+    const BackToBack ideal = RunBackToBack("0s");
+    const BackToBack slow = RunBackToBack("20us");
+    ASSERT_EQ(ideal.results.size(), 2u);
+    ASSERT_EQ(slow.results.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i)
+    {
+        EXPECT_EQ(ideal.reported[i], ideal.results[i].end);
+        EXPECT_EQ(slow.reported[i], slow.results[i].end + MicroSeconds(20));
+        EXPECT_EQ(slow.results[i].Duration(), ideal.results[i].Duration()) << "run " << i;
+    }
+    EXPECT_EQ(slow.results[1].start, slow.results[0].end + MicroSeconds(20));
+    EXPECT_EQ(ideal.results[1].start, ideal.results[0].end);
+}

@@ -1,5 +1,6 @@
 // FabricScheduler: events of one instant run frame arrivals first, by receiving port, then the
-// rest in scheduling order; checked against a sorted reference over a random mix.
+// control path's notices by handler and sender, then the rest in scheduling order; checked
+// against a sorted reference over a random mix.  The control path's own delivery order.
 #include "fabric-checks.h"
 #include "fabric-fixture.h"
 
@@ -22,6 +23,11 @@ Nothing()
 {
 }
 
+void
+Ignore(uint32_t, const std::vector<int64_t>&)
+{
+}
+
 /** A port whose MAC address (its tie key) is \p mac. */
 Ptr<FabricNetDevice>
 PortWithMac(const char* mac)
@@ -32,7 +38,7 @@ PortWithMac(const char* mac)
 }
 } // namespace
 
-TEST(EventOrder, FrameArrivalsFirstByPortThenOthersByUid)
+TEST(EventOrder, FrameArrivalsFirstByPortThenControlNoticesThenOthersByUid)
 {
     const std::vector<Ptr<FabricNetDevice>> ports{PortWithMac("02:00:00:00:00:07"),
                                                   PortWithMac("02:00:00:00:00:02"),
@@ -47,7 +53,8 @@ TEST(EventOrder, FrameArrivalsFirstByPortThenOthersByUid)
         const uint64_t ts = rng() % 20; // many ties
         Ptr<EventImpl> impl;
         uint64_t order = std::numeric_limits<uint64_t>::max();
-        if (rng() % 2 == 0)
+        const uint32_t kind = rng() % 3;
+        if (kind == 0)
         {
             auto arrival = Create<FrameArrival>(ports[rng() % ports.size()],
                                                 Create<Packet>(64),
@@ -57,6 +64,13 @@ TEST(EventOrder, FrameArrivalsFirstByPortThenOthersByUid)
                                                 rng() % 2 == 0);
             order = arrival->GetTieKey();
             impl = arrival;
+        }
+        else if (kind == 1)
+        {
+            auto notice = Create<ControlArrival>(MakeCallback(&Ignore), rng() % 3, rng() % 5,
+                                                 std::vector<int64_t>{});
+            order = notice->GetTieKey();
+            impl = notice;
         }
         else
         {
@@ -91,6 +105,16 @@ TEST(EventOrder, FrameArrivalsFirstByPortThenOthersByUid)
               Create<FrameArrival>(ports[0], Create<Packet>(64), nullptr, 0, false, true)->GetTieKey());
     EXPECT_LT(Create<FrameArrival>(ports[1], Create<Packet>(64), nullptr, 0, false, true)->GetTieKey(),
               Create<FrameArrival>(ports[0], Create<Packet>(64), nullptr, 0, false, false)->GetTieKey());
+    // A notice goes after any frame (MAC addresses are 48 bits), then by handler, then sender.
+    const auto notice = [](uint32_t id, uint32_t from) {
+        return Create<ControlArrival>(MakeCallback(&Ignore), id, from, std::vector<int64_t>{})
+            ->GetTieKey();
+    };
+    auto last = PortWithMac("ff:ff:ff:ff:ff:ff");
+    EXPECT_LT(Create<FrameArrival>(last, Create<Packet>(64), nullptr, 0, false, true)->GetTieKey(),
+              notice(0, 0));
+    EXPECT_LT(notice(0, 7), notice(1, 0));
+    EXPECT_LT(notice(1, 0), notice(1, 1));
     for (const auto& [ts, order, uid] : expected)
     {
         ASSERT_FALSE(scheduler->IsEmpty());
@@ -152,4 +176,47 @@ TEST(EventOrder, RecycledEventsAreAllFreedWhenTheRunEnds)
     Simulator::Run();
     Simulator::Destroy();
     EXPECT_EQ(RecycledEvent::GetLive(), before);
+}
+
+namespace
+{
+/** What control-path handlers saw: (time, handler (bound), sender, values). */
+using Seen = std::vector<std::tuple<int64_t, uint32_t, uint32_t, std::vector<int64_t>>>;
+
+void
+Record(Seen* seen, uint32_t id, uint32_t from, const std::vector<int64_t>& values)
+{
+    seen->emplace_back(Simulator::Now().GetPicoSeconds(), id, from, values);
+}
+} // namespace
+
+// One process: a notice reaches its handler exactly its latency after it was sent, with its
+// values; notices due at one instant run by handler, then sender, whenever they were sent.
+TEST(ControlPath, NoticesArriveTheirLatencyLaterOrderedByHandlerThenSender)
+{
+    Simulator::SetScheduler(ObjectFactory("ns3::FabricScheduler"));
+    auto path = CreateObject<FabricControlPath>();
+    EXPECT_EQ(path->GetMinLatency(), Time(0));
+    Seen seen;
+    const uint32_t a = path->AddHandler(MakeBoundCallback(&Record, &seen, 0u));
+    const uint32_t b = path->AddHandler(MakeBoundCallback(&Record, &seen, 1u));
+    EXPECT_EQ(a, 0u);
+    EXPECT_EQ(b, 1u);
+    // Sent at 0: b from 3 and a from 9 due at 10 us; sent at 4 us: a from 2 due at 10 us too,
+    // and a from 1 due at 4 us (zero latency).
+    path->Broadcast(b, 3, {30}, MicroSeconds(10));
+    path->Broadcast(a, 9, {90, -1}, MicroSeconds(10));
+    Simulator::Schedule(MicroSeconds(4), [&path]() {
+        path->Broadcast(0, 2, {20}, MicroSeconds(6));
+        path->Broadcast(0, 1, {}, Time(0));
+    });
+    Simulator::Run();
+    const Seen expected{{4000000, 0, 1, {}},
+                        {10000000, 0, 2, {20}},
+                        {10000000, 0, 9, {90, -1}},
+                        {10000000, 1, 3, {30}}};
+    EXPECT_EQ(seen, expected);
+    EXPECT_THROW(path->Broadcast(2, 0, {}, Time(0)), std::invalid_argument); // no handler 2
+    EXPECT_THROW(path->SetPartition(NodeContainer(), {}, {}, Time(0)), std::logic_error);
+    Simulator::Destroy();
 }

@@ -377,9 +377,12 @@ TEST(RetryLimit, CollectiveReportsFailureWhenARanksLinkDies)
     EXPECT_LT(run.result.end, MicroSeconds(20) + MicroSeconds(1048.576) * 256);
 }
 
-TEST(RetryLimit, TrainingJobStopsTheIterationWhenACommunicatorFails)
+namespace
 {
-    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(4, DataRate("100Gbps"), 2));
+/** A 4-rank data-parallel job on a 100G star whose ring all-reduces run on RDMA. */
+Ptr<TrainingJob>
+InstallRingJob(Ptr<FabricNetwork> net, const std::string& barrierLatency)
+{
     net->AssignStreams(100);
     RdmaHelper rdma;
     rdma.Install(net);
@@ -388,12 +391,26 @@ TEST(RetryLimit, TrainingJobStopsTheIterationWhenACommunicatorFails)
                                                 {"ComputeTime", "100us"},
                                                 {"OptimizerTime", "0s"},
                                                 {"Parameters", "2097152"},
-                                                {"Iterations", "5"}})
+                                                {"Iterations", "5"},
+                                                {"BarrierLatency", barrierLatency}})
     {
         helper.SetJobAttribute(name, StringValue(value));
     }
     helper.SetAlgorithm(ParallelAxis::DATA, CollectiveAlgorithm::Create("ring"));
-    Ptr<TrainingJob> job = helper.Install(net, rdma, 10);
+    return helper.Install(net, rdma, 10);
+}
+
+void
+RecordFirst(Time* first, uint32_t)
+{
+    *first = std::min(*first, Simulator::Now());
+}
+} // namespace
+
+TEST(RetryLimit, TrainingJobStopsTheIterationWhenACommunicatorFails)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(4, DataRate("100Gbps"), 2));
+    Ptr<TrainingJob> job = InstallRingJob(net, "0s");
     // One iteration is 100 us + the ring all-reduce of 2M fp32 gradients (8 MiB) at 100G:
     // about 1.1 ms.
     const Time failAt = MicroSeconds(2500);
@@ -542,5 +559,31 @@ TEST(FailureHelper, ASwitchFailureTakesAllItsLinksDown)
     EXPECT_TRUE(probe.allDown);
     EXPECT_TRUE(probe.upAtTrace);
     EXPECT_GT(installed[0].process->GetFailureCount(), 10u); // about 50 in 100 s
+    Simulator::Destroy();
+}
+
+// With a BarrierLatency the failure travels as the barrier does: the job stops when the failed
+// rank's notice arrives, exactly that long after its queue pair gave up (so that every process
+// of a distributed run stops it at the same time).
+TEST(RetryLimit, WithABarrierLatencyTheJobStopsWhenTheFailuresNoticeArrives)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(4, DataRate("100Gbps"), 2));
+    Ptr<TrainingJob> job = InstallRingJob(net, "50us");
+    Time firstFailure = Time::Max();
+    for (uint32_t h = 0; h < net->GetNHosts(); ++h)
+    {
+        Ptr<Node> node = net->GetHostNode(h);
+        for (uint32_t a = 0; a < node->GetNApplications(); ++a)
+        {
+            node->GetApplication(a)->TraceConnectWithoutContext(
+                "Failed", MakeBoundCallback(&RecordFirst, &firstFailure));
+        }
+    }
+    FailOnce(HostChannel(net, 2), "hard", MicroSeconds(2500), Seconds(10));
+    Simulator::Run();
+    ASSERT_TRUE(job->IsInterrupted());
+    ASSERT_LT(firstFailure, Time::Max());
+    EXPECT_EQ(job->GetInterruptionTime(), firstFailure + MicroSeconds(50));
+    EXPECT_NE(job->GetInterruptionCause().find("retry count"), std::string::npos);
     Simulator::Destroy();
 }

@@ -800,6 +800,33 @@ TEST(TrainingJob, TheSlowestRankSetsTheIterationAndTheOthersWaitTheDifference)
     EXPECT_NEAR(o.utilization, 2.0 / 3.0, 1e-12);
 }
 
+// The barrier's notices take BarrierLatency: each iteration ends that long after the slowest
+// rank's finish, every rank's barrier time grows by it, and the next iteration starts then.
+TEST(TrainingJob, TheBarrierReleasesTheRanksBarrierLatencyAfterTheSlowestFinishes)
+{
+    JobConfig c{{{"Ranks", "8"},
+                 {"ComputeTime", "2ms"},
+                 {"Iterations", "3"},
+                 {"BarrierLatency", "7us"}}};
+    c.serverSlowdown[5] = 1.5;
+    const JobOutcome o = RunJob(Star(8, DataRate("400Gbps"), 3), c);
+    ASSERT_EQ(o.iterations.size(), 3u);
+    const Time latency = MicroSeconds(7);
+    for (const auto& it : o.iterations)
+    {
+        EXPECT_EQ(it.start, it.iteration * (MilliSeconds(3) + latency));
+        EXPECT_EQ(it.Duration(), MilliSeconds(3) + latency);
+        EXPECT_EQ(it.lastRank, 5u);
+        EXPECT_EQ(it.maxBarrier, MilliSeconds(1) + latency);
+        EXPECT_EQ(it.compute + it.exposed + it.barrier, it.Duration());
+    }
+    for (const auto& r : o.ranks)
+    {
+        EXPECT_EQ(r.barrier, (r.rank == 5 ? Time(0) : MilliSeconds(1)) + latency) << "rank " << r.rank;
+        EXPECT_EQ(r.compute, r.rank == 5 ? MilliSeconds(3) : MilliSeconds(2));
+    }
+}
+
 TEST(TrainingJob, StragglersDrawnFromTheRandomVariableSlowTheJob)
 {
     JobConfig c{{{"Ranks", "16"},

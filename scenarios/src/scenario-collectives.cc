@@ -41,6 +41,21 @@ ScenarioRun::InstallCollective()
         hosts[r] = r;
     }
     m_group = s.collectiveHelper.Install(m_network, s.rdmaHelper, hosts);
+    for (const auto& [name, value] : c.groupAttributes)
+    {
+        m_group->SetAttribute(name, *value);
+    }
+    TimeValue latency;
+    m_group->GetAttribute("BarrierLatency", latency);
+    const Time least = m_network->GetControlPath()->GetMinLatency();
+    if (!c.stream && latency.Get() < least)
+    {
+        throw std::invalid_argument(
+            "collective.barrier_latency = " + std::to_string(latency.Get().GetPicoSeconds()) +
+            " ps: launch \"barrier\" split over MPI ranks waits for every rank's notice that it "
+            "finished, which takes more than each rank's lookahead; allowed: at least " +
+            std::to_string(least.GetPicoSeconds()) + " ps (or launch \"stream\")");
+    }
     m_algorithm = c.algorithmFactory.Create<CollectiveAlgorithm>();
     m_rankRuns.assign(c.ranks, 0);
     for (uint32_t r = 0; r < c.ranks; ++r)

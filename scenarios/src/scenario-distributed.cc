@@ -114,10 +114,6 @@ PartitionScenario(const Scenario& s, const Distribution& d)
         throw ScenarioError(what + ": not modelled in a distributed run (--ranks-by); run it in "
                                    "one process");
     };
-    if (s.hasTraining)
-    {
-        refuse("training");
-    }
     if (s.hasFailures || s.hasAvailability)
     {
         refuse(s.hasFailures ? "failures" : "availability");
@@ -137,13 +133,6 @@ PartitionScenario(const Scenario& s, const Distribution& d)
     if (!s.flows.empty() && !s.rdma)
     {
         refuse("traffic with transport \"messages\" (use \"rdma\")");
-    }
-    if (s.hasCollective && !s.collective.stream)
-    {
-        throw ScenarioError(
-            "collective.launch \"barrier\" with --ranks-by: a zero-latency barrier between runs "
-            "cannot be simulated across MPI ranks (no rank knows when the others finish until "
-            "a lookahead later); allowed: \"stream\"");
     }
     try
     {

@@ -243,7 +243,8 @@ ScenarioRun::TrainingSummary() const
     }
     return {{"jobs", jobs},
             {"spans", m_nSpans},
-            {"timeline", m_nSpans <= m_scenario.training.timelineMaxSpans
+            {"timeline", m_distribution.IsDistributed() ? "not written: a distributed run"
+                         : m_nSpans <= m_scenario.training.timelineMaxSpans
                              ? "timeline.json"
                              : "not written: " + std::to_string(m_nSpans) +
                                    " spans > training.timeline_max_spans"}};

@@ -214,9 +214,13 @@ ScenarioRun::Run(bool progress, const RunEstimate* estimate)
         Ptr<Node> node = m_network->GetNode(n);
         for (uint32_t d = 0; d < node->GetNDevices(); ++d)
         {
-            for (uint64_t x : DynamicCast<FabricNetDevice>(node->GetDevice(d))->GetCounters().dropFrames)
+            // Fabric ports (a distributed run's control path adds another device).
+            if (Ptr<FabricNetDevice> port = DynamicCast<FabricNetDevice>(node->GetDevice(d)))
             {
-                r.framesDropped += x;
+                for (uint64_t x : port->GetCounters().dropFrames)
+                {
+                    r.framesDropped += x;
+                }
             }
         }
     }
@@ -278,7 +282,7 @@ ScenarioRun::MergeRanks()
         {"simulated_ps", Simulator::Now().GetPicoSeconds()},
         {"sums",
          {r.events, r.framesForwarded, r.framesDelivered, r.payloadDelivered, r.framesDropped,
-          r.flowsComplete, r.flows, r.queuePairs, m_steps, t.framesSent, t.payloadSent,
+          r.flowsComplete, r.flows, r.queuePairs, m_steps, m_nSpans, t.framesSent, t.payloadSent,
           t.payloadRetransmitted, t.naksReceived, t.timeouts, t.retryExhausted, t.acksSent,
           t.naksSent, t.cnpsSent, t.cnpsReceived, t.payloadReceived, t.payloadDiscarded}},
         {"max_fct_us", r.maxFctUs},
@@ -382,6 +386,7 @@ ScenarioRun::MergeRanks()
     merged.flows = static_cast<uint32_t>(sums[k++]);
     merged.queuePairs = static_cast<uint32_t>(sums[k++]);
     m_steps = sums[k++];
+    m_nSpans = sums[k++];
     RdmaQpCounters& mt = merged.rdmaTotals;
     for (uint64_t* field : {&mt.framesSent, &mt.payloadSent, &mt.payloadRetransmitted,
                             &mt.naksReceived, &mt.timeouts, &mt.retryExhausted, &mt.acksSent,
@@ -584,7 +589,8 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
         summary["training"] = TrainingSummary();
         folder.Write("iterations.csv", [&](std::ostream& f) { WriteIterations(f); });
         folder.Write("ranks.csv", [&](std::ostream& f) { WriteRankIterations(f); });
-        if (m_nSpans <= m_scenario.training.timelineMaxSpans)
+        // As the collective's: a distributed run gathers only the spans' count.
+        if (!distributed && m_nSpans <= m_scenario.training.timelineMaxSpans)
         {
             folder.Write("timeline.json", [&](std::ostream& f) { WriteJobTimeline(f); });
         }

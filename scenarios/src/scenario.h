@@ -59,6 +59,8 @@ struct CollectiveSpec
      * when it has finished its part, as back-to-back launches on one CUDA stream.
      */
     bool stream{false};
+    /** CollectiveGroup attributes given (BarrierLatency), set on the group when installed. */
+    std::vector<std::pair<std::string, ns3::Ptr<ns3::AttributeValue>>> groupAttributes;
     uint64_t timelineMaxSteps{0};        //!< timeline.json only if the run has no more steps
     std::string sizeNote;                //!< how sweep sizes were rounded, if they were
 };

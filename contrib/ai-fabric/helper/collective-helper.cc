@@ -38,7 +38,21 @@ NS_OBJECT_ENSURE_REGISTERED(CollectiveGroup);
 TypeId
 CollectiveGroup::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::CollectiveGroup").SetParent<Object>().SetGroupName("AiFabric");
+    static TypeId tid =
+        TypeId("ns3::CollectiveGroup")
+            .SetParent<Object>()
+            .SetGroupName("AiFabric")
+            .AddAttribute("BarrierLatency",
+                          "With Run (launch \"barrier\"): from the last rank's finish to the "
+                          "collective being reported (and the next starting): each rank's notice "
+                          "that it finished crosses the cluster's control path "
+                          "(FabricControlPath) in this time.  0: an ideal barrier, in one "
+                          "process only; a run split over MPI ranks needs more than each rank's "
+                          "lookahead (the shortest delay of its links to other ranks): at least "
+                          "the longest plus 2 ps.",
+                          TimeValue(Time(0)),
+                          MakeTimeAccessor(&CollectiveGroup::m_barrierLatency),
+                          MakeTimeChecker(Time(0)));
     return tid;
 }
 
@@ -170,8 +184,19 @@ std::shared_ptr<const CollectiveSchedule>
 CollectiveGroup::Launch(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequest& request,
                         ResultCallback done, bool fromRankStarts)
 {
+    const bool noticed = !fromRankStarts && UsesNotices();
+    if (noticed && m_barrierLatency < m_network->GetControlPath()->GetMinLatency())
+    {
+        throw std::invalid_argument(
+            "BarrierLatency of " + std::to_string(m_barrierLatency.GetPicoSeconds()) +
+            " ps: split over MPI ranks, the ranks' notices that they finished take more than "
+            "each rank's lookahead; allowed: at least " +
+            std::to_string(m_network->GetControlPath()->GetMinLatency().GetPicoSeconds()) + " ps");
+    }
     auto schedule = Prepare(algorithm, request);
     auto running = std::make_shared<Running>();
+    running->id = m_launches++;
+    running->noticed = noticed;
     running->result = {schedule->GetAlgorithm(), request.op, request.bytes, request.ranks,
                        fromRankStarts ? Time::Max() : Simulator::Now(), Simulator::Now(),
                        false, schedule->GetPredictedTime()};
@@ -187,18 +212,75 @@ CollectiveGroup::Launch(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequ
             app->Execute(schedule, MakeCallback(&CollectiveGroup::RankDone, this).Bind(running));
         }
     }
-    if (running->ranksLeft == 0)
+    if (noticed)
+    {
+        AddHandlers();
+        running->ranksLeft = GetNRanks(); // every rank's notice, wherever it runs
+    }
+    else if (running->ranksLeft == 0)
     {
         m_runs.pop_back(); // no rank of this group is simulated here
     }
     return schedule;
 }
 
+bool
+CollectiveGroup::UsesNotices() const
+{
+    return m_barrierLatency.IsStrictlyPositive() ||
+           m_network->GetControlPath()->GetMinLatency().IsStrictlyPositive();
+}
+
+void
+CollectiveGroup::AddHandlers()
+{
+    if (m_doneHandler >= 0)
+    {
+        return;
+    }
+    Ptr<FabricControlPath> path = m_network->GetControlPath();
+    m_doneHandler = path->AddHandler(MakeCallback(&CollectiveGroup::DoneNotice, this));
+    m_failedHandler = path->AddHandler(MakeCallback(&CollectiveGroup::FailedNotice, this));
+}
+
 void
 CollectiveGroup::RankDone(std::shared_ptr<Running> running, uint32_t rank)
 {
-    running->result.start = std::min(running->result.start, m_apps[rank]->GetStartTime());
-    running->result.end = std::max(running->result.end, Simulator::Now());
+    if (running->noticed)
+    {
+        m_network->GetControlPath()->Broadcast(
+            static_cast<uint32_t>(m_doneHandler), rank,
+            {static_cast<int64_t>(running->id), m_apps[rank]->GetStartTime().GetPicoSeconds(),
+             Simulator::Now().GetPicoSeconds()},
+            m_barrierLatency);
+        return;
+    }
+    Finished(running, m_apps[rank]->GetStartTime());
+}
+
+void
+CollectiveGroup::DoneNotice(uint32_t, const std::vector<int64_t>& notice)
+{
+    const auto id = static_cast<uint64_t>(notice.at(0));
+    const auto it = std::find_if(m_runs.begin(), m_runs.end(),
+                                 [id](const auto& running) { return running->id == id; });
+    if (it == m_runs.end())
+    {
+        return; // reported already: a rank failed
+    }
+    std::shared_ptr<Running> running = *it;
+    running->result.end = std::max(running->result.end, PicoSeconds(notice.at(2)));
+    Finished(running, PicoSeconds(notice.at(1)));
+}
+
+void
+CollectiveGroup::Finished(const std::shared_ptr<Running>& running, Time start)
+{
+    running->result.start = std::min(running->result.start, start);
+    if (!running->noticed)
+    {
+        running->result.end = std::max(running->result.end, Simulator::Now());
+    }
     if (--running->ranksLeft == 0 && !running->reported)
     {
         running->reported = true;
@@ -212,6 +294,18 @@ CollectiveGroup::RankDone(std::shared_ptr<Running> running, uint32_t rank)
 
 void
 CollectiveGroup::RankFailed(uint32_t rank)
+{
+    if (m_doneHandler >= 0)
+    {
+        // Every process fails the group's collectives when the failure's notice arrives.
+        m_network->GetControlPath()->Broadcast(m_failedHandler, rank, {}, m_barrierLatency);
+        return;
+    }
+    RankFailedNow(rank);
+}
+
+void
+CollectiveGroup::RankFailedNow(uint32_t rank)
 {
     NS_LOG_INFO("rank " << rank << " failed: " << m_runs.size() << " collectives fail");
     auto runs = std::move(m_runs);

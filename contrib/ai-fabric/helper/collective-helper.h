@@ -33,6 +33,11 @@ struct CollectiveResult
  * \ingroup ai-fabric
  * \brief The ranks of a collective job on a fabric (a communicator): one CollectiveApplication
  * and Accelerator per rank, and the RDMA connections its schedules need, made on first use.
+ *
+ * Run reports a collective when its last rank has finished: at once, or with a BarrierLatency
+ * (and in any run split over MPI ranks) when the last of the ranks' notices that they finished
+ * arrives over the network's control path (FabricControlPath), which carries each rank's start
+ * and finish so that every process reports the same result.
  */
 class CollectiveGroup : public Object
 {
@@ -64,7 +69,8 @@ class CollectiveGroup : public Object
                                                       const CollectiveRequest& request);
     /**
      * Prepare \p request and run it on every rank now; \p done is called when the last rank
-     * has finished, or (with failed set) when a rank of the group fails.
+     * has finished (BarrierLatency later), or (with failed set) when a rank of the group fails.
+     * Throws std::invalid_argument if BarrierLatency is below the control path's least.
      */
     std::shared_ptr<const CollectiveSchedule> Run(Ptr<CollectiveAlgorithm> algorithm,
                                                   const CollectiveRequest& request,
@@ -92,6 +98,8 @@ class CollectiveGroup : public Object
         uint32_t ranksLeft;
         ResultCallback done;
         bool reported{false};
+        uint64_t id{0};       //!< the group's launches numbered alike in every process
+        bool noticed{false};  //!< its ranks' finishes come as control-path notices
     };
     std::shared_ptr<const CollectiveSchedule> Launch(Ptr<CollectiveAlgorithm> algorithm,
                                                      const CollectiveRequest& request,
@@ -99,8 +107,21 @@ class CollectiveGroup : public Object
                                                      bool fromRankStarts);
     void Connect(const CollectiveSchedule& schedule);
     void RankDone(std::shared_ptr<Running> running, uint32_t rank);
-    /** A rank stopped on a failed queue pair: every running collective fails. */
+    /** Rank \p rank finished \p running: it started at \p start. */
+    void Finished(const std::shared_ptr<Running>& running, Time start);
+    /** A rank's notice that it finished: the run's id, the rank's start and finish (ps). */
+    void DoneNotice(uint32_t rank, const std::vector<int64_t>& notice);
+    /** Whether Run's collectives wait for notices: a BarrierLatency, or a distributed run. */
+    bool UsesNotices() const;
+    /** Register the control-path handlers once. */
+    void AddHandlers();
+    /**
+     * A rank stopped on a failed queue pair: every running collective fails (with notices in
+     * use, when its notice arrives: RankFailedNow).
+     */
     void RankFailed(uint32_t rank);
+    void RankFailedNow(uint32_t rank);
+    void FailedNotice(uint32_t rank, const std::vector<int64_t>&) { RankFailedNow(rank); }
 
     Ptr<FabricNetwork> m_network;
     RdmaHelper m_rdma;
@@ -117,6 +138,10 @@ class CollectiveGroup : public Object
     std::vector<std::shared_ptr<Running>> m_runs; //!< Run()s not reported yet
     std::set<std::tuple<uint32_t, uint32_t, uint32_t>> m_connected; //!< (rank, rank, channel)
     uint32_t m_queuePairs{0};
+    Time m_barrierLatency;
+    uint64_t m_launches{0}; //!< Launch calls so far
+    int64_t m_doneHandler{-1}; //!< the control path's handler of DoneNotice; -1: none yet
+    uint32_t m_failedHandler{0};
 };
 
 /**

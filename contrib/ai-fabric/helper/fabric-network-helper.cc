@@ -8,6 +8,7 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -31,6 +32,7 @@ FabricNetwork::DoDispose()
     m_endpoints.clear();
     m_channels.clear();
     m_routing = nullptr;
+    m_controlPath = nullptr;
     Object::DoDispose();
 }
 
@@ -165,6 +167,59 @@ FabricNetworkHelper::SetPartition(std::vector<uint32_t> rankOfNode, uint32_t loc
 {
     m_rankOfNode = std::move(rankOfNode);
     m_localRank = localRank;
+}
+
+Ptr<FabricControlPath>
+FabricNetworkHelper::MakeControlPath(const FabricNetwork& net) const
+{
+    const auto ranks = m_rankOfNode.empty()
+                           ? 1
+                           : *std::max_element(m_rankOfNode.begin(), m_rankOfNode.end()) + 1;
+    if (ranks == 1)
+    {
+        return CreateObject<FabricControlPath>();
+    }
+    TypeId remote;
+    if (!TypeId::LookupByNameFailSafe("ns3::FabricRemoteControlPath", &remote))
+    {
+        throw std::invalid_argument("a fabric split over MPI ranks needs ai-fabric built with "
+                                    "ns-3's mpi module (ns-3 from source, configured with "
+                                    "--enable-mpi)");
+    }
+    ObjectFactory factory(remote.GetName());
+    Ptr<FabricControlPath> path = factory.Create<FabricControlPath>();
+    const FabricTopology& topo = net.m_topology;
+    std::vector<uint32_t> ports(topo.GetNNodes());
+    for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
+    {
+        ports[n] = static_cast<uint32_t>(topo.GetNode(n).links.size());
+    }
+    // ns-3's DistributedSimulatorImpl gives each rank the shortest delay of its own links to
+    // other ranks as lookahead, and a rank runs ahead by its own: a notice, which goes to every
+    // rank, must outlast the longest of them.
+    std::vector<Time> own(ranks, Time::Max());
+    for (const auto& l : topo.Links())
+    {
+        const uint32_t a = m_rankOfNode[l.a];
+        const uint32_t b = m_rankOfNode[l.b];
+        if (a != b)
+        {
+            own[a] = std::min(own[a], l.Delay());
+            own[b] = std::min(own[b], l.Delay());
+        }
+    }
+    Time lookahead(0);
+    for (const Time& t : own)
+    {
+        if (t == Time::Max())
+        {
+            throw std::invalid_argument("an MPI rank has no link to another rank: the fabric "
+                                        "split this way is not connected");
+        }
+        lookahead = std::max(lookahead, t);
+    }
+    path->SetPartition(net.m_nodes, m_rankOfNode, ports, lookahead);
+    return path;
 }
 
 void
@@ -364,6 +419,7 @@ FabricNetworkHelper::Install(const FabricTopology& topology) const
     }
     net->m_routing = m_routingFactory.Create<FabricRouting>();
     net->m_routing->Install(&net->m_topology, net->m_switches, net->m_endpoints, net->m_channels);
+    net->m_controlPath = MakeControlPath(*net);
     return net;
 }
 

@@ -2,6 +2,7 @@
 #define AI_FABRIC_FABRIC_NETWORK_HELPER_H
 
 #include "ns3/fabric-channel.h"
+#include "ns3/fabric-control-path.h"
 #include "ns3/fabric-endpoint.h"
 #include "ns3/fabric-routing.h"
 #include "ns3/fabric-switch.h"
@@ -61,6 +62,8 @@ class FabricNetwork : public Object
      */
     uint32_t TakeRemoteQpn(uint32_t hostId) { return m_remoteQps[hostId]++; }
     Ptr<FabricRouting> GetRouting() const { return m_routing; }
+    /** The control path: notices every process of the run receives (FabricControlPath). */
+    Ptr<FabricControlPath> GetControlPath() const { return m_controlPath; }
     NodeContainer GetNodes() const { return m_nodes; }
     /**
      * Assign random streams to every port's ECN marker and every link's bit errors, by port
@@ -80,6 +83,7 @@ class FabricNetwork : public Object
     std::vector<Ptr<FabricEndpoint>> m_endpoints; //!< by node id
     std::vector<Ptr<FabricChannel>> m_channels;   //!< by link id
     Ptr<FabricRouting> m_routing;
+    Ptr<FabricControlPath> m_controlPath;
     std::vector<uint32_t> m_rankOfNode; //!< empty: one process
     uint32_t m_localRank{0};
     Time m_switchLatency;   //!< of the switch factory's switches
@@ -140,6 +144,8 @@ class FabricNetworkHelper
     Ptr<FabricNetwork> Install(const FabricTopology& topology) const;
 
   private:
+    /** The network's control path: a FabricRemoteControlPath when split over MPI ranks. */
+    Ptr<FabricControlPath> MakeControlPath(const FabricNetwork& net) const;
     Ptr<FabricSwitch> MakeSwitch(const FabricTopology::Node& node, uint32_t id,
                                  uint32_t seedBase) const;
     /** The switches' ECMP seed base: pinned, or from ns-3's run seed (class comment). */

@@ -206,15 +206,18 @@ TrainingJobHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdmaIn,
     for (uint32_t r = 0; r < hosts.size(); ++r)
     {
         if (rdmaIn.IsFlowLevel() ? !network->GetObject<FlowNetwork>()
-                                 : !network->GetHostNode(hosts[r])->GetObject<RdmaNic>())
+                                 : network->IsHostLocal(hosts[r]) &&
+                                       !network->GetHostNode(hosts[r])->GetObject<RdmaNic>())
         {
             throw std::invalid_argument("job '" + job->GetName() +
                                         "': install RDMA on the network before the job");
         }
         Ptr<Accelerator> gpu = m_collectives.InstallAccelerator(network, hosts[r]);
         gpu->SetJob(job->GetName());
-        job->SetRank(r, hosts[r], topo.GetNode(topo.HostNode(hosts[r])).server, gpu);
+        job->SetRank(r, hosts[r], topo.GetNode(topo.HostNode(hosts[r])).server, gpu,
+                     network->IsHostLocal(hosts[r]));
     }
+    job->SetControlPath(network->GetControlPath());
     RdmaHelper rdma = rdmaIn;
     rdma.SetQueuePairAttribute("Priority", UintegerValue(job->GetTrafficClass()));
 

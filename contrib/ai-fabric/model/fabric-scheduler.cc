@@ -1,5 +1,6 @@
 #include "fabric-scheduler.h"
 
+#include "fabric-control-path.h"
 #include "frame-arrival.h"
 
 #include "ns3/abort.h"
@@ -38,10 +39,12 @@ FabricScheduler::ToEvent(const Entry& e)
 void
 FabricScheduler::Insert(const Event& ev)
 {
-    // A type check, not a dynamic_cast: FrameArrival is final, and this runs for every event.
-    const bool arrival = typeid(*ev.impl) == typeid(FrameArrival);
-    const uint64_t order = arrival ? static_cast<const FrameArrival*>(ev.impl)->GetTieKey()
-                                   : std::numeric_limits<uint64_t>::max();
+    // Type checks, not a dynamic_cast: both arrivals are final, and this runs for every event.
+    const std::type_info& type = typeid(*ev.impl);
+    const uint64_t order =
+        type == typeid(FrameArrival)     ? static_cast<const FrameArrival*>(ev.impl)->GetTieKey()
+        : type == typeid(ControlArrival) ? static_cast<const ControlArrival*>(ev.impl)->GetTieKey()
+                                         : std::numeric_limits<uint64_t>::max();
     m_heap.push_back({});
     SiftUp(m_heap.size() - 1, {ev.key.m_ts, order, ev.key.m_uid, ev.key.m_context, ev.impl});
 }

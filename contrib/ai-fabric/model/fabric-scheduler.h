@@ -18,7 +18,8 @@ namespace ns3
  * boundary, not when it was sent, so under ns-3's rule a frame arriving at the same picosecond
  * as a local event (a transmit completion, a pacing timer) may run before it in one process and
  * after it in two.  This scheduler runs, at each timestamp, every FrameArrival first, ordered by
- * its tie key (receiving port), and then the other events in scheduling order.  Every event a
+ * its tie key (receiving port), then every ControlArrival (a notice of the FabricControlPath,
+ * which crosses ranks alike) by its key, and then the other events in scheduling order.  Every event a
  * rank runs then sees the same state as in a single process, and results are identical.
  *
  * Select it with Simulator::SetScheduler or the "SchedulerType" global value, in single-process

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace ns3
@@ -247,6 +248,15 @@ TrainingJob::GetTypeId()
                           MakeUintegerChecker<uint8_t>(0, 7))
             .AddAttribute("StartTime", "When the first iteration starts.", TimeValue(Time(0)),
                           MakeTimeAccessor(&TrainingJob::m_startTime), MakeTimeChecker(Time(0)))
+            .AddAttribute("BarrierLatency",
+                          "From the slowest rank's finish to every rank starting the next "
+                          "iteration: each rank's notice that it finished crosses the cluster's "
+                          "control path (FabricControlPath) in this time.  0: an ideal barrier, "
+                          "in one process only; a run split over MPI ranks needs more than each "
+                          "rank's lookahead (the shortest delay of its links to other ranks): at "
+                          "least the longest plus 2 ps.",
+                          TimeValue(Time(0)), MakeTimeAccessor(&TrainingJob::m_barrierLatency),
+                          MakeTimeChecker(Time(0)))
             .AddAttribute("SequenceParallel",
                           "Megatron's sequence parallelism (Korthikanti et al., \"Reducing "
                           "Activation Recomputation in Large Transformer Models\", 2022): each "
@@ -352,6 +362,7 @@ TrainingJob::DoDispose()
     m_traceOps.clear();
     m_trace.reset();
     m_slowdown = nullptr;
+    m_controlPath = nullptr;
     Object::DoDispose();
 }
 
@@ -822,11 +833,13 @@ TrainingJob::SetTraceProgram(std::shared_ptr<const TraceProgram> program)
 }
 
 void
-TrainingJob::SetRank(uint32_t rank, uint32_t host, uint32_t server, Ptr<Accelerator> gpu)
+TrainingJob::SetRank(uint32_t rank, uint32_t host, uint32_t server, Ptr<Accelerator> gpu,
+                     bool local)
 {
     NS_ABORT_MSG_IF(rank >= m_ranks, "job '" << m_name << "' has no rank " << rank);
     m_rankState.resize(m_ranks);
     RankState& rs = m_rankState[rank];
+    rs.local = local;
     rs.host = host;
     rs.server = server;
     rs.gpu = gpu;
@@ -868,12 +881,27 @@ TrainingJob::SetCommunicator(uint32_t rank, JobComm comm, Ptr<CollectiveApplicat
 {
     m_rankState.resize(m_ranks);
     m_rankState[rank].comms[static_cast<std::size_t>(comm)] = {app, std::move(schedules)};
-    app->TraceConnectWithoutContext("Failed",
-                                    MakeCallback(&TrainingJob::CommunicatorFailed, this).Bind(rank));
+    if (app) // null: another MPI rank simulates it
+    {
+        app->TraceConnectWithoutContext("Failed",
+                                        MakeCallback(&TrainingJob::CommunicatorFailed, this).Bind(rank));
+    }
 }
 
 void
 TrainingJob::CommunicatorFailed(uint32_t r, uint32_t)
+{
+    if (m_barrierHandler < 0)
+    {
+        RankFailed(r);
+        return;
+    }
+    // Every process stops the job when the failure's notice reaches it, as the barrier's.
+    m_controlPath->Broadcast(static_cast<uint32_t>(m_failureHandler), r, {}, m_barrierLatency);
+}
+
+void
+TrainingJob::RankFailed(uint32_t r)
 {
     Interrupt("rank " + std::to_string(r) + " (host " + std::to_string(m_rankState[r].host) +
               "): a queue pair exceeded its retry count");
@@ -900,16 +928,34 @@ TrainingJob::DescribeStall() const
     {
         return "";
     }
-    // A rank waiting for something in particular, rather than one parked at its end.
-    uint32_t r = 0;
+    // Of the ranks this process simulates, one waiting for something in particular rather
+    // than one parked at its end.
+    std::optional<uint32_t> pick;
     for (uint32_t i = 0; i < m_rankState.size(); ++i)
     {
         const Wait w = m_rankState[i].wait;
-        if (w != FINISHED && (m_rankState[r].wait == FINISHED || (m_rankState[r].wait == ALL && w != ALL)))
+        if (m_rankState[i].local && w != FINISHED &&
+            (!pick || (m_rankState[*pick].wait == ALL && w != ALL)))
         {
-            r = i;
+            pick = i;
         }
     }
+    if (!pick)
+    {
+        // Split over MPI ranks, every rank here finished: others' notices never came.
+        std::string missing;
+        for (uint32_t i = 0; i < m_rankState.size(); ++i)
+        {
+            if (m_rankState[i].wait != FINISHED)
+            {
+                missing += (missing.empty() ? "" : ", ") + Str(i);
+            }
+        }
+        return "job '" + m_name + "' stopped in iteration " + Str(m_iterations.size()) +
+               " with nothing left to run: this process's ranks finished it, but rank(s) " +
+               missing + " (simulated by other MPI ranks) never did";
+    }
+    const uint32_t r = *pick;
     {
         const RankState& rs = m_rankState[r];
         const auto where = [this, r](std::size_t op) {
@@ -1019,11 +1065,36 @@ TrainingJob::Start()
         }
         for (const JobOp& op : *rs.ops)
         {
-            NS_ABORT_MSG_IF(op.kind == JobOp::COLLECTIVE && !IsFreeTransfer(op) &&
+            NS_ABORT_MSG_IF(rs.local && op.kind == JobOp::COLLECTIVE && !IsFreeTransfer(op) &&
                                 !rs.comms[static_cast<std::size_t>(op.comm)].app,
                             "job '" << m_name << "': rank " << r << " has no "
                                     << JobCommName(op.comm) << " communicator");
+            if (rs.local && op.kind == JobOp::COLLECTIVE && IsFreeTransfer(op) &&
+                !m_rankState[PeerStage(r, op.comm)].local)
+            {
+                Bad("job '" + m_name + "': rank " + Str(r) + "'s zero-byte pipeline transfer "
+                    "to or from rank " + Str(PeerStage(r, op.comm)) + " crosses MPI ranks "
+                    "(zero-byte transfers take no time, so they cannot); give the job "
+                    "ActivationBytes above 0, or a Model");
+            }
         }
+    }
+    if (!m_controlPath)
+    {
+        m_controlPath = CreateObject<FabricControlPath>();
+    }
+    if (m_barrierLatency.IsStrictlyPositive() || m_controlPath->GetMinLatency().IsStrictlyPositive())
+    {
+        if (m_barrierLatency < m_controlPath->GetMinLatency())
+        {
+            Bad("job '" + m_name + "': BarrierLatency of " + Str(m_barrierLatency.GetPicoSeconds()) +
+                " ps: split over MPI ranks, the ranks' notices that they finished take more than "
+                "each rank's lookahead; allowed: at least " +
+                Str(m_controlPath->GetMinLatency().GetPicoSeconds()) + " ps");
+        }
+        m_barrierHandler = static_cast<int64_t>(
+            m_controlPath->AddHandler(MakeCallback(&TrainingJob::RankReported, this)));
+        m_failureHandler = m_controlPath->AddHandler(MakeCallback(&TrainingJob::RankFailedNotice, this));
     }
     Simulator::Schedule(m_startTime, &TrainingJob::StartIteration, this);
 }
@@ -1090,7 +1161,10 @@ TrainingJob::StartIteration()
     }
     for (uint32_t r = 0; r < m_ranks; ++r)
     {
-        Advance(r);
+        if (m_rankState[r].local)
+        {
+            Advance(r);
+        }
     }
 }
 
@@ -1345,15 +1419,22 @@ TrainingJob::TakeFreeTransfer(uint32_t r, const JobOp& op)
     return true;
 }
 
-void
-TrainingJob::PassToken(uint32_t r, JobComm comm)
+uint32_t
+TrainingJob::PeerStage(uint32_t r, JobComm comm) const
 {
     const ParallelLayout layout = GetLayout();
     ParallelLayout::Coordinates c = layout.Of(r);
-    const bool activation = comm == JobComm::ACTIVATION_SEND;
+    const bool next = comm == JobComm::ACTIVATION_SEND || comm == JobComm::GRADIENT_RECV;
     // Interleaved stages pass between chunks from the last stage to the first and back.
-    c.pp = activation ? (c.pp + 1) % layout.pp : (c.pp + layout.pp - 1) % layout.pp;
-    const uint32_t peer = layout.RankOf(c);
+    c.pp = next ? (c.pp + 1) % layout.pp : (c.pp + layout.pp - 1) % layout.pp;
+    return layout.RankOf(c);
+}
+
+void
+TrainingJob::PassToken(uint32_t r, JobComm comm)
+{
+    const bool activation = comm == JobComm::ACTIVATION_SEND;
+    const uint32_t peer = PeerStage(r, comm);
     RankState& ps = m_rankState[peer];
     ++(activation ? ps.activationsReady : ps.gradientsReady);
     if (ps.wait == (activation ? ACTIVATION : GRADIENT))
@@ -1372,9 +1453,44 @@ TrainingJob::RankFinished(uint32_t r)
     RankState& rs = m_rankState[r];
     rs.wait = FINISHED;
     rs.finish = Simulator::Now();
+    if (m_barrierHandler < 0)
+    {
+        if (--m_ranksLeft == 0)
+        {
+            EndIteration();
+        }
+        return;
+    }
+    // The notice carries the rank's accounting, so every process ends the iteration alike.
+    std::vector<int64_t> notice{rs.finish.GetPicoSeconds(), rs.compute.GetPicoSeconds(),
+                                rs.communication.GetPicoSeconds()};
+    for (const Time& t : rs.exposedBy)
+    {
+        notice.push_back(t.GetPicoSeconds());
+    }
+    m_controlPath->Broadcast(static_cast<uint32_t>(m_barrierHandler), r, std::move(notice),
+                             m_barrierLatency);
+}
+
+void
+TrainingJob::RankReported(uint32_t r, const std::vector<int64_t>& notice)
+{
+    if (m_interrupted)
+    {
+        return;
+    }
+    RankState& rs = m_rankState[r];
+    rs.wait = FINISHED;
+    rs.finish = PicoSeconds(notice.at(0));
+    rs.compute = PicoSeconds(notice.at(1));
+    rs.communication = PicoSeconds(notice.at(2));
+    for (std::size_t e = 0; e < kExposures; ++e)
+    {
+        rs.exposedBy[e] = PicoSeconds(notice.at(3 + e));
+    }
     if (--m_ranksLeft == 0)
     {
-        EndIteration();
+        EndIteration(); // the barrier releases: the slowest rank's finish + BarrierLatency
     }
 }
 

@@ -3,6 +3,7 @@
 
 #include "accelerator.h"
 #include "collective-application.h"
+#include "fabric-control-path.h"
 #include "parallel-layout.h"
 #include "trace-program.h"
 #include "training-program.h"
@@ -37,7 +38,7 @@ struct JobIteration
 {
     uint32_t iteration{0};
     Time start;
-    Time end;           //!< when the slowest rank finished: the barrier
+    Time end; //!< when the barrier released the ranks: the slowest's finish + BarrierLatency
     Time compute;       //!< GPU busy computing (slowdowns included)
     Time communication; //!< some collective of the rank in progress
     Time exposed;       //!< neither computing nor done: waiting on collectives or other stages
@@ -87,7 +88,10 @@ struct JobSpan
  * stream), blocking ones hold the rank until its part is done.  With a Trace, each rank runs
  * its execution trace instead (TraceProgram: an operation waits for the collectives it
  * depends on).  An iteration ends at a barrier: when the slowest rank has finished, every
- * rank starts the next.
+ * rank starts the next, BarrierLatency later (each rank's notice that it finished crosses the
+ * control path, FabricControlPath).  In a run split over MPI ranks each process runs its own
+ * ranks and learns of the others' from those notices, which carry each rank's accounting, so
+ * every process records the same iterations.
  *
  * Each GPU's compute is slowed by a factor drawn once from the Slowdown random variable (a
  * per-server override replaces it), as for a GPU that runs hot or throttles.
@@ -141,8 +145,18 @@ class TrainingJob : public Object
     /** Rank \p rank's operations (known once the job started). */
     const std::vector<JobOp>& GetOps(uint32_t rank) const { return *m_rankState[rank].ops; }
 
-    /** Rank \p rank runs on \p host (of \p server) with \p gpu. */
-    void SetRank(uint32_t rank, uint32_t host, uint32_t server, Ptr<Accelerator> gpu);
+    /**
+     * Rank \p rank runs on \p host (of \p server) with \p gpu; \p local: this process
+     * simulates it (false: another MPI rank does, and tells this one when it finishes an
+     * iteration, over the control path).
+     */
+    void SetRank(uint32_t rank, uint32_t host, uint32_t server, Ptr<Accelerator> gpu,
+                 bool local = true);
+    /**
+     * The control path the ranks' barrier notices take (the network's; by default one of the
+     * job's own, for a single process).
+     */
+    void SetControlPath(Ptr<FabricControlPath> path) { m_controlPath = path; }
     /** Rank \p rank's end of communicator \p comm: its application and the schedules. */
     void SetCommunicator(uint32_t rank, JobComm comm, Ptr<CollectiveApplication> app,
                          ScheduleList schedules);
@@ -221,6 +235,7 @@ class TrainingJob : public Object
     };
     struct RankState
     {
+        bool local{true}; //!< simulated by this process
         uint32_t host{0};
         uint32_t server{0};
         Ptr<Accelerator> gpu;
@@ -275,9 +290,20 @@ class TrainingJob : public Object
     /** A zero-byte pipeline transfer from rank \p r's op; the peer may go on. */
     void PassToken(uint32_t r, JobComm comm);
     void RankFinished(uint32_t r);
+    /** Rank \p r's notice that it finished (finish, compute, communication, exposedBy in ps). */
+    void RankReported(uint32_t r, const std::vector<int64_t>& notice);
+    /** The rank of the stage a pipeline transfer of rank \p r on \p comm goes to or comes from. */
+    uint32_t PeerStage(uint32_t r, JobComm comm) const;
     void EndIteration();
-    /** Rank \p r's communicator stopped: a queue pair of member \p member failed. */
+    /**
+     * Rank \p r's communicator stopped: a queue pair of member \p member failed.  The job
+     * stops at once, or with the control path in use when its notice arrives (RankFailed).
+     */
     void CommunicatorFailed(uint32_t r, uint32_t member);
+    /** Stop the job: rank \p r's queue pair exceeded its retry count. */
+    void RankFailed(uint32_t r);
+    /** The control path's notice of RankFailed(\p r). */
+    void RankFailedNotice(uint32_t r, const std::vector<int64_t>&) { RankFailed(r); }
     const JobOp& OpAt(uint32_t r, std::size_t op) const;
     /** Check()'s rules for a job with a Trace. */
     void CheckTrace() const;
@@ -334,6 +360,7 @@ class TrainingJob : public Object
     double m_tokensPerSample;
     uint8_t m_trafficClass;
     Time m_startTime;
+    Time m_barrierLatency;
     bool m_sequenceParallel;
     bool m_distributedOptimizer;
     bool m_fullySharded;
@@ -358,6 +385,9 @@ class TrainingJob : public Object
     std::vector<JobRankIteration> m_rankIterations;
     Time m_iterationStart;
     uint32_t m_ranksLeft{0};
+    Ptr<FabricControlPath> m_controlPath;
+    int64_t m_barrierHandler{-1}; //!< the control path's handler of the notices; -1: direct
+    uint32_t m_failureHandler{0}; //!< its handler of RankFailed notices (with m_barrierHandler)
 
     TracedCallback<const JobSpan&> m_spanTrace;
     TracedCallback<const JobIteration&> m_iterationTrace;

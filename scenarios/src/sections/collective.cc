@@ -108,9 +108,13 @@ CollectiveSizes(const json& c, const std::string& w, uint64_t quantum, std::stri
     return sizes;
 }
 
-/** The collective section's keys: the sweep's and the algorithm's attributes (\p algorithm). */
+/**
+ * The collective section's keys: the sweep's, the algorithm's attributes (\p algorithm, applied
+ * by \p set) and the group's (CollectiveGroup, applied by \p groupSet).
+ */
 SectionSchema
-CollectiveSchema(TypeId algorithm, const SectionSchema::Setter& set)
+CollectiveSchema(TypeId algorithm, const SectionSchema::Setter& set,
+                 const SectionSchema::Setter& groupSet)
 {
     SectionSchema schema("collective");
     schema.Key(OpKey())
@@ -129,6 +133,7 @@ CollectiveSchema(TypeId algorithm, const SectionSchema::Setter& set)
         .BindFamily("protocol", CollectiveAlgorithm::GetTypeId(), "Protocol",
                     CollectiveProtocol::GetTypeId(), "Protocol", set)
         .Bind(algorithm, set)
+        .Bind(CollectiveGroup::GetTypeId(), groupSet)
         .Moved("priority", "rdma.priority");
     return MovedRdmaKeys(schema);
 }
@@ -174,9 +179,12 @@ BuildCollective(const json& doc, Scenario& s)
     const TypeId tid = algorithm->GetInstanceTypeId();
     spec.algorithmFactory.SetTypeId(tid);
     auto& factory = spec.algorithmFactory;
-    CollectiveSchema(tid, [&factory](const std::string& n, const AttributeValue& v) {
-        factory.Set(n, v);
-    }).Apply(c);
+    CollectiveSchema(
+        tid, [&factory](const std::string& n, const AttributeValue& v) { factory.Set(n, v); },
+        [&spec](const std::string& n, const AttributeValue& v) {
+            spec.groupAttributes.emplace_back(n, v.Copy());
+        })
+        .Apply(c);
     const uint32_t hosts = s.topology.GetNHosts();
     if (hosts < 2)
     {
@@ -205,7 +213,7 @@ CollectiveSection()
     section.schemas = [](Scenario&) {
         const SectionSchema::Setter none = [](const std::string&, const AttributeValue&) {};
         std::vector<SectionSchema> schemas{
-            CollectiveSchema(AutoCollectiveAlgorithm::GetTypeId(), none)};
+            CollectiveSchema(AutoCollectiveAlgorithm::GetTypeId(), none, none)};
         for (const auto& name : CollectiveAlgorithm::GetNames())
         {
             const TypeId tid = CollectiveAlgorithm::Create(name)->GetInstanceTypeId();
