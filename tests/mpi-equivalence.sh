@@ -6,6 +6,7 @@
 #    so does the single-process build on Debian's ns-3 when given as a third argument;
 #  - -np 2 with a map of 2 ranks gives the same three files;
 #  - the same with "launch": "barrier" and a 2 us barrier_latency, likewise;
+#  - the same with link events (inside each rank and on a cut link) and routing convergence;
 #  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
 #    byte-identical iterations.csv, ranks.csv, links.csv and flows.csv, as does one process;
 #  - bad partition input, and barriers faster than the lookahead, exit 2 on every rank with
@@ -53,6 +54,30 @@ if [ -n "$single" ]; then
   "$single" --scenario="$d/barrier.json" --out="$d/bsingle" > /dev/null 2>&1
   for f in collectives.csv links.csv flows.csv; do
     cmp "$d/b1/$f" "$d/bsingle/$f"
+  done
+fi
+
+# Link events: a link inside rank 0 (down and up), a cut link (down for good), a link inside
+# rank 1 (down and up) under 20 us routing convergence: each rank changes its half of a cut
+# link, and routes around the other rank's links, at the same instants.
+/usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
+s['routing'] = {'convergence_delay': '20us'}; \
+s['link_events'] = [{'link': 'p0e0-p0a1', 'at': '60us', 'state': 'down'}, \
+  {'link': 'p0e0-p0a1', 'at': '400us', 'state': 'up'}, \
+  {'link': 'p2a0-c0', 'at': '100us', 'state': 'down'}, \
+  {'link': 'p3e0-p3a1', 'at': '150us', 'state': 'down'}, \
+  {'link': 'p3e0-p3a1', 'at': '250us', 'state': 'up'}]; \
+json.dump(s, open('$d/events.json','w'))"
+mpirun -np 1 "$runner" --scenario="$d/events.json" --out="$d/e1" --ranks-by=pod > /dev/null 2>&1
+mpirun -np 2 "$runner" --scenario="$d/events.json" --out="$d/e2" --ranks-by=pod > /dev/null 2>&1
+for f in collectives.csv links.csv flows.csv; do
+  cmp "$d/e1/$f" "$d/e2/$f"
+done
+test "$(grep -c '^36,p2a0-c0,.*,1,[0-9.]*$' "$d/e2/links.csv")" -eq 2 # down once, both ends
+if [ -n "$single" ]; then
+  "$single" --scenario="$d/events.json" --out="$d/esingle" > /dev/null 2>&1
+  for f in collectives.csv links.csv flows.csv; do
+    cmp "$d/e1/$f" "$d/esingle/$f"
   done
 fi
 
@@ -121,4 +146,4 @@ bad instant-sweep-barrier 2 pod "collective.barrier_latency = 0 ps: .* allowed: 
 s['training']['jobs'][0]['barrier_latency']='0s'; json.dump(s, open('$d/instant.json','w'))"
 scenario=$d/instant.json
 bad instant-barrier 2 pod "BarrierLatency of 0 ps: .* allowed: at least"
-echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, and a training job); bad partitions exit 2 on every rank"
+echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, link events, a training job); bad partitions exit 2 on every rank"

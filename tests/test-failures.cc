@@ -172,6 +172,26 @@ TEST(HardFailure, OverlappingCausesKeepTheLinkDownUntilTheLastRepair)
     EXPECT_EQ(ch->GetDownCount(), 1u);
     EXPECT_EQ(ch->GetDownTime(), MicroSeconds(60)); // 10 us to 70 us
     EXPECT_TRUE(ch->IsUp());
+    // Within a window: the outage cut at its end.
+    EXPECT_EQ(ch->GetDownTime(MicroSeconds(50)), MicroSeconds(40));
+    EXPECT_EQ(ch->GetDownTime(MicroSeconds(5)), Time(0));
+    Simulator::Destroy();
+}
+
+// A link still down is counted up to the window's end (links.csv's down_us, up to the last
+// delivery), not up to wherever the simulation stopped.
+TEST(HardFailure, ALinkStillDownCountsItsOutageUpToTheWindowsEnd)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
+    Ptr<FabricChannel> ch = HostChannel(net, 0);
+    FailOnce(ch, "hard", MicroSeconds(10), MicroSeconds(5));
+    FailOnce(ch, "hard", MicroSeconds(30), Seconds(10));
+    Simulator::Stop(MicroSeconds(100));
+    Simulator::Run();
+    EXPECT_FALSE(ch->IsUp());
+    EXPECT_EQ(ch->GetDownTime(), MicroSeconds(75));
+    EXPECT_EQ(ch->GetDownTime(MicroSeconds(40)), MicroSeconds(15));
+    EXPECT_EQ(ch->GetDownTime(MicroSeconds(12)), MicroSeconds(2));
     Simulator::Destroy();
 }
 
@@ -585,5 +605,41 @@ TEST(RetryLimit, WithABarrierLatencyTheJobStopsWhenTheFailuresNoticeArrives)
     ASSERT_LT(firstFailure, Time::Max());
     EXPECT_EQ(job->GetInterruptionTime(), firstFailure + MicroSeconds(50));
     EXPECT_NE(job->GetInterruptionCause().find("retry count"), std::string::npos);
+    Simulator::Destroy();
+}
+
+// Behind a barrier with a latency, a failed collective is reported when the failure's notice
+// arrives, BarrierLatency after the queue pair gave up, and ends when it gave up.
+TEST(RetryLimit, ABarrierRunFailsWhenTheFailuresNoticeArrivesAndEndsWhenTheRankFailed)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(16, DataRate("400Gbps"), 3));
+    FailOnce(HostChannel(net, 2), "hard", MicroSeconds(20), Seconds(10));
+    RdmaHelper rdma;
+    rdma.Install(net);
+    Ptr<CollectiveGroup> group = CollectiveHelper().Install(net, rdma, {0, 1, 2, 3});
+    group->SetAttribute("BarrierLatency", StringValue("30us"));
+    Time firstFailure = Time::Max();
+    for (uint32_t r = 0; r < group->GetNRanks(); ++r)
+    {
+        group->GetApplication(r)->TraceConnectWithoutContext(
+            "Failed", MakeBoundCallback(&RecordFirst, &firstFailure));
+    }
+    struct Sink
+    {
+        CollectiveResult result;
+        Time reported;
+        void Done(const CollectiveResult& r)
+        {
+            result = r;
+            reported = Simulator::Now();
+        }
+    } sink;
+    group->Run(CollectiveAlgorithm::Create("ring"), group->MakeRequest(ALL_REDUCE, 16 << 20),
+               MakeCallback(&Sink::Done, &sink));
+    Simulator::Run();
+    ASSERT_LT(firstFailure, Time::Max());
+    EXPECT_TRUE(sink.result.failed);
+    EXPECT_EQ(sink.result.end, firstFailure);
+    EXPECT_EQ(sink.reported, firstFailure + MicroSeconds(30));
     Simulator::Destroy();
 }

@@ -90,6 +90,11 @@ INSTANTIATE_TEST_SUITE_P(
                  "", "oversubscription"},
         BadInput{"zero_rate", Scenario("{\"kind\":\"fat_tree\",\"k\":4,\"nic_rate\":\"0Gbps\"}"),
                  "", "topology.nic_rate"},
+        BadInput{"barrier_latency_on_a_stream",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"collective\":{\"op\":"
+                 "\"allreduce\",\"bytes\":65536,\"launch\":\"stream\",\"barrier_latency\":"
+                 "\"2us\"}}",
+                 "", "collective.barrier_latency = \"2us\": applies to launch \"barrier\" only"},
         BadInput{"zero_size",
                  "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
                  "\"shift\",\"bytes\":0}}",

@@ -118,10 +118,6 @@ PartitionScenario(const Scenario& s, const Distribution& d)
     {
         refuse(s.hasFailures ? "failures" : "availability");
     }
-    if (!s.linkEvents.empty())
-    {
-        refuse("link events");
-    }
     if (s.hasMonitor)
     {
         refuse("monitor");

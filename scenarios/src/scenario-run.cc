@@ -122,7 +122,9 @@ ScenarioRun::Install()
     }
     for (const auto& e : s.linkEvents)
     {
-        Simulator::Schedule(e.at, &FabricChannel::SetUp, m_network->GetChannel(e.link), e.up);
+        // Split over MPI ranks, every rank changes the link (its half, or its routing's view)
+        // at the same instant.
+        Simulator::Schedule(e.at, &FabricNetwork::SetLinkUp, m_network, e.link, e.up);
     }
     if (s.hasMonitor)
     {

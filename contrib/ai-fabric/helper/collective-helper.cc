@@ -195,13 +195,24 @@ CollectiveGroup::Launch(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequ
     }
     auto schedule = Prepare(algorithm, request);
     auto running = std::make_shared<Running>();
-    running->id = m_launches++;
+    running->id = noticed ? m_barrierLaunches++ : 0;
     running->noticed = noticed;
+    running->latency = m_barrierLatency;
     running->result = {schedule->GetAlgorithm(), request.op, request.bytes, request.ranks,
                        fromRankStarts ? Time::Max() : Simulator::Now(), Simulator::Now(),
                        false, schedule->GetPredictedTime()};
     running->ranksLeft = 0;
     running->done = done;
+    if (m_failed)
+    {
+        // A rank of the group stopped on a failed queue pair: it runs nothing more.
+        running->result.failed = true;
+        if (!done.IsNull())
+        {
+            Simulator::ScheduleNow([done, result = running->result]() { done(result); });
+        }
+        return schedule;
+    }
     m_runs.push_back(running);
     for (uint32_t rank = 0; rank < GetNRanks(); ++rank) // engines start with their GPUs
     {
@@ -252,7 +263,7 @@ CollectiveGroup::RankDone(std::shared_ptr<Running> running, uint32_t rank)
             static_cast<uint32_t>(m_doneHandler), rank,
             {static_cast<int64_t>(running->id), m_apps[rank]->GetStartTime().GetPicoSeconds(),
              Simulator::Now().GetPicoSeconds()},
-            m_barrierLatency);
+            running->latency);
         return;
     }
     Finished(running, m_apps[rank]->GetStartTime());
@@ -262,11 +273,12 @@ void
 CollectiveGroup::DoneNotice(uint32_t, const std::vector<int64_t>& notice)
 {
     const auto id = static_cast<uint64_t>(notice.at(0));
-    const auto it = std::find_if(m_runs.begin(), m_runs.end(),
-                                 [id](const auto& running) { return running->id == id; });
+    const auto it = std::find_if(m_runs.begin(), m_runs.end(), [id](const auto& running) {
+        return running->noticed && running->id == id;
+    });
     if (it == m_runs.end())
     {
-        return; // reported already: a rank failed
+        return; // failed already (a rank's failure notice came first)
     }
     std::shared_ptr<Running> running = *it;
     running->result.end = std::max(running->result.end, PicoSeconds(notice.at(2)));
@@ -295,27 +307,48 @@ CollectiveGroup::Finished(const std::shared_ptr<Running>& running, Time start)
 void
 CollectiveGroup::RankFailed(uint32_t rank)
 {
+    m_failed = true;
+    // The collectives that wait for no notices fail here at once; those behind the barrier
+    // fail in every process when the failure's notice arrives.
+    FailRuns(rank, false, Simulator::Now());
     if (m_doneHandler >= 0)
     {
-        // Every process fails the group's collectives when the failure's notice arrives.
-        m_network->GetControlPath()->Broadcast(m_failedHandler, rank, {}, m_barrierLatency);
-        return;
+        m_network->GetControlPath()->Broadcast(m_failedHandler, rank,
+                                               {Simulator::Now().GetPicoSeconds()},
+                                               m_barrierLatency);
     }
-    RankFailedNow(rank);
 }
 
 void
-CollectiveGroup::RankFailedNow(uint32_t rank)
+CollectiveGroup::FailedNotice(uint32_t rank, const std::vector<int64_t>& notice)
 {
-    NS_LOG_INFO("rank " << rank << " failed: " << m_runs.size() << " collectives fail");
-    auto runs = std::move(m_runs);
-    m_runs.clear();
-    for (auto& running : runs)
+    m_failed = true;
+    FailRuns(rank, true, PicoSeconds(notice.at(0)));
+}
+
+void
+CollectiveGroup::FailRuns(uint32_t rank, bool noticed, Time when)
+{
+    std::vector<std::shared_ptr<Running>> failing;
+    for (auto it = m_runs.begin(); it != m_runs.end();)
+    {
+        if ((*it)->noticed == noticed)
+        {
+            failing.push_back(*it);
+            it = m_runs.erase(it);
+        }
+        else
+        {
+            ++it;
+        }
+    }
+    NS_LOG_INFO("rank " << rank << " failed: " << failing.size() << " collectives fail");
+    for (auto& running : failing)
     {
         running->reported = true;
         running->result.failed = true;
-        running->result.start = std::min(running->result.start, Simulator::Now());
-        running->result.end = Simulator::Now();
+        running->result.start = std::min(running->result.start, when);
+        running->result.end = when;
         if (!running->done.IsNull())
         {
             running->done(running->result);

@@ -70,7 +70,8 @@ class CollectiveGroup : public Object
     /**
      * Prepare \p request and run it on every rank now; \p done is called when the last rank
      * has finished (BarrierLatency later), or (with failed set) when a rank of the group fails.
-     * Throws std::invalid_argument if BarrierLatency is below the control path's least.
+     * Throws std::invalid_argument if BarrierLatency is below the control path's least.  The
+     * control path calls the group back: keep it (a Ptr) until the simulation ends.
      */
     std::shared_ptr<const CollectiveSchedule> Run(Ptr<CollectiveAlgorithm> algorithm,
                                                   const CollectiveRequest& request,
@@ -79,7 +80,8 @@ class CollectiveGroup : public Object
      * Prepare \p request and queue it on every rank behind the work it was given before: each
      * rank begins it when it has finished its earlier collectives, as launches on one CUDA
      * stream do (nccl-tests' timing loop).  The result runs from the first rank's start to the
-     * last rank's finish.  In a distributed run, Run and Queue cover this process's ranks.
+     * last rank's finish.  In a distributed run, Queue covers this process's ranks (Run waits
+     * for every rank's notice).
      */
     std::shared_ptr<const CollectiveSchedule> Queue(Ptr<CollectiveAlgorithm> algorithm,
                                                     const CollectiveRequest& request,
@@ -98,8 +100,9 @@ class CollectiveGroup : public Object
         uint32_t ranksLeft;
         ResultCallback done;
         bool reported{false};
-        uint64_t id{0};       //!< the group's launches numbered alike in every process
-        bool noticed{false};  //!< its ranks' finishes come as control-path notices
+        uint64_t id{0};      //!< with notices: the group's barrier runs, numbered alike everywhere
+        bool noticed{false}; //!< its ranks' finishes come as control-path notices
+        Time latency;        //!< their latency (BarrierLatency at launch)
     };
     std::shared_ptr<const CollectiveSchedule> Launch(Ptr<CollectiveAlgorithm> algorithm,
                                                      const CollectiveRequest& request,
@@ -116,12 +119,14 @@ class CollectiveGroup : public Object
     /** Register the control-path handlers once. */
     void AddHandlers();
     /**
-     * A rank stopped on a failed queue pair: every running collective fails (with notices in
-     * use, when its notice arrives: RankFailedNow).
+     * A rank stopped on a failed queue pair: every running collective fails, those behind the
+     * barrier when the failure's notice arrives (FailedNotice); later launches fail at once.
      */
     void RankFailed(uint32_t rank);
-    void RankFailedNow(uint32_t rank);
-    void FailedNotice(uint32_t rank, const std::vector<int64_t>&) { RankFailedNow(rank); }
+    /** Rank \p rank's notice that it failed (at the time the notice holds, ps). */
+    void FailedNotice(uint32_t rank, const std::vector<int64_t>& notice);
+    /** Fail the running collectives that wait for notices (\p noticed) or not, at \p when. */
+    void FailRuns(uint32_t rank, bool noticed, Time when);
 
     Ptr<FabricNetwork> m_network;
     RdmaHelper m_rdma;
@@ -135,11 +140,12 @@ class CollectiveGroup : public Object
     std::vector<uint32_t> m_engines;       //!< endpoint ids of the engine ranks
     std::vector<uint32_t> m_engineServers; //!< their servers
     std::vector<Ptr<CollectiveApplication>> m_apps;
-    std::vector<std::shared_ptr<Running>> m_runs; //!< Run()s not reported yet
+    std::vector<std::shared_ptr<Running>> m_runs; //!< Run()s and Queue()s not reported yet
     std::set<std::tuple<uint32_t, uint32_t, uint32_t>> m_connected; //!< (rank, rank, channel)
     uint32_t m_queuePairs{0};
     Time m_barrierLatency;
-    uint64_t m_launches{0}; //!< Launch calls so far
+    uint64_t m_barrierLaunches{0}; //!< Run()s launched with notices so far
+    bool m_failed{false};          //!< a rank stopped on a failed queue pair
     int64_t m_doneHandler{-1}; //!< the control path's handler of DoneNotice; -1: none yet
     uint32_t m_failedHandler{0};
 };

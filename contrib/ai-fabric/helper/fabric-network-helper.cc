@@ -42,6 +42,19 @@ FabricNetwork::GetHostNode(uint32_t hostId) const
     return m_nodes.Get(m_topology.HostNode(hostId));
 }
 
+void
+FabricNetwork::SetLinkUp(uint32_t linkId, bool up)
+{
+    if (m_channels.at(linkId))
+    {
+        m_channels[linkId]->SetUp(up);
+    }
+    else
+    {
+        m_routing->SetRemoteLinkUp(linkId, up);
+    }
+}
+
 Ptr<FabricEndpoint>
 FabricNetwork::GetEndpoint(uint32_t hostId) const
 {

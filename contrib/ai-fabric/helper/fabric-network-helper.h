@@ -62,6 +62,12 @@ class FabricNetwork : public Object
      */
     uint32_t TakeRemoteQpn(uint32_t hostId) { return m_remoteQps[hostId]++; }
     Ptr<FabricRouting> GetRouting() const { return m_routing; }
+    /**
+     * Take link \p linkId down (false) or release one cause (true), as FabricChannel::SetUp,
+     * in a distributed run on every rank alike: its channel (this rank's half of a cut link),
+     * or, for a link between two other ranks' nodes, routing's view of it.
+     */
+    void SetLinkUp(uint32_t linkId, bool up);
     /** The control path: notices every process of the run receives (FabricControlPath). */
     Ptr<FabricControlPath> GetControlPath() const { return m_controlPath; }
     NodeContainer GetNodes() const { return m_nodes; }

@@ -162,7 +162,7 @@ FabricStatsHelper::LinkRows(Time elapsed) const
             os << ',' << c.ecnMarked << ',' << c.pfcPauseSent << ',' << c.pfcResumeSent << ','
                << c.pfcPauseReceived << ',' << dev->GetPausedTime().GetSeconds() * 1e6 << ','
                << util << ',' << ch->GetDownCount() << ','
-               << ch->GetDownTime().GetSeconds() * 1e6 << '\n';
+               << ch->GetDownTime(elapsed).GetSeconds() * 1e6 << '\n';
             rows.push_back({2 * uint64_t(id) + end, os.str()});
         }
     }

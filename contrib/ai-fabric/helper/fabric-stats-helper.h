@@ -69,8 +69,8 @@ class FabricStatsHelper
     /** This process's ports' rows of links.csv, keyed 2 x link + end. */
     std::vector<Row> LinkRows(Time elapsed) const;
     /**
-     * One row per port: counters, drops by reason, PFC, ECN, paused time, and utilization =
-     * time on the wire / \p elapsed.
+     * One row per port: counters, drops by reason, PFC, ECN, paused time, utilization =
+     * time on the wire / \p elapsed, and the link's outages and their time within \p elapsed.
      */
     void WriteLinks(std::ostream& os, Time elapsed) const;
 

@@ -85,7 +85,18 @@ FabricChannel::SetBitErrorRate(double ber)
 Time
 FabricChannel::GetDownTime() const
 {
-    return m_up ? m_downTotal : m_downTotal + (Simulator::Now() - m_downSince);
+    return GetDownTime(Simulator::Now());
+}
+
+Time
+FabricChannel::GetDownTime(Time until) const
+{
+    Time total;
+    for (const auto& [down, up] : m_outages)
+    {
+        total += std::max(Time(0), std::min(up, until) - down);
+    }
+    return m_up ? total : total + std::max(Time(0), until - m_downSince);
 }
 
 void
@@ -131,6 +142,7 @@ FabricChannel::Transmit(const Ptr<Packet>& p,
                     p,
                     info,
                     txTime + m_delay + extraDelay,
+                    m_epoch,
                     corrupted,
                     extraDelay.IsStrictlyPositive());
 }
@@ -140,12 +152,13 @@ FabricChannel::ScheduleArrival(const Ptr<FabricNetDevice>& port,
                                const Ptr<Packet>& p,
                                const FrameInfo* info,
                                Time delay,
+                               uint32_t epoch,
                                bool corrupted,
                                bool pipelined) const
 {
     Simulator::ScheduleWithContext(port->GetNodeId(),
                                    delay,
-                                   new FrameArrival(port, p, info, m_epoch, corrupted, pipelined));
+                                   new FrameArrival(port, p, info, epoch, corrupted, pipelined));
 }
 
 void
@@ -211,7 +224,7 @@ FabricChannel::SetUp(bool up)
     }
     else
     {
-        m_downTotal += Simulator::Now() - m_downSince;
+        m_outages.emplace_back(m_downSince, Simulator::Now());
     }
     for (std::size_t i = 0; i < m_nDevices; ++i)
     {

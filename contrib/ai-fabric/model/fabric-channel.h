@@ -9,6 +9,9 @@
 #include "ns3/random-variable-stream.h"
 #include "ns3/traced-callback.h"
 
+#include <utility>
+#include <vector>
+
 namespace ns3
 {
 
@@ -88,6 +91,8 @@ class FabricChannel : public Channel
     uint32_t GetDownCount() const { return m_epoch; }
     /** Total time the link was down, up to now. */
     Time GetDownTime() const;
+    /** Total time the link was down before \p until (its outages cut at \p until). */
+    Time GetDownTime(Time until) const;
 
     /** Bit-error rate of both directions, in [0, 1); 0 (the default) corrupts nothing. */
     void SetBitErrorRate(double ber);
@@ -98,13 +103,14 @@ class FabricChannel : public Channel
   protected:
     /**
      * Hand \p p (with its \p info, null for a MAC control frame) to \p port after \p delay
-     * through a FrameArrival, in this link's epoch; \p pipelined if the delay includes the
-     * port's forwarding latency.
+     * through a FrameArrival, sent in link epoch \p epoch (lost if the link went down since);
+     * \p pipelined if the delay includes the port's forwarding latency.
      */
     void ScheduleArrival(const Ptr<FabricNetDevice>& port,
                          const Ptr<Packet>& p,
                          const FrameInfo* info,
                          Time delay,
+                         uint32_t epoch,
                          bool corrupted,
                          bool pipelined) const;
 
@@ -122,7 +128,7 @@ class FabricChannel : public Channel
     uint32_t m_downHolds{0}; //!< causes keeping the link down
     uint32_t m_epoch{0};
     Time m_downSince;             //!< when the link last went down
-    Time m_downTotal;             //!< down time of earlier outages
+    std::vector<std::pair<Time, Time>> m_outages; //!< earlier outages: (down, up)
     double m_ber{0};
     double m_log1mBer{0};         //!< log(1 - BER), cached for the per-frame probability
     Ptr<UniformRandomVariable> m_uniform;

@@ -8,6 +8,7 @@
 #include "ns3/mpi-receiver.h"
 #include "ns3/node.h"
 #include "ns3/simulator.h"
+#include "ns3/tag.h"
 
 namespace ns3
 {
@@ -29,6 +30,33 @@ HandOver()
 {
     return PicoSeconds(1);
 }
+
+/**
+ * The link epoch a frame was sent in, carried across ranks (ns-3 serializes packet tags into
+ * the MPI message): both halves of a cut link change state at the same instants, and a frame
+ * sent before the link went down is lost however late its message is received.
+ */
+class LinkEpochTag : public Tag
+{
+  public:
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("ns3::FabricRemoteChannel::LinkEpochTag")
+                                .SetParent<Tag>()
+                                .SetGroupName("AiFabric")
+                                .AddConstructor<LinkEpochTag>();
+        return tid;
+    }
+    TypeId GetInstanceTypeId() const override { return GetTypeId(); }
+    uint32_t GetSerializedSize() const override { return 4; }
+    void Serialize(TagBuffer i) const override { i.WriteU32(epoch); }
+    void Deserialize(TagBuffer i) override { epoch = i.ReadU32(); }
+    void Print(std::ostream& os) const override { os << "epoch=" << epoch; }
+
+    uint32_t epoch{0};
+};
+
+NS_OBJECT_ENSURE_REGISTERED(LinkEpochTag);
 } // namespace
 
 TypeId
@@ -64,11 +92,15 @@ FabricRemoteChannel::Transmit(const Ptr<Packet>& p,
 {
     NS_ABORT_MSG_IF(GetBitErrorRate() > 0,
                     "FabricRemoteChannel: bit errors are not modelled on links between MPI ranks");
-    NS_ABORT_MSG_IF(p->GetSerializedSize() + kMpiHeaderBytes > kMpiMessageBytes,
-                    "FabricRemoteChannel: a frame of " << p->GetSerializedSize()
+    Ptr<Packet> tagged = p->Copy(); // the frame's bytes are shared; the tag is this copy's
+    LinkEpochTag tag;
+    tag.epoch = GetEpoch();
+    tagged->AddPacketTag(tag);
+    NS_ABORT_MSG_IF(tagged->GetSerializedSize() + kMpiHeaderBytes > kMpiMessageBytes,
+                    "FabricRemoteChannel: a frame of " << tagged->GetSerializedSize()
                         << " serialized bytes exceeds ns-3's MPI message buffer");
     const Ptr<FabricNetDevice>& peer = PeerOf(sender);
-    MpiInterface::SendPacket(p,
+    MpiInterface::SendPacket(tagged,
                              Simulator::Now() + txTime + GetDelay() + extraDelay - HandOver(),
                              peer->GetNode()->GetId(),
                              peer->GetIfIndex());
@@ -80,9 +112,11 @@ FabricRemoteChannel::Deliver(Ptr<FabricNetDevice> port, Ptr<Packet> p)
     // The sender added the forwarding latency to data frames, not to MAC control frames.  The
     // frame's info is read here, once, as it crosses from the other rank.
     FrameInfo info;
+    LinkEpochTag tag;
+    NS_ABORT_MSG_UNLESS(p->RemovePacketTag(tag), "FabricRemoteChannel: a frame without its epoch");
     const bool data = roce::ParseDataFrame(*p, info);
     const bool pipelined = data && port->GetForwardingLatency().IsStrictlyPositive();
-    ScheduleArrival(port, p, data ? &info : nullptr, HandOver(), false, pipelined);
+    ScheduleArrival(port, p, data ? &info : nullptr, HandOver(), tag.epoch, false, pipelined);
 }
 
 } // namespace ns3

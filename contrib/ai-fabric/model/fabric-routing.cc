@@ -4,6 +4,7 @@
 #include "fabric-endpoint.h"
 #include "fabric-switch.h"
 
+#include "ns3/abort.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -166,6 +167,7 @@ FabricRouting::Install(const FabricTopology* topology,
     m_switches = switches;
     m_endpoints = endpoints;
     m_channels = channels;
+    m_remoteDownHolds.assign(channels.size(), 0);
     for (const auto& ch : m_channels)
     {
         if (!ch)
@@ -176,6 +178,18 @@ FabricRouting::Install(const FabricTopology* topology,
                                        MakeCallback(&FabricRouting::LinkStateChanged, this));
     }
     Recompute();
+}
+
+void
+FabricRouting::SetRemoteLinkUp(uint32_t linkId, bool up)
+{
+    NS_ABORT_MSG_IF(m_channels.at(linkId), "FabricRouting: link " << linkId << " has a channel here");
+    uint32_t& holds = m_remoteDownHolds[linkId];
+    if (up ? holds == 0 || --holds > 0 : holds++ > 0)
+    {
+        return; // no change of state
+    }
+    LinkStateChanged(up);
 }
 
 void
@@ -194,7 +208,7 @@ FabricRouting::Recompute()
     std::vector<bool> up(m_channels.size());
     for (std::size_t i = 0; i < m_channels.size(); ++i)
     {
-        up[i] = !m_channels[i] || m_channels[i]->IsUp();
+        up[i] = m_channels[i] ? m_channels[i]->IsUp() : m_remoteDownHolds[i] == 0;
     }
     std::vector<ForwardingTable> tables = ComputeTables(*m_topology, up);
     for (uint32_t n = 0; n < tables.size(); ++n)

@@ -51,6 +51,12 @@ class FabricRouting : public Object
     /** The forwarding tables of every node for the links marked up in \p linkUp. */
     static std::vector<ForwardingTable> ComputeTables(const FabricTopology& topology,
                                                       const std::vector<bool>& linkUp);
+    /**
+     * Take down (false) or release (true) link \p linkId, which has no channel here (both its
+     * ends are another MPI rank's), with FabricChannel::SetUp's counting of causes: every rank
+     * then routes around it alike.
+     */
+    void SetRemoteLinkUp(uint32_t linkId, bool up);
     /** How many times tables were installed (the first install counts). */
     uint32_t GetNRecomputations() const { return m_recomputations; }
 
@@ -66,6 +72,7 @@ class FabricRouting : public Object
     std::vector<Ptr<FabricSwitch>> m_switches;
     std::vector<Ptr<FabricEndpoint>> m_endpoints;
     std::vector<Ptr<FabricChannel>> m_channels;
+    std::vector<uint32_t> m_remoteDownHolds; //!< by link id: causes keeping a channel-less link down
     EventId m_pending;
     uint32_t m_recomputations{0};
     TracedCallback<> m_recomputedTrace;

@@ -195,6 +195,11 @@ BuildCollective(const json& doc, Scenario& s)
     spec.iterations = uint32_t(Get(c, w, kIterations));
     spec.warmup = uint32_t(Get(c, w, kWarmup));
     spec.stream = Get(c, w, kLaunch) == "stream";
+    if (spec.stream && c.contains("barrier_latency"))
+    {
+        Fail(Path(w, "barrier_latency"), c.at("barrier_latency"),
+             "applies to launch \"barrier\" only (stream launches wait for no barrier)");
+    }
     spec.timelineMaxSteps = Get(c, w, kTimelineMaxSteps);
     const bool perRank = spec.op == REDUCE_SCATTER || spec.op == ALL_GATHER || spec.op == ALL_TO_ALL;
     spec.sizes = CollectiveSizes(c, w, perRank ? 4 * uint64_t(spec.ranks) : 4, spec.sizeNote);
