@@ -23,39 +23,39 @@ d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 scenario=$root/scenarios/distributed-k4.json
 
-mpirun -np 1 "$runner" --scenario="$scenario" --out="$d/np1" --ranks-by=pod > /dev/null 2> "$d/np1.log"
-mpirun -np 2 "$runner" --scenario="$scenario" --out="$d/np2" --ranks-by=pod > /dev/null 2> "$d/np2.log"
+# Run scenario $2 at -np 1 and -np 2 by pod (into $d/${1}1 and $d/${1}2, the logs beside) and,
+# given one, in one process ($d/${1}single): files $3... are byte-identical in all.
+agree() {
+  local name=$1 scen=$2
+  shift 2
+  mpirun -np 1 "$runner" --scenario="$scen" --out="$d/${name}1" --ranks-by=pod \
+      > /dev/null 2> "$d/${name}1.log"
+  mpirun -np 2 "$runner" --scenario="$scen" --out="$d/${name}2" --ranks-by=pod \
+      > /dev/null 2> "$d/${name}2.log"
+  for f in "$@"; do
+    cmp "$d/${name}1/$f" "$d/${name}2/$f"
+  done
+  if [ -n "$single" ]; then
+    "$single" --scenario="$scen" --out="$d/${name}single" > /dev/null 2>&1
+    for f in "$@"; do
+      cmp "$d/${name}1/$f" "$d/${name}single/$f"
+    done
+  fi
+}
+
+agree np "$scenario" collectives.csv links.csv flows.csv
 grep -q "rank 1 of 2" "$d/np2.log"
-for f in collectives.csv links.csv flows.csv; do
-  cmp "$d/np1/$f" "$d/np2/$f"
-done
 test "$(wc -l < "$d/np2/collectives.csv")" -eq 11 # header + 5 sizes x 2 iterations
 test "$(grep -c ',1$' "$d/np2/flows.csv")" -eq 16 # every message complete
 grep -q '"mpi_ranks": 2' "$d/np2/summary.json"
-if [ -n "$single" ]; then
-  "$single" --scenario="$scenario" --out="$d/single" > /dev/null 2>&1
-  for f in collectives.csv links.csv flows.csv; do
-    cmp "$d/np1/$f" "$d/single/$f"
-  done
-fi
 
 # The same collectives launched behind a barrier whose notices take 2 us: each run starts when
 # every rank's notice that it finished the last has reached every process.
 /usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
 s['collective'].update(launch='barrier', barrier_latency='2us'); \
 json.dump(s, open('$d/barrier.json','w'))"
-mpirun -np 1 "$runner" --scenario="$d/barrier.json" --out="$d/b1" --ranks-by=pod > /dev/null 2>&1
-mpirun -np 2 "$runner" --scenario="$d/barrier.json" --out="$d/b2" --ranks-by=pod > /dev/null 2>&1
-for f in collectives.csv links.csv flows.csv; do
-  cmp "$d/b1/$f" "$d/b2/$f"
-done
+agree b "$d/barrier.json" collectives.csv links.csv flows.csv
 test "$(wc -l < "$d/b2/collectives.csv")" -eq 11
-if [ -n "$single" ]; then
-  "$single" --scenario="$d/barrier.json" --out="$d/bsingle" > /dev/null 2>&1
-  for f in collectives.csv links.csv flows.csv; do
-    cmp "$d/b1/$f" "$d/bsingle/$f"
-  done
-fi
 
 # Link events: a link inside rank 0 (down and up), a cut link (down for good), a link inside
 # rank 1 (down and up) under 20 us routing convergence: each rank changes its half of a cut
@@ -68,35 +68,15 @@ s['link_events'] = [{'link': 'p0e0-p0a1', 'at': '60us', 'state': 'down'}, \
   {'link': 'p3e0-p3a1', 'at': '150us', 'state': 'down'}, \
   {'link': 'p3e0-p3a1', 'at': '250us', 'state': 'up'}]; \
 json.dump(s, open('$d/events.json','w'))"
-mpirun -np 1 "$runner" --scenario="$d/events.json" --out="$d/e1" --ranks-by=pod > /dev/null 2>&1
-mpirun -np 2 "$runner" --scenario="$d/events.json" --out="$d/e2" --ranks-by=pod > /dev/null 2>&1
-for f in collectives.csv links.csv flows.csv; do
-  cmp "$d/e1/$f" "$d/e2/$f"
-done
+agree e "$d/events.json" collectives.csv links.csv flows.csv
 test "$(grep -c '^36,p2a0-c0,.*,1,[0-9.]*$' "$d/e2/links.csv")" -eq 2 # down once, both ends
-if [ -n "$single" ]; then
-  "$single" --scenario="$d/events.json" --out="$d/esingle" > /dev/null 2>&1
-  for f in collectives.csv links.csv flows.csv; do
-    cmp "$d/e1/$f" "$d/esingle/$f"
-  done
-fi
 
 # A training job (PP 2 x DP 8; stage 1 on the other rank): its pipeline transfers and its
 # barrier's notices cross the ranks, and every process records the same iterations.
 training=$root/scenarios/distributed-training.json
-mpirun -np 1 "$runner" --scenario="$training" --out="$d/t1" --ranks-by=pod > /dev/null 2>&1
-mpirun -np 2 "$runner" --scenario="$training" --out="$d/t2" --ranks-by=pod > /dev/null 2>&1
-for f in iterations.csv ranks.csv links.csv flows.csv; do
-  cmp "$d/t1/$f" "$d/t2/$f"
-done
+agree t "$training" iterations.csv ranks.csv links.csv flows.csv
 test "$(wc -l < "$d/t2/iterations.csv")" -eq 3 # header + 2 iterations
 grep -q '"timeline": "not written: a distributed run"' "$d/t2/summary.json"
-if [ -n "$single" ]; then
-  "$single" --scenario="$training" --out="$d/tsingle" > /dev/null 2>&1
-  for f in iterations.csv ranks.csv links.csv flows.csv; do
-    cmp "$d/t1/$f" "$d/tsingle/$f"
-  done
-fi
 
 # A map: pods 0-1 with their servers and the core on rank 0, pods 2-3 on rank 1, read from
 # links.csv's node names as a user would.

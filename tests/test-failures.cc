@@ -160,15 +160,29 @@ TEST(Flap, EveryDownIsCountedAndTheTransferStillCompletes)
     Simulator::Destroy();
 }
 
-TEST(HardFailure, OverlappingCausesKeepTheLinkDownUntilTheLastRepair)
+namespace
+{
+/** A host link of a 2-host star failed hard at each (start, duration), run for 100 us. */
+Ptr<FabricChannel>
+RunOutages(const std::vector<std::pair<Time, Time>>& outages)
 {
     Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
     Ptr<FabricChannel> ch = HostChannel(net, 0);
-    // Two transceivers of one link: down at 10 us for 30 us, and at 20 us for 50 us.
-    FailOnce(ch, "hard", MicroSeconds(10), MicroSeconds(30));
-    FailOnce(ch, "hard", MicroSeconds(20), MicroSeconds(50));
+    for (const auto& [start, duration] : outages)
+    {
+        FailOnce(ch, "hard", start, duration);
+    }
     Simulator::Stop(MicroSeconds(100));
     Simulator::Run();
+    return ch;
+}
+} // namespace
+
+TEST(HardFailure, OverlappingCausesKeepTheLinkDownUntilTheLastRepair)
+{
+    // Two transceivers of one link: down at 10 us for 30 us, and at 20 us for 50 us.
+    Ptr<FabricChannel> ch =
+        RunOutages({{MicroSeconds(10), MicroSeconds(30)}, {MicroSeconds(20), MicroSeconds(50)}});
     EXPECT_EQ(ch->GetDownCount(), 1u);
     EXPECT_EQ(ch->GetDownTime(), MicroSeconds(60)); // 10 us to 70 us
     EXPECT_TRUE(ch->IsUp());
@@ -182,12 +196,8 @@ TEST(HardFailure, OverlappingCausesKeepTheLinkDownUntilTheLastRepair)
 // delivery), not up to wherever the simulation stopped.
 TEST(HardFailure, ALinkStillDownCountsItsOutageUpToTheWindowsEnd)
 {
-    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
-    Ptr<FabricChannel> ch = HostChannel(net, 0);
-    FailOnce(ch, "hard", MicroSeconds(10), MicroSeconds(5));
-    FailOnce(ch, "hard", MicroSeconds(30), Seconds(10));
-    Simulator::Stop(MicroSeconds(100));
-    Simulator::Run();
+    Ptr<FabricChannel> ch =
+        RunOutages({{MicroSeconds(10), MicroSeconds(5)}, {MicroSeconds(30), Seconds(10)}});
     EXPECT_FALSE(ch->IsUp());
     EXPECT_EQ(ch->GetDownTime(), MicroSeconds(75));
     EXPECT_EQ(ch->GetDownTime(MicroSeconds(40)), MicroSeconds(15));
