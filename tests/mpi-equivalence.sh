@@ -57,14 +57,15 @@ json.dump(s, open('$d/barrier.json','w'))"
 agree b "$d/barrier.json" collectives.csv links.csv flows.csv
 test "$(wc -l < "$d/b2/collectives.csv")" -eq 11
 
-# Link events: a link inside rank 0 (down and up), a cut link (down for good), a link inside
-# rank 1 (down and up) under 20 us routing convergence: each rank changes its half of a cut
+# Link events: a link inside rank 0 (down and up), two cut links (down for good, one while the
+# all-reduce crosses it), a link inside rank 1 (down and up) under 20 us routing convergence: each rank changes its half of a cut
 # link, and routes around the other rank's links, at the same instants.
 /usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
 s['routing'] = {'convergence_delay': '20us'}; \
 s['link_events'] = [{'link': 'p0e0-p0a1', 'at': '60us', 'state': 'down'}, \
   {'link': 'p0e0-p0a1', 'at': '400us', 'state': 'up'}, \
   {'link': 'p2a0-c0', 'at': '100us', 'state': 'down'}, \
+  {'link': 'p1a0-c1', 'at': '700us', 'state': 'down'}, \
   {'link': 'p3e0-p3a1', 'at': '150us', 'state': 'down'}, \
   {'link': 'p3e0-p3a1', 'at': '250us', 'state': 'up'}]; \
 json.dump(s, open('$d/events.json','w'))"

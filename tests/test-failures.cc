@@ -618,10 +618,16 @@ TEST(RetryLimit, WithABarrierLatencyTheJobStopsWhenTheFailuresNoticeArrives)
     Simulator::Destroy();
 }
 
-// Behind a barrier with a latency, a failed collective is reported when the failure's notice
-// arrives, BarrierLatency after the queue pair gave up, and ends when it gave up.
-TEST(RetryLimit, ABarrierRunFailsWhenTheFailuresNoticeArrivesAndEndsWhenTheRankFailed)
+// With a BarrierLatency, a failed collective (behind the barrier or queued) is reported when
+// the failure's notice arrives, BarrierLatency after the queue pair gave up, and ends when it
+// gave up; a launch after it fails at once.
+class NoticedFailure : public testing::TestWithParam<bool>
 {
+};
+
+TEST_P(NoticedFailure, TheRunFailsWhenTheNoticeArrivesAndEndsWhenTheRankFailed)
+{
+    const bool queued = GetParam();
     Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(16, DataRate("400Gbps"), 3));
     FailOnce(HostChannel(net, 2), "hard", MicroSeconds(20), Seconds(10));
     RdmaHelper rdma;
@@ -644,12 +650,22 @@ TEST(RetryLimit, ABarrierRunFailsWhenTheFailuresNoticeArrivesAndEndsWhenTheRankF
             reported = Simulator::Now();
         }
     } sink;
-    group->Run(CollectiveAlgorithm::Create("ring"), group->MakeRequest(ALL_REDUCE, 16 << 20),
-               MakeCallback(&Sink::Done, &sink));
+    const Ptr<CollectiveAlgorithm> ring = CollectiveAlgorithm::Create("ring");
+    const CollectiveRequest request = group->MakeRequest(ALL_REDUCE, 16 << 20);
+    queued ? void(group->Queue(ring, request, MakeCallback(&Sink::Done, &sink)))
+           : void(group->Run(ring, request, MakeCallback(&Sink::Done, &sink)));
     Simulator::Run();
     ASSERT_LT(firstFailure, Time::Max());
     EXPECT_TRUE(sink.result.failed);
     EXPECT_EQ(sink.result.end, firstFailure);
     EXPECT_EQ(sink.reported, firstFailure + MicroSeconds(30));
+    Sink later;
+    group->Run(ring, request, MakeCallback(&Sink::Done, &later));
+    Simulator::Run();
+    EXPECT_TRUE(later.result.failed);
+    EXPECT_EQ(later.result.Duration(), Time(0));
     Simulator::Destroy();
 }
+
+INSTANTIATE_TEST_SUITE_P(RetryLimit, NoticedFailure, testing::Bool(),
+                         [](const auto& info) { return info.param ? "Queued" : "BehindTheBarrier"; });

@@ -71,3 +71,41 @@ TEST(LinkDown, TrafficReroutesAfterConvergenceAndOnlyInBetweenIsLost)
     EXPECT_GT(stats.GetFramesDelivered(), bytes / 4096 - linkDown - 1);
     Simulator::Destroy();
 }
+
+// A link this process has no channel for (both ends another MPI rank's) is taken down and
+// released in routing's view with FabricChannel::SetUp's counting of causes: one
+// recomputation when it goes down, none while a second cause holds it, one when the last is
+// released; a link that has a channel here is refused.
+TEST(LinkDown, RoutingCountsTheCausesOfALinkItHasNoChannelFor)
+{
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(checks::Star(4, DataRate("100Gbps"), 2));
+    std::vector<Ptr<FabricChannel>> channels;
+    std::vector<Ptr<FabricSwitch>> switches;
+    std::vector<Ptr<FabricEndpoint>> endpoints;
+    const FabricTopology& topo = net->GetTopology();
+    for (uint32_t l = 0; l < topo.Links().size(); ++l)
+    {
+        channels.push_back(l == 0 ? nullptr : net->GetChannel(l));
+    }
+    for (uint32_t n = 0; n < topo.GetNNodes(); ++n)
+    {
+        switches.push_back(net->GetSwitch(n));
+        endpoints.push_back(topo.GetNode(n).role == FabricTopology::Role::Host
+                                ? net->GetEndpoint(topo.HostIdOf(n))
+                                : nullptr);
+    }
+    auto routing = CreateObjectWithAttributes<FabricRouting>("ConvergenceDelay",
+                                                             TimeValue(NanoSeconds(100)));
+    routing->Install(&topo, switches, endpoints, channels);
+    EXPECT_EQ(routing->GetNRecomputations(), 1u);
+    Simulator::Schedule(MicroSeconds(1), &FabricRouting::SetRemoteLinkUp, routing, 0, false);
+    Simulator::Schedule(MicroSeconds(2), &FabricRouting::SetRemoteLinkUp, routing, 0, false);
+    Simulator::Schedule(MicroSeconds(3), &FabricRouting::SetRemoteLinkUp, routing, 0, true);
+    Simulator::Run();
+    EXPECT_EQ(routing->GetNRecomputations(), 2u); // still down: one cause holds it
+    Simulator::Schedule(MicroSeconds(1), &FabricRouting::SetRemoteLinkUp, routing, 0, true);
+    Simulator::Schedule(MicroSeconds(2), &FabricRouting::SetRemoteLinkUp, routing, 0, true);
+    Simulator::Run();
+    EXPECT_EQ(routing->GetNRecomputations(), 3u); // up; a release too many changes nothing
+    Simulator::Destroy();
+}

@@ -207,6 +207,7 @@ CollectiveGroup::Launch(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequ
     {
         // A rank of the group stopped on a failed queue pair: it runs nothing more.
         running->result.failed = true;
+        running->result.start = running->result.end = Simulator::Now();
         if (!done.IsNull())
         {
             Simulator::ScheduleNow([done, result = running->result]() { done(result); });
@@ -225,7 +226,6 @@ CollectiveGroup::Launch(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequ
     }
     if (noticed)
     {
-        AddHandlers();
         running->ranksLeft = GetNRanks(); // every rank's notice, wherever it runs
     }
     else if (running->ranksLeft == 0)
@@ -245,10 +245,6 @@ CollectiveGroup::UsesNotices() const
 void
 CollectiveGroup::AddHandlers()
 {
-    if (m_doneHandler >= 0)
-    {
-        return;
-    }
     Ptr<FabricControlPath> path = m_network->GetControlPath();
     m_doneHandler = path->AddHandler(MakeCallback(&CollectiveGroup::DoneNotice, this));
     m_failedHandler = path->AddHandler(MakeCallback(&CollectiveGroup::FailedNotice, this));
@@ -307,41 +303,30 @@ CollectiveGroup::Finished(const std::shared_ptr<Running>& running, Time start)
 void
 CollectiveGroup::RankFailed(uint32_t rank)
 {
-    m_failed = true;
-    // The collectives that wait for no notices fail here at once; those behind the barrier
-    // fail in every process when the failure's notice arrives.
-    FailRuns(rank, false, Simulator::Now());
-    if (m_doneHandler >= 0)
+    if (!UsesNotices())
     {
-        m_network->GetControlPath()->Broadcast(m_failedHandler, rank,
-                                               {Simulator::Now().GetPicoSeconds()},
-                                               m_barrierLatency);
+        FailRuns(rank, Simulator::Now());
+        return;
     }
+    // Every process fails the group's collectives (queued or behind the barrier) when the
+    // failure's notice arrives: BarrierLatency later, at least the control path's least.
+    Ptr<FabricControlPath> path = m_network->GetControlPath();
+    path->Broadcast(m_failedHandler, rank, {Simulator::Now().GetPicoSeconds()},
+                    std::max(m_barrierLatency, path->GetMinLatency()));
 }
 
 void
 CollectiveGroup::FailedNotice(uint32_t rank, const std::vector<int64_t>& notice)
 {
-    m_failed = true;
-    FailRuns(rank, true, PicoSeconds(notice.at(0)));
+    FailRuns(rank, PicoSeconds(notice.at(0)));
 }
 
 void
-CollectiveGroup::FailRuns(uint32_t rank, bool noticed, Time when)
+CollectiveGroup::FailRuns(uint32_t rank, Time when)
 {
-    std::vector<std::shared_ptr<Running>> failing;
-    for (auto it = m_runs.begin(); it != m_runs.end();)
-    {
-        if ((*it)->noticed == noticed)
-        {
-            failing.push_back(*it);
-            it = m_runs.erase(it);
-        }
-        else
-        {
-            ++it;
-        }
-    }
+    m_failed = true;
+    std::vector<std::shared_ptr<Running>> failing = std::move(m_runs);
+    m_runs.clear();
     NS_LOG_INFO("rank " << rank << " failed: " << failing.size() << " collectives fail");
     for (auto& running : failing)
     {
@@ -438,6 +423,7 @@ CollectiveHelper::Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
             }
         }
     }
+    group->AddHandlers(); // in every process alike, so the handler ids agree
     return group;
 }
 

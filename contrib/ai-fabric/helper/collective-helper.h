@@ -69,7 +69,8 @@ class CollectiveGroup : public Object
                                                       const CollectiveRequest& request);
     /**
      * Prepare \p request and run it on every rank now; \p done is called when the last rank
-     * has finished (BarrierLatency later), or (with failed set) when a rank of the group fails.
+     * has finished (BarrierLatency later), or (with failed set, ending when the rank failed)
+     * when a rank of the group fails (with notices in use, when the failure's notice arrives).
      * Throws std::invalid_argument if BarrierLatency is below the control path's least.  The
      * control path calls the group back: keep it (a Ptr) until the simulation ends.
      */
@@ -116,17 +117,18 @@ class CollectiveGroup : public Object
     void DoneNotice(uint32_t rank, const std::vector<int64_t>& notice);
     /** Whether Run's collectives wait for notices: a BarrierLatency, or a distributed run. */
     bool UsesNotices() const;
-    /** Register the control-path handlers once. */
+    /** Register the control-path handlers (at Install, in every process alike). */
     void AddHandlers();
     /**
-     * A rank stopped on a failed queue pair: every running collective fails, those behind the
-     * barrier when the failure's notice arrives (FailedNotice); later launches fail at once.
+     * A rank stopped on a failed queue pair: every running collective fails, at once, or
+     * with notices in use when the failure's notice arrives (FailedNotice); later launches
+     * fail at once.
      */
     void RankFailed(uint32_t rank);
     /** Rank \p rank's notice that it failed (at the time the notice holds, ps). */
     void FailedNotice(uint32_t rank, const std::vector<int64_t>& notice);
-    /** Fail the running collectives that wait for notices (\p noticed) or not, at \p when. */
-    void FailRuns(uint32_t rank, bool noticed, Time when);
+    /** Fail every running collective, ending at \p when, and every later launch. */
+    void FailRuns(uint32_t rank, Time when);
 
     Ptr<FabricNetwork> m_network;
     RdmaHelper m_rdma;
@@ -146,8 +148,8 @@ class CollectiveGroup : public Object
     Time m_barrierLatency;
     uint64_t m_barrierLaunches{0}; //!< Run()s launched with notices so far
     bool m_failed{false};          //!< a rank stopped on a failed queue pair
-    int64_t m_doneHandler{-1}; //!< the control path's handler of DoneNotice; -1: none yet
-    uint32_t m_failedHandler{0};
+    uint32_t m_doneHandler{0};   //!< the control path's handler of DoneNotice
+    uint32_t m_failedHandler{0}; //!< and of FailedNotice
 };
 
 /**

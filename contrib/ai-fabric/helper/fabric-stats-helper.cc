@@ -161,7 +161,7 @@ FabricStatsHelper::LinkRows(Time elapsed) const
                                     : 0.0;
             os << ',' << c.ecnMarked << ',' << c.pfcPauseSent << ',' << c.pfcResumeSent << ','
                << c.pfcPauseReceived << ',' << dev->GetPausedTime().GetSeconds() * 1e6 << ','
-               << util << ',' << ch->GetDownCount() << ','
+               << util << ',' << ch->GetDownCount(elapsed) << ','
                << ch->GetDownTime(elapsed).GetSeconds() * 1e6 << '\n';
             rows.push_back({2 * uint64_t(id) + end, os.str()});
         }

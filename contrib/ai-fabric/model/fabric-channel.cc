@@ -88,6 +88,14 @@ FabricChannel::GetDownTime() const
     return GetDownTime(Simulator::Now());
 }
 
+uint32_t
+FabricChannel::GetDownCount(Time until) const
+{
+    const auto before = std::count_if(m_outages.begin(), m_outages.end(),
+                                      [until](const auto& o) { return o.first < until; });
+    return static_cast<uint32_t>(before) + (!m_up && m_downSince < until ? 1 : 0);
+}
+
 Time
 FabricChannel::GetDownTime(Time until) const
 {

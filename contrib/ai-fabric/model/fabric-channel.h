@@ -93,6 +93,8 @@ class FabricChannel : public Channel
     Time GetDownTime() const;
     /** Total time the link was down before \p until (its outages cut at \p until). */
     Time GetDownTime(Time until) const;
+    /** Times the link went down before \p until. */
+    uint32_t GetDownCount(Time until) const;
 
     /** Bit-error rate of both directions, in [0, 1); 0 (the default) corrupts nothing. */
     void SetBitErrorRate(double ber);
