@@ -7,6 +7,7 @@
 #  - -np 2 with a map of 2 ranks gives the same three files;
 #  - the same with "launch": "barrier" and a 2 us barrier_latency, likewise;
 #  - the same with link events (inside each rank and on a cut link) and routing convergence;
+#  - the same with injected failures (a flap, a switch, lane loss, a link inside the other rank);
 #  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
 #    byte-identical iterations.csv, ranks.csv, links.csv and flows.csv, as does one process;
 #  - bad partition input, and barriers faster than the lookahead, exit 2 on every rank with
@@ -72,6 +73,23 @@ json.dump(s, open('$d/events.json','w'))"
 agree e "$d/events.json" collectives.csv links.csv flows.csv
 test "$(grep -c '^36,p2a0-c0,.*,1,[0-9.]*$' "$d/e2/links.csv")" -eq 2 # down once, both ends
 
+# Failures: a cut link flaps, a core switch with links to both ranks fails for 200 us, a cut
+# link loses half its lanes, a link inside rank 1 fails for 100 us: every rank runs every
+# failure process (the same draws), changes what it holds and routes around the rest, and
+# failures.csv sums each outage's lost frames over the ranks.
+/usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
+s['routing'] = {'convergence_delay': '20us'}; \
+s['failures'] = {'inject': [ \
+  {'component': 'p1a0-c1', 'mode': 'flap', 'at': '300us', 'flap_count': 2, \
+   'flap_down_time': '20us', 'flap_up_time': '30us'}, \
+  {'component': 'c2', 'kind': 'switch', 'mode': 'hard', 'at': '500us', 'duration': '200us'}, \
+  {'component': 'p3a0-c0', 'mode': 'lane_loss', 'at': '100us', 'rate_fraction': 0.5}, \
+  {'component': 'p2e1-p2a0', 'mode': 'hard', 'at': '900us', 'duration': '100us'}]}; \
+json.dump(s, open('$d/failures.json','w'))"
+agree f "$d/failures.json" collectives.csv links.csv flows.csv failures.csv
+test "$(wc -l < "$d/f2/failures.csv")" -eq 6 # header + 5 outages (2 for the flap)
+awk -F, '$2 == "p2e1-p2a0" && $7 > 0 { found = 1 } END { exit !found }' "$d/f2/failures.csv"
+
 # A training job (PP 2 x DP 8; stage 1 on the other rank): its pipeline transfers and its
 # barrier's notices cross the ranks, and every process records the same iterations.
 training=$root/scenarios/distributed-training.json
@@ -118,6 +136,14 @@ bad more-ranks-than-pods 5 pod "5 MPI ranks for a fabric of 4 groups"
 json.dump(m, open('$d/unknown.json','w'))"
 bad unknown-node 2 "map:$d/unknown.json" 'node "nowhere" is not in the fabric'
 bad unknown-policy 2 rows "unknown; allowed: pod, rail, map:FILE"
+# Bit errors cannot cross ranks (both halves of a cut link would have to draw alike).
+/usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
+s['failures'] = {'inject': [{'component': 'p0e0-p0a1', 'mode': 'bit_errors', 'at': '10us'}]}; \
+json.dump(s, open('$d/bit-errors.json','w'))"
+saved=$scenario
+scenario=$d/bit-errors.json
+bad bit-errors 2 pod 'failures.inject\[0\].mode = "bit_errors": bit errors are not modelled'
+scenario=$saved
 # A barrier faster than the lookahead cannot cross ranks.
 /usr/bin/python3 -c "import json; s=json.load(open('$d/barrier.json')); \
 s['collective']['barrier_latency']='0s'; json.dump(s, open('$d/instant-sweep.json','w'))"
@@ -127,4 +153,4 @@ bad instant-sweep-barrier 2 pod "collective.barrier_latency = 0 ps: .* allowed: 
 s['training']['jobs'][0]['barrier_latency']='0s'; json.dump(s, open('$d/instant.json','w'))"
 scenario=$d/instant.json
 bad instant-barrier 2 pod "BarrierLatency of 0 ps: .* allowed: at least"
-echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, link events, a training job); bad partitions exit 2 on every rank"
+echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, link events, failures, a training job); bad partitions exit 2 on every rank"

@@ -99,13 +99,27 @@ FailureLog::Interrupted(const Row& row) const
     return names;
 }
 
+std::vector<uint64_t>
+FailureLog::LostPerRow() const
+{
+    std::vector<uint64_t> lost;
+    for (const Row& r : m_rows)
+    {
+        lost.push_back((r.ended ? r.lostAfter : LostFrames(r.process)) - r.lostBefore);
+    }
+    return lost;
+}
+
 void
 FailureLog::WriteCsv(std::ostream& os) const
 {
     os << "time_s,component,kind,mode,duration_s,assumed_effect,frames_lost,jobs_interrupted\n"
        << std::setprecision(12);
-    for (const Row& r : m_rows)
+    const std::vector<uint64_t> lost =
+        m_network && m_mergedLost.empty() ? LostPerRow() : m_mergedLost;
+    for (std::size_t i = 0; i < m_rows.size(); ++i)
     {
+        const Row& r = m_rows[i];
         os << r.start.GetSeconds() << ',' << r.component << ',' << r.kind << ',' << r.mode << ',';
         if (r.duration == Time::Max())
         {
@@ -118,8 +132,7 @@ FailureLog::WriteCsv(std::ostream& os) const
         os << ',' << m_effects[r.process] << ',';
         if (m_network)
         {
-            os << (r.ended ? r.lostAfter : LostFrames(r.process)) - r.lostBefore << ','
-               << Interrupted(r);
+            os << lost[i] << ',' << Interrupted(r);
         }
         else
         {

@@ -36,6 +36,10 @@ class FailureLog
      * (duration "inf": not repaired in the run; the last two only at packet level).
      */
     void WriteCsv(std::ostream& os) const;
+    /** Each row's frames lost so far on this process's ports (a packet-level run). */
+    std::vector<uint64_t> LostPerRow() const;
+    /** Write \p lost (every MPI rank's LostPerRow summed) as each row's frames_lost. */
+    void SetLostPerRow(std::vector<uint64_t> lost) { m_mergedLost = std::move(lost); }
     /** Outages by kind and mode and by effect, and the components followed per kind. */
     nlohmann::json Summary() const;
 
@@ -65,6 +69,7 @@ class FailureLog
     std::vector<Row> m_rows;
     ns3::Ptr<ns3::FabricNetwork> m_network; //!< packet level: what happened is recorded
     std::vector<ns3::Ptr<ns3::TrainingJob>> m_jobs;
+    std::vector<uint64_t> m_mergedLost; //!< SetLostPerRow's; empty: this process's own
 };
 
 } // namespace aifabric

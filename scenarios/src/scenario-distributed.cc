@@ -114,9 +114,15 @@ PartitionScenario(const Scenario& s, const Distribution& d)
         throw ScenarioError(what + ": not modelled in a distributed run (--ranks-by); run it in "
                                    "one process");
     };
-    if (s.hasFailures || s.hasAvailability)
+    if (s.hasAvailability)
     {
-        refuse(s.hasFailures ? "failures" : "availability");
+        refuse("availability");
+    }
+    if (!s.failures.bitErrorsKey.empty())
+    {
+        throw ScenarioError(s.failures.bitErrorsKey + " = \"bit_errors\": bit errors are not "
+                            "modelled in a distributed run (--ranks-by): both halves of a link "
+                            "between ranks would have to draw alike; run it in one process");
     }
     if (s.hasMonitor)
     {

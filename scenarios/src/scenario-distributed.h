@@ -35,9 +35,9 @@ std::vector<std::string> GatherAtRoot(const std::string& mine);
 int64_t MaxOverRanks(int64_t value);
 
 /**
- * Refuse what a distributed run does not model (failures, message flows, the monitor, pcap)
- * and split the fabric as \p d.ranksBy says; bad input throws ScenarioError naming --ranks-by
- * or the section.
+ * Refuse what a distributed run does not model (availability, bit errors, message flows, the
+ * monitor, pcap) and split the fabric as \p d.ranksBy says; bad input throws ScenarioError
+ * naming --ranks-by or the section.
  */
 std::vector<uint32_t> PartitionScenario(const Scenario& scenario, const Distribution& d);
 

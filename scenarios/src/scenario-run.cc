@@ -328,6 +328,7 @@ ScenarioRun::MergeRanks()
         flows.push_back({row.key, row.text});
     }
     mine["flows"] = flows;
+    mine["failure_lost"] = m_scenario.hasFailures ? m_failureLog.LostPerRow() : std::vector<uint64_t>{};
     const std::vector<std::string> all = GatherAtRoot(mine.dump());
     if (all.empty())
     {
@@ -336,6 +337,7 @@ ScenarioRun::MergeRanks()
     RunFigures merged;
     std::vector<uint64_t> sums(mine["sums"].size(), 0);
     std::vector<std::pair<uint64_t, std::string>> linkRows, flowRows;
+    std::vector<uint64_t> failureLost(mine["failure_lost"].size(), 0);
     int64_t simulated = 0;
     for (const std::string& text : all)
     {
@@ -369,6 +371,10 @@ ScenarioRun::MergeRanks()
             c.end = std::max(c.end, PicoSeconds(run[1].get<int64_t>()));
             c.failed = c.failed || run[2].get<bool>();
         }
+        for (std::size_t i = 0; i < failureLost.size(); ++i)
+        {
+            failureLost[i] += rank["failure_lost"][i].get<uint64_t>();
+        }
         for (const auto& row : rank["links"])
         {
             linkRows.emplace_back(row[0].get<uint64_t>(), row[1].get<std::string>());
@@ -398,6 +404,10 @@ ScenarioRun::MergeRanks()
         *field = sums[k++];
     }
     merged.simulatedSeconds = PicoSeconds(simulated).GetSeconds();
+    if (m_scenario.hasFailures)
+    {
+        m_failureLog.SetLostPerRow(std::move(failureLost));
+    }
     m_figures = merged;
     std::sort(linkRows.begin(), linkRows.end());
     std::sort(flowRows.begin(), flowRows.end());

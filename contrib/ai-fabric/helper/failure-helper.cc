@@ -336,7 +336,14 @@ FailureHelper::Add(const ObjectFactory& factory, const Component& c, double mtbf
     {
         for (uint32_t l : c.links)
         {
-            p->AddChannel(network->GetChannel(l));
+            if (Ptr<FabricChannel> channel = network->GetChannel(l))
+            {
+                p->AddChannel(channel);
+            }
+            else // a link between two other MPI ranks' nodes
+            {
+                p->AddRemoteLink(MakeCallback(&FabricNetwork::SetLinkUp, network).Bind(l));
+            }
         }
     }
     m_streamsUsed += p->AssignStreams(stream + m_streamsUsed);

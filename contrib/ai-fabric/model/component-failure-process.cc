@@ -124,6 +124,7 @@ void
 ComponentFailureProcess::DoDispose()
 {
     m_channels.clear();
+    m_remoteLinks.clear();
     m_timeToFailure = nullptr;
     m_timeToRepair = nullptr;
     Object::DoDispose();
@@ -223,8 +224,21 @@ ComponentFailureProcess::Fail()
 }
 
 void
+ComponentFailureProcess::AddRemoteLink(Callback<void, bool> setUp)
+{
+    m_remoteLinks.push_back(setUp);
+}
+
+void
 ComponentFailureProcess::ApplyToChannels(bool apply)
 {
+    if (m_mode == HARD || m_mode == FLAP)
+    {
+        for (const auto& setUp : m_remoteLinks)
+        {
+            setUp(!apply);
+        }
+    }
     for (const auto& ch : m_channels)
     {
         switch (m_mode)

@@ -68,6 +68,13 @@ class ComponentFailureProcess : public Object
     Mode GetMode() const { return m_mode; }
     /** A link the component carries: a failure acts on it. */
     void AddChannel(Ptr<FabricChannel> channel);
+    /**
+     * A link the component carries that this process has no channel for (both its ends are
+     * another MPI rank's): a hard failure or flap calls \p setUp with the link's new state
+     * (FabricNetwork::SetLinkUp, so this rank routes around it); lane loss and bit errors
+     * leave it to the rank that has it.
+     */
+    void AddRemoteLink(Callback<void, bool> setUp);
     /** Start the process: the first failure comes after a drawn time to failure. */
     void Start();
     /** Whether the component is failed now. */
@@ -106,6 +113,7 @@ class ComponentFailureProcess : public Object
     std::string m_component;
     std::string m_kind;
     std::vector<Ptr<FabricChannel>> m_channels;
+    std::vector<Callback<void, bool>> m_remoteLinks; //!< AddRemoteLink's
     bool m_failed{false};
     uint32_t m_failures{0};
     TracedCallback<const Failure&> m_failedTrace;
