@@ -660,7 +660,8 @@ TEST_P(NoticedFailure, TheRunFailsWhenTheNoticeArrivesAndEndsWhenTheRankFailed)
     EXPECT_EQ(sink.result.end, firstFailure);
     EXPECT_EQ(sink.reported, firstFailure + MicroSeconds(30));
     Sink later;
-    group->Run(ring, request, MakeCallback(&Sink::Done, &later));
+    queued ? void(group->Queue(ring, request, MakeCallback(&Sink::Done, &later)))
+           : void(group->Run(ring, request, MakeCallback(&Sink::Done, &later)));
     Simulator::Run();
     EXPECT_TRUE(later.result.failed);
     EXPECT_EQ(later.result.Duration(), Time(0));
@@ -669,3 +670,50 @@ TEST_P(NoticedFailure, TheRunFailsWhenTheNoticeArrivesAndEndsWhenTheRankFailed)
 
 INSTANTIATE_TEST_SUITE_P(RetryLimit, NoticedFailure, testing::Bool(),
                          [](const auto& info) { return info.param ? "Queued" : "BehindTheBarrier"; });
+
+namespace
+{
+void
+RecordState(std::vector<std::pair<Time, bool>>* states, bool up)
+{
+    states->emplace_back(Simulator::Now(), up);
+}
+
+/** The states a failure of \p mode (once at 10 us, 30 us long) gives a link it has no channel for. */
+std::vector<std::pair<Time, bool>>
+RemoteLinkStates(const std::string& mode)
+{
+    std::vector<std::pair<Time, bool>> states;
+    Ptr<ComponentFailureProcess> p = CreateObject<ComponentFailureProcess>();
+    p->SetAttribute("Mode", StringValue(mode));
+    p->SetAttribute("TimeToFailure", PointerValue(CreateObjectWithAttributes<ConstantRandomVariable>(
+                                         "Constant", DoubleValue(10e-6))));
+    p->SetAttribute("TimeToRepair", PointerValue(CreateObjectWithAttributes<ConstantRandomVariable>(
+                                        "Constant", DoubleValue(30e-6))));
+    p->SetAttribute("MaxFailures", UintegerValue(1));
+    p->SetAttribute("FlapCount", UintegerValue(2));
+    p->SetAttribute("FlapDownTime", TimeValue(MicroSeconds(2)));
+    p->SetAttribute("FlapUpTime", TimeValue(MicroSeconds(3)));
+    p->SetComponent("link", "link");
+    p->AddRemoteLink(MakeBoundCallback(&RecordState, &states));
+    p->Start();
+    Simulator::Run();
+    Simulator::Destroy();
+    return states;
+}
+} // namespace
+
+// A link another MPI rank holds: a hard failure and each down of a flap take it down in this
+// rank's view and release it again; lost lanes and bit errors are the holding rank's alone.
+TEST(HardFailure, ALinkWithoutAChannelHereGoesDownAndUpInRoutingsViewOnly)
+{
+    using States = std::vector<std::pair<Time, bool>>;
+    EXPECT_EQ(RemoteLinkStates("hard"),
+              (States{{MicroSeconds(10), false}, {MicroSeconds(40), true}}));
+    EXPECT_EQ(RemoteLinkStates("flap"), (States{{MicroSeconds(10), false},
+                                                {MicroSeconds(12), true},
+                                                {MicroSeconds(15), false},
+                                                {MicroSeconds(17), true}}));
+    EXPECT_TRUE(RemoteLinkStates("lane_loss").empty());
+    EXPECT_TRUE(RemoteLinkStates("bit_errors").empty());
+}

@@ -353,9 +353,16 @@ ScenarioRun::MergeRanks()
         merged.rdma = merged.rdma || rank["rdma"].get<bool>();
         m_peakRssKb.push_back(rank["peak_rss_kb"].get<uint64_t>());
         m_eventsPerRank.push_back(rank["sums"][0].get<uint64_t>());
+        // Every rank follows every failure process, so all have the same rows.
+        if (rank.at("failure_lost").size() != failureLost.size() ||
+            rank.at("runs").size() != m_collectives.size())
+        {
+            throw std::logic_error("MergeRanks: the MPI ranks recorded different failures or "
+                                   "collective runs");
+        }
         for (std::size_t i = 0; i < m_collectives.size(); ++i)
         {
-            const json& run = rank["runs"][i];
+            const json& run = rank["runs"].at(i);
             CollectiveResult& c = m_collectives[i];
             if (run.is_null())
             {
@@ -368,12 +375,22 @@ ScenarioRun::MergeRanks()
                 continue;
             }
             c.start = std::min(c.start, PicoSeconds(run[0].get<int64_t>()));
-            c.end = std::max(c.end, PicoSeconds(run[1].get<int64_t>()));
-            c.failed = c.failed || run[2].get<bool>();
+            // A failed run ends when its rank failed, however late another rank finished.
+            const Time end = PicoSeconds(run[1].get<int64_t>());
+            const bool failed = run[2].get<bool>();
+            if (failed && !c.failed)
+            {
+                c.end = end;
+            }
+            else if (failed == c.failed)
+            {
+                c.end = std::max(c.end, end);
+            }
+            c.failed = c.failed || failed;
         }
         for (std::size_t i = 0; i < failureLost.size(); ++i)
         {
-            failureLost[i] += rank["failure_lost"][i].get<uint64_t>();
+            failureLost[i] += rank["failure_lost"].at(i).get<uint64_t>();
         }
         for (const auto& row : rank["links"])
         {

@@ -79,13 +79,13 @@ CollectiveGroup::MakeRequest(CollectiveOperation op, uint64_t bytes) const
         r.placement.push_back({node.server, node.localIndex});
     }
     r.engineServers = m_engineServers;
-    // Rank 0's NIC and NVLink rates, wherever it is simulated (every process of a distributed
-    // run asks the same): the tuner's view of the servers.
+    // Rank 0's NIC and NVLink rates as built: the tuner's view of the servers, as NCCL reads
+    // the NIC's speed when it makes the communicator (a lane lost later does not retune it),
+    // and the same in every process of a distributed run.
     const auto& node0 = topo.GetNode(topo.HostNode(m_hosts[0]));
     Ptr<Accelerator> gpu = m_network->GetHostNode(m_hosts[0])->GetObject<Accelerator>();
     const uint32_t nic = node0.links[gpu ? gpu->GetNicAffinity() : NicPort(topo, m_hosts[0])];
-    Ptr<FabricChannel> channel = m_network->GetChannel(nic);
-    r.nicRate = channel ? channel->GetDataRate() : topo.GetLink(nic).rate;
+    r.nicRate = topo.GetLink(nic).rate;
     for (uint32_t link : node0.links)
     {
         if (topo.GetLink(link).medium == FabricTopology::Medium::NvLink)

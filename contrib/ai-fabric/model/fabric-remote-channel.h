@@ -19,8 +19,8 @@ namespace ns3
  * message lands a picosecond early and schedules the frame's FrameArrival, so that under
  * FabricScheduler a frame from another rank ties with local events as it would in one process.
  *
- * Link state: each rank changes its half of the link at the same instants (a link event
- * scheduled alike in every rank), and a frame carries the link epoch it was sent in (a
+ * Link state: each rank changes its half of the link at the same instants (a link event or a
+ * failure, scheduled alike in every rank), and a frame carries the link epoch it was sent in (a
  * packet tag), so a frame sent before the link went down is lost at the far end as on one
  * process.  Bit errors are not carried across ranks (both halves would have to draw
  * together); a frame sent on a remote channel with a bit-error rate aborts.
