@@ -185,13 +185,9 @@ CollectiveGroup::Launch(Ptr<CollectiveAlgorithm> algorithm, const CollectiveRequ
                         ResultCallback done, bool fromRankStarts)
 {
     const bool noticed = !fromRankStarts && UsesNotices();
-    if (noticed && m_barrierLatency < m_network->GetControlPath()->GetMinLatency())
+    if (noticed)
     {
-        throw std::invalid_argument(
-            "BarrierLatency of " + std::to_string(m_barrierLatency.GetPicoSeconds()) +
-            " ps: split over MPI ranks, the ranks' notices that they finished take more than "
-            "each rank's lookahead; allowed: at least " +
-            std::to_string(m_network->GetControlPath()->GetMinLatency().GetPicoSeconds()) + " ps");
+        m_network->GetControlPath()->CheckLatency("BarrierLatency of", m_barrierLatency);
     }
     auto schedule = Prepare(algorithm, request);
     auto running = std::make_shared<Running>();
@@ -256,7 +252,7 @@ CollectiveGroup::RankDone(std::shared_ptr<Running> running, uint32_t rank)
     if (running->noticed)
     {
         m_network->GetControlPath()->Broadcast(
-            static_cast<uint32_t>(m_doneHandler), rank,
+            m_doneHandler, rank,
             {static_cast<int64_t>(running->id), m_apps[rank]->GetStartTime().GetPicoSeconds(),
              Simulator::Now().GetPicoSeconds()},
             running->latency);

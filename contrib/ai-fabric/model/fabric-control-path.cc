@@ -59,12 +59,18 @@ FabricControlPath::CheckNotice(uint32_t id, Time latency) const
     {
         throw std::invalid_argument("FabricControlPath: no handler " + std::to_string(id));
     }
+    CheckLatency("a notice's latency of", latency);
+}
+
+void
+FabricControlPath::CheckLatency(const std::string& what, Time latency) const
+{
     if (latency < GetMinLatency())
     {
-        throw std::invalid_argument("a control-path latency of " +
-                                    std::to_string(latency.GetPicoSeconds()) +
-                                    " ps is below the least this run allows, " +
-                                    std::to_string(GetMinLatency().GetPicoSeconds()) + " ps");
+        throw std::invalid_argument(
+            what + " " + std::to_string(latency.GetPicoSeconds()) +
+            " ps: split over MPI ranks, a notice takes more than each rank's lookahead; "
+            "allowed: at least " + std::to_string(GetMinLatency().GetPicoSeconds()) + " ps");
     }
 }
 

@@ -8,6 +8,7 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -62,6 +63,12 @@ class FabricControlPath : public Object
      * longest of the ranks' lookaheads.
      */
     virtual Time GetMinLatency() const;
+
+    /**
+     * Throw std::invalid_argument if \p latency is below GetMinLatency(): "<what> <latency>
+     * ps: ... allowed: at least <least> ps" (\p what names it, e.g. "job 'a': BarrierLatency of").
+     */
+    void CheckLatency(const std::string& what, Time latency) const;
 
   protected:
     void DoDispose() override;

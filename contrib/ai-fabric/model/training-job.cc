@@ -1085,13 +1085,7 @@ TrainingJob::Start()
     }
     if (m_barrierLatency.IsStrictlyPositive() || m_controlPath->GetMinLatency().IsStrictlyPositive())
     {
-        if (m_barrierLatency < m_controlPath->GetMinLatency())
-        {
-            Bad("job '" + m_name + "': BarrierLatency of " + Str(m_barrierLatency.GetPicoSeconds()) +
-                " ps: split over MPI ranks, the ranks' notices that they finished take more than "
-                "each rank's lookahead; allowed: at least " +
-                Str(m_controlPath->GetMinLatency().GetPicoSeconds()) + " ps");
-        }
+        m_controlPath->CheckLatency("job '" + m_name + "': BarrierLatency of", m_barrierLatency);
         m_barrierHandler = static_cast<int64_t>(
             m_controlPath->AddHandler(MakeCallback(&TrainingJob::RankReported, this)));
         m_failureHandler = m_controlPath->AddHandler(MakeCallback(&TrainingJob::RankFailedNotice, this));
