@@ -74,7 +74,7 @@ RunAiFabric(uint32_t k, uint64_t bytes)
         sources.Install(net, h, (h + hosts / 2) % hosts, bytes, Time(0));
     }
     FabricStatsHelper stats;
-    stats.Install(net, sources.GetSources());
+    stats.Install(net, sources);
     Simulator::Run();
     return Finish(start, stats.GetFramesDelivered(), Simulator::Now().GetSeconds());
 }

@@ -6,6 +6,8 @@
 #    so does the single-process build on Debian's ns-3 when given as a third argument;
 #  - -np 2 with a map of 2 ranks gives the same three files;
 #  - the same with "launch": "barrier" and a 2 us barrier_latency, likewise;
+#  - the barrier sweep with a monitor that MaxRows truncates: the same series;
+#  - the permutation alone as MessageSources (transport "messages"), with a monitor, likewise;
 #  - the same with link events (inside each rank and on a cut link) and routing convergence;
 #  - the same with injected failures (a flap, a switch, lane loss, a link inside the other rank);
 #  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
@@ -57,6 +59,22 @@ s['collective'].update(launch='barrier', barrier_latency='2us'); \
 json.dump(s, open('$d/barrier.json','w'))"
 agree b "$d/barrier.json" collectives.csv links.csv flows.csv
 test "$(wc -l < "$d/b2/collectives.csv")" -eq 11
+# With a monitor whose MaxRows stops it (counted over every rank's rows): each rank samples
+# its own ports and queue pairs, rank 0 joins them and cuts at the same sample.
+/usr/bin/python3 -c "import json; s=json.load(open('$d/barrier.json')); \
+s['monitor'] = {'interval': '5us', 'ports': 'all', 'max_rows': 3000}; \
+json.dump(s, open('$d/monitor.json','w'))"
+agree mon "$d/monitor.json" monitor-ports.csv monitor-qps.csv collectives.csv
+grep -q '"truncated": true' "$d/mon2/summary.json"
+
+# The same permutation alone as messages (MessageSources, no ACKs; a sweep takes rdma): the
+# sender's process starts a message, the receiver's counts its bytes, flows.csv joins them;
+# the monitor's series (every port) too.
+/usr/bin/python3 -c "import json; s=json.load(open('$scenario')); del s['collective'], s['rdma']; \
+s['traffic']['transport'] = 'messages'; s['monitor'] = {'interval': '2us', 'ports': 'all'}; \
+json.dump(s, open('$d/messages.json','w'))"
+agree m "$d/messages.json" links.csv flows.csv monitor-ports.csv
+test "$(grep -c ',1$' "$d/m2/flows.csv")" -eq 16
 
 # Link events: a link inside rank 0 (down and up), two cut links (down for good, one while the
 # all-reduce crosses it), a link inside rank 1 (down and up) under 20 us routing convergence: each rank changes its half of a cut
@@ -153,4 +171,4 @@ bad instant-sweep-barrier 2 pod "collective.barrier_latency = 0 ps: .* allowed: 
 s['training']['jobs'][0]['barrier_latency']='0s'; json.dump(s, open('$d/instant.json','w'))"
 scenario=$d/instant.json
 bad instant-barrier 2 pod "BarrierLatency of 0 ps: .* allowed: at least"
-echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, link events, failures, a training job); bad partitions exit 2 on every rank"
+echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, a monitor, messages, link events, failures, a training job); bad partitions exit 2 on every rank"

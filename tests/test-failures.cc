@@ -60,7 +60,7 @@ RunWithBitErrors(double ber, uint32_t seed)
     const uint64_t bytes = 64ull << 20;
     sources.Install(net, 0, 1, bytes, Time(0));
     FabricStatsHelper stats;
-    stats.Install(net, sources.GetSources());
+    stats.Install(net, sources);
     Simulator::Run();
     BerRun r;
     const auto& host0 = net->GetPort(net->GetTopology().HostNode(0),

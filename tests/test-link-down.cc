@@ -50,7 +50,7 @@ TEST(LinkDown, TrafficReroutesAfterConvergenceAndOnlyInBetweenIsLost)
     const uint64_t bytes = 32 << 20; // ~700 us at the default 400 G
     sources.Install(probe.net, 0, 2, bytes, Time(0));
     FabricStatsHelper stats;
-    stats.Install(probe.net, sources.GetSources());
+    stats.Install(probe.net, sources);
     Simulator::Schedule(failAt, &Probe::FailBusiestUplink, &probe);
     Simulator::Run();
 

@@ -110,8 +110,7 @@ TEST(Monitor, EachSampleIsTheQueueAndPauseStateAtItsTimeAndSentBytesAddUp)
         }
     }
     Simulator::Run();
-    const Time end = Simulator::Now();
-    monitor->Finish(end);
+    monitor->Finish(monitor->GetLastChange());
     std::ostringstream csv;
     monitor->WritePorts(csv);
 
@@ -135,12 +134,12 @@ TEST(Monitor, EachSampleIsTheQueueAndPauseStateAtItsTimeAndSentBytesAddUp)
     EXPECT_FALSE(monitor->IsTruncated());
     EXPECT_GT(pausedRows, 0u);
     EXPECT_GT(maxQueue, 1u << 20); // the switch's port toward the receiver queued megabytes
-    // Samples run to the end: every byte that left a queue is in some row.
+    // Samples run to the last change: every byte that left a queue is in some row.
     EXPECT_EQ(sent, g_left);
     Simulator::Destroy();
 }
 
-TEST(Monitor, QueuePairRowsAreTheReportedRateAndFramesInFlightAndMaxRowsTruncates)
+TEST(Monitor, QueuePairRowsAreTheReportedRateAndFramesInFlightAndMaxRowsTruncatesJoinedSeriesToo)
 {
     const uint32_t senders = 8;
     RdmaHelper rdma;
@@ -168,7 +167,7 @@ TEST(Monitor, QueuePairRowsAreTheReportedRateAndFramesInFlightAndMaxRowsTruncate
         requester->PostSend(2 << 20, MakeNullCallback<void, uint64_t, uint64_t>());
     }
     Simulator::Run();
-    monitor->Finish(Simulator::Now());
+    monitor->Finish(monitor->GetLastChange());
     std::ostringstream csv;
     monitor->WriteQueuePairs(csv);
     std::set<std::string> nodes;
@@ -186,6 +185,7 @@ TEST(Monitor, QueuePairRowsAreTheReportedRateAndFramesInFlightAndMaxRowsTruncate
     EXPECT_EQ(nodes.size(), senders); // requesters only: responders have nothing in flight
     EXPECT_GT(cut, 0u);               // DCQCN acted
     const uint64_t all = monitor->GetRows();
+    const std::string series = monitor->Serialize();
     Simulator::Destroy();
 
     // The same run with room for half the rows stops recording and says so.
@@ -201,10 +201,50 @@ TEST(Monitor, QueuePairRowsAreTheReportedRateAndFramesInFlightAndMaxRowsTruncate
                                                    MakeNullCallback<void, uint64_t, uint64_t>());
     }
     Simulator::Run();
-    small->Finish(Simulator::Now());
+    small->Finish(small->GetLastChange());
     EXPECT_TRUE(small->IsTruncated());
     EXPECT_LE(small->GetRows(), all / 2);
     EXPECT_GT(small->GetRows(), 0u);
+    Simulator::Destroy();
+
+    // The whole series joined (as rank 0 joins another rank's) into a monitor that saw nothing,
+    // with room for half the rows: the series up to the last sample that fits them all.
+    RdmaHelper rdma3;
+    Ptr<FabricNetwork> idle = DcqcnStar(senders, rdma3);
+    Ptr<FabricMonitor> joined = CreateObject<FabricMonitor>();
+    joined->SetAttribute("Interval", TimeValue(MicroSeconds(5)));
+    joined->SetAttribute("MaxRows", UintegerValue(all / 2));
+    joined->Install(idle);
+    joined->Finish(Seconds(0));
+    EXPECT_EQ(joined->GetRows(), 0u);
+    joined->Merge(series);
+    EXPECT_TRUE(joined->IsTruncated());
+    std::ostringstream qps;
+    std::ostringstream ports;
+    joined->WriteQueuePairs(qps);
+    joined->WritePorts(ports);
+    std::ostringstream fullPorts;
+    monitor->WritePorts(fullPorts);
+    // A prefix of each table, cut where the next sample would pass MaxRows.
+    EXPECT_EQ(csv.str().rfind(qps.str(), 0), 0u);
+    EXPECT_EQ(fullPorts.str().rfind(ports.str(), 0), 0u);
+    const auto fullQpRows = Rows(csv.str());
+    const auto fullPortRows = Rows(fullPorts.str());
+    const auto keptQp = Rows(qps.str()).size();
+    const auto keptPort = Rows(ports.str()).size();
+    EXPECT_EQ(joined->GetRows(), keptQp + keptPort);
+    EXPECT_LE(joined->GetRows(), all / 2);
+    ASSERT_LT(keptQp, fullQpRows.size());
+    const double next = std::stod(fullQpRows[keptQp][0]); // the first sample dropped
+    std::size_t upToNext = 0;
+    for (const auto* table : {&fullQpRows, &fullPortRows})
+    {
+        for (const auto& r : *table)
+        {
+            upToNext += std::stod(r[0]) <= next;
+        }
+    }
+    EXPECT_GT(upToNext, all / 2);
     Simulator::Destroy();
 }
 

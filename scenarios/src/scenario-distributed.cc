@@ -124,17 +124,9 @@ PartitionScenario(const Scenario& s, const Distribution& d)
                             "modelled in a distributed run (--ranks-by): both halves of a link "
                             "between ranks would have to draw alike; run it in one process");
     }
-    if (s.hasMonitor)
-    {
-        refuse("monitor");
-    }
     if (s.hasPcap)
     {
         refuse("pcap");
-    }
-    if (!s.flows.empty() && !s.rdma)
-    {
-        refuse("traffic with transport \"messages\" (use \"rdma\")");
     }
     try
     {

@@ -90,7 +90,7 @@ ScenarioRun::Install()
             s.sources.Install(m_network, f.src, f.dst, f.bytes, f.start);
         }
     }
-    m_stats.Install(m_network, s.sources.GetSources());
+    m_stats.Install(m_network, s.sources);
     if (s.hasCollective)
     {
         InstallCollective();
@@ -198,10 +198,6 @@ ScenarioRun::Run(bool progress, const RunEstimate* estimate)
             }
         }
     }
-    if (m_monitor)
-    {
-        m_monitor->Finish(Simulator::Now());
-    }
     RunFigures& r = m_figures;
     r.simulatedSeconds = Simulator::Now().GetSeconds();
     r.events = Simulator::GetEventCount();
@@ -237,20 +233,16 @@ ScenarioRun::Run(bool progress, const RunEstimate* estimate)
     }
     r.framesDelivered = m_stats.GetFramesDelivered();
     r.payloadDelivered = m_stats.GetPayloadDelivered();
-    for (const auto& f : m_stats.Flows())
+    // Utilization and the monitor's series end at instants every process agrees on (each
+    // rank's simulation ends at its own last event): the last delivery and the last change.
+    const auto latest = [this](Time t) {
+        return m_distribution.IsDistributed() ? PicoSeconds(MaxOverRanks(t.GetPicoSeconds())) : t;
+    };
+    m_lastDelivery = latest(m_stats.GetLastDelivery());
+    if (m_monitor)
     {
-        if (!f.started)
-        {
-            continue;
-        }
-        ++r.flows;
-        if (f.Complete())
-        {
-            ++r.flowsComplete;
-            r.maxFctUs = std::max(r.maxFctUs, (f.lastArrival - f.start).GetSeconds() * 1e6);
-        }
+        m_monitor->Finish(latest(m_monitor->GetLastChange()));
     }
-    m_lastDelivery = m_stats.GetLastDelivery();
     if (m_distribution.IsDistributed())
     {
         MergeRanks();
@@ -258,6 +250,20 @@ ScenarioRun::Run(bool progress, const RunEstimate* estimate)
     else
     {
         m_peakRssKb = {PeakRssKb()};
+    }
+    for (const auto& f : m_stats.Flows())
+    {
+        if (!f.started)
+        {
+            continue;
+        }
+        ++m_figures.flows;
+        if (f.Complete())
+        {
+            ++m_figures.flowsComplete;
+            m_figures.maxFctUs =
+                std::max(m_figures.maxFctUs, (f.lastArrival - f.start).GetSeconds() * 1e6);
+        }
     }
     if (m_scenario.hasCollective && m_scenario.collective.stream)
     {
@@ -277,17 +283,15 @@ ScenarioRun::Run(bool progress, const RunEstimate* estimate)
 void
 ScenarioRun::MergeRanks()
 {
-    m_lastDelivery = PicoSeconds(MaxOverRanks(m_lastDelivery.GetPicoSeconds()));
     const RunFigures& r = m_figures;
     const RdmaQpCounters& t = r.rdmaTotals;
     json mine = {
         {"simulated_ps", Simulator::Now().GetPicoSeconds()},
         {"sums",
          {r.events, r.framesForwarded, r.framesDelivered, r.payloadDelivered, r.framesDropped,
-          r.flowsComplete, r.flows, r.queuePairs, m_steps, m_nSpans, t.framesSent, t.payloadSent,
+          r.queuePairs, m_steps, m_nSpans, t.framesSent, t.payloadSent,
           t.payloadRetransmitted, t.naksReceived, t.timeouts, t.retryExhausted, t.acksSent,
           t.naksSent, t.cnpsSent, t.cnpsReceived, t.payloadReceived, t.payloadDiscarded}},
-        {"max_fct_us", r.maxFctUs},
         {"buffer_peak", r.switchBufferPeak},
         {"rdma", r.rdma},
         {"peak_rss_kb", PeakRssKb()},
@@ -322,32 +326,46 @@ ScenarioRun::MergeRanks()
         links.push_back({row.key, row.text});
     }
     mine["links"] = links;
+    // The sender's process starts a message, the receiver's counts its bytes.
     json flows = json::array();
-    for (const auto& row : m_stats.FlowRows())
+    for (const auto& f : m_stats.Flows())
     {
-        flows.push_back({row.key, row.text});
+        if (!f.started && !f.counted)
+        {
+            continue; // an id this process has no record of
+        }
+        flows.push_back({f.flowId, f.src, f.dst, f.bytes, f.start.GetPicoSeconds(),
+                         f.delivered, f.lastArrival.GetPicoSeconds(), f.started, f.counted});
     }
     mine["flows"] = flows;
     mine["failure_lost"] = m_scenario.hasFailures ? m_failureLog.LostPerRow() : std::vector<uint64_t>{};
     const std::vector<std::string> all = GatherAtRoot(mine.dump());
+    if (m_monitor)
+    {
+        // Each process sampled its own ports and queue pairs.
+        const std::vector<std::string> series = GatherAtRoot(m_monitor->Serialize());
+        for (std::size_t proc = 1; proc < series.size(); ++proc)
+        {
+            m_monitor->Merge(series[proc]);
+        }
+    }
     if (all.empty())
     {
         return; // not rank 0: it writes no results
     }
     RunFigures merged;
     std::vector<uint64_t> sums(mine["sums"].size(), 0);
-    std::vector<std::pair<uint64_t, std::string>> linkRows, flowRows;
+    std::vector<std::pair<uint64_t, std::string>> linkRows;
     std::vector<uint64_t> failureLost(mine["failure_lost"].size(), 0);
     int64_t simulated = 0;
-    for (const std::string& text : all)
+    for (std::size_t proc = 0; proc < all.size(); ++proc)
     {
-        const json rank = json::parse(text);
+        const json rank = json::parse(all[proc]);
         simulated = std::max(simulated, rank["simulated_ps"].get<int64_t>());
         for (std::size_t i = 0; i < sums.size(); ++i)
         {
             sums[i] += rank["sums"][i].get<uint64_t>();
         }
-        merged.maxFctUs = std::max(merged.maxFctUs, rank["max_fct_us"].get<double>());
         merged.switchBufferPeak =
             std::max(merged.switchBufferPeak, rank["buffer_peak"].get<uint64_t>());
         merged.rdma = merged.rdma || rank["rdma"].get<bool>();
@@ -396,10 +414,25 @@ ScenarioRun::MergeRanks()
         {
             linkRows.emplace_back(row[0].get<uint64_t>(), row[1].get<std::string>());
         }
+        std::vector<FabricStatsHelper::FlowRecord> flows;
         for (const auto& row : rank["flows"])
         {
-            flowRows.emplace_back(row[0].get<uint64_t>(), row[1].get<std::string>());
+            if (proc == 0)
+            {
+                break; // this process: its records are m_stats's own
+            }
+            FabricStatsHelper::FlowRecord& f = flows.emplace_back();
+            f.flowId = row[0].get<uint32_t>();
+            f.src = row[1].get<uint32_t>();
+            f.dst = row[2].get<uint32_t>();
+            f.bytes = row[3].get<uint64_t>();
+            f.start = PicoSeconds(row[4].get<int64_t>());
+            f.delivered = row[5].get<uint64_t>();
+            f.lastArrival = PicoSeconds(row[6].get<int64_t>());
+            f.started = row[7].get<bool>();
+            f.counted = row[8].get<bool>();
         }
+        m_stats.MergeFlows(flows);
     }
     std::size_t k = 0;
     for (uint64_t* field : {&merged.events, &merged.framesForwarded, &merged.framesDelivered,
@@ -407,8 +440,6 @@ ScenarioRun::MergeRanks()
     {
         *field = sums[k++];
     }
-    merged.flowsComplete = static_cast<uint32_t>(sums[k++]);
-    merged.flows = static_cast<uint32_t>(sums[k++]);
     merged.queuePairs = static_cast<uint32_t>(sums[k++]);
     m_steps = sums[k++];
     m_nSpans = sums[k++];
@@ -427,14 +458,9 @@ ScenarioRun::MergeRanks()
     }
     m_figures = merged;
     std::sort(linkRows.begin(), linkRows.end());
-    std::sort(flowRows.begin(), flowRows.end());
     for (const auto& [key, text] : linkRows)
     {
         m_mergedLinks += text;
-    }
-    for (const auto& [key, text] : flowRows)
-    {
-        m_mergedFlows += text;
     }
 }
 
@@ -454,9 +480,9 @@ ScenarioRun::InstallQueuePairFlows()
             continue; // the sender is another rank's host: that rank records the flow
         }
         Simulator::Schedule(f.start, [this, qp, id, f]() {
-            m_stats.RecordRdmaMessage(id, f.src, f.dst, f.bytes);
+            m_stats.MessagePosted(id, f.src, f.dst, f.bytes);
             qp->PostSend(f.bytes, Callback<void, uint64_t, uint64_t>([this, id](uint64_t, uint64_t) {
-                             m_stats.RdmaMessageCompleted(id);
+                             m_stats.MessageAcknowledged(id);
                          }));
         });
     }
@@ -473,10 +499,7 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
         distributed ? void(f << FabricStatsHelper::LinksHeader() << m_mergedLinks)
                     : m_stats.WriteLinks(f, m_lastDelivery);
     });
-    folder.Write("flows.csv", [&](std::ostream& f) {
-        distributed ? void(f << FabricStatsHelper::kFlowsHeader << m_mergedFlows)
-                    : m_stats.WriteFlows(f);
-    });
+    folder.Write("flows.csv", [&](std::ostream& f) { m_stats.WriteFlows(f); });
     if (m_scenario.hasCollective)
     {
         folder.Write("collectives.csv", [&](std::ostream& f) { WriteCollectives(f); });

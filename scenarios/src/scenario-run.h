@@ -150,7 +150,6 @@ class ScenarioRun
     Distribution m_distribution;
     ns3::Time m_lastDelivery;   //!< over all ranks
     std::string m_mergedLinks;  //!< links.csv rows of all ranks (distributed run, rank 0)
-    std::string m_mergedFlows;  //!< flows.csv rows of all ranks (distributed run, rank 0)
     std::vector<uint64_t> m_peakRssKb; //!< per MPI rank (one in a single-process run)
     std::vector<uint64_t> m_eventsPerRank; //!< distributed run, rank 0
     uint32_t m_cutLinks{0};                //!< links between ranks

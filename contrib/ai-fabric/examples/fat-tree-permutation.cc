@@ -41,7 +41,7 @@ main(int argc, char** argv)
         sources.Install(net, h, (h + hosts / 2) % hosts, bytes, Time(0));
     }
     FabricStatsHelper stats;
-    stats.Install(net, sources.GetSources());
+    stats.Install(net, sources);
     Simulator::Run();
 
     const double ideal = double(bytes) / 4096 * roce::WireBytesForPayload(4096) * 8 / 100e9;

@@ -7,7 +7,11 @@
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
+#include <cstring>
 #include <iomanip>
+#include <limits>
+#include <tuple>
 
 namespace ns3
 {
@@ -79,7 +83,7 @@ FabricMonitor::Install(Ptr<FabricNetwork> network)
                 continue; // another rank's port
             }
             const auto index = static_cast<uint32_t>(m_ports.size());
-            m_ports.push_back(Port{node, end ? l.a : l.b});
+            m_ports.push_back(Port{node, end ? l.a : l.b, 2 * id + end});
             dev->TraceConnectWithoutContext(
                 "QueueBytes",
                 MakeBoundCallback(&FabricMonitor::QueueBytesChanged, this, index));
@@ -160,6 +164,7 @@ FabricMonitor::InFlightChanged(FabricMonitor* m, uint32_t qp, uint64_t, uint64_t
 void
 FabricMonitor::Advance(Time now)
 {
+    m_lastChange = now;
     while (m_next < now && !m_truncated)
     {
         Record(m_next);
@@ -168,12 +173,139 @@ FabricMonitor::Advance(Time now)
 }
 
 void
-FabricMonitor::Finish(Time end)
+FabricMonitor::Finish(Time lastChange)
 {
-    while (m_next <= end && !m_truncated)
+    // Samples before the last change were recorded as changes came; one more covers it.
+    while (!m_truncated)
     {
+        const bool last = m_next >= lastChange;
         Record(m_next);
         m_next += m_interval;
+        if (last)
+        {
+            break;
+        }
+    }
+    Settle();
+}
+
+namespace
+{
+template <class T>
+void
+Put(std::string& out, const std::vector<T>& v)
+{
+    const uint64_t n = v.size();
+    out.append(reinterpret_cast<const char*>(&n), sizeof(n));
+    out.append(reinterpret_cast<const char*>(v.data()), n * sizeof(T));
+}
+
+template <class T>
+std::vector<T>
+Take(const std::string& in, std::size_t& at)
+{
+    uint64_t n = 0;
+    NS_ABORT_MSG_IF(at + sizeof(n) > in.size(), "FabricMonitor::Merge: a truncated series");
+    std::memcpy(&n, in.data() + at, sizeof(n));
+    at += sizeof(n);
+    NS_ABORT_MSG_IF(at + n * sizeof(T) > in.size(), "FabricMonitor::Merge: a truncated series");
+    std::vector<T> v(n);
+    std::memcpy(v.data(), in.data() + at, n * sizeof(T));
+    at += n * sizeof(T);
+    return v;
+}
+} // namespace
+
+std::string
+FabricMonitor::Serialize() const
+{
+    // Raw structs: the processes of a run are the same program on the same architecture.
+    std::string out;
+    Put(out, m_ports);
+    Put(out, m_qps);
+    Put(out, m_portRows);
+    Put(out, m_qpRows);
+    Put(out, std::vector<int64_t>{m_truncated ? m_truncatedAt.GetTimeStep() : -1});
+    return out;
+}
+
+void
+FabricMonitor::Merge(const std::string& other)
+{
+    std::size_t at = 0;
+    const auto ports = Take<Port>(other, at);
+    const auto qps = Take<QueuePair>(other, at);
+    const auto portBase = static_cast<uint32_t>(m_ports.size());
+    const auto qpBase = static_cast<uint32_t>(m_qps.size());
+    m_ports.insert(m_ports.end(), ports.begin(), ports.end());
+    m_qps.insert(m_qps.end(), qps.begin(), qps.end());
+    for (PortRow r : Take<PortRow>(other, at))
+    {
+        r.port += portBase;
+        m_portRows.push_back(r);
+    }
+    for (QpRow r : Take<QpRow>(other, at))
+    {
+        r.qp += qpBase;
+        m_qpRows.push_back(r);
+    }
+    const int64_t truncatedAt = Take<int64_t>(other, at).at(0);
+    if (truncatedAt >= 0 && (!m_truncated || truncatedAt < m_truncatedAt.GetTimeStep()))
+    {
+        m_truncated = true;
+        m_truncatedAt = TimeStep(truncatedAt);
+    }
+    Settle();
+}
+
+void
+FabricMonitor::Settle()
+{
+    std::sort(m_portRows.begin(), m_portRows.end(), [this](const PortRow& a, const PortRow& b) {
+        return std::make_tuple(a.timePs, m_ports[a.port].slot, a.cls) <
+               std::make_tuple(b.timePs, m_ports[b.port].slot, b.cls);
+    });
+    std::sort(m_qpRows.begin(), m_qpRows.end(), [this](const QpRow& a, const QpRow& b) {
+        return std::make_tuple(a.timePs, m_qps[a.qp].node, m_qps[a.qp].qpn) <
+               std::make_tuple(b.timePs, m_qps[b.qp].node, m_qps[b.qp].qpn);
+    });
+    // The first sample that would pass MaxRows, counted over every process's rows (a process
+    // that stopped recording stopped at or after it, since its rows are some of them).
+    int64_t cut = m_truncated ? m_truncatedAt.GetTimeStep() : std::numeric_limits<int64_t>::max();
+    uint64_t rows = 0;
+    auto p = m_portRows.begin();
+    auto q = m_qpRows.begin();
+    while (p != m_portRows.end() || q != m_qpRows.end())
+    {
+        const int64_t t = std::min(p != m_portRows.end() ? p->timePs : q->timePs,
+                                   q != m_qpRows.end() ? q->timePs : p->timePs);
+        if (t >= cut)
+        {
+            break;
+        }
+        for (; p != m_portRows.end() && p->timePs == t; ++p)
+        {
+            ++rows;
+        }
+        for (; q != m_qpRows.end() && q->timePs == t; ++q)
+        {
+            ++rows;
+        }
+        if (rows > m_maxRows)
+        {
+            cut = t;
+        }
+    }
+    if (cut != std::numeric_limits<int64_t>::max())
+    {
+        m_truncated = true;
+        m_truncatedAt = TimeStep(cut);
+        m_portRows.erase(std::find_if(m_portRows.begin(), m_portRows.end(),
+                                      [cut](const PortRow& r) { return r.timePs >= cut; }),
+                         m_portRows.end());
+        m_qpRows.erase(std::find_if(m_qpRows.begin(), m_qpRows.end(),
+                                    [cut](const QpRow& r) { return r.timePs >= cut; }),
+                       m_qpRows.end());
     }
 }
 
@@ -192,6 +324,7 @@ FabricMonitor::Record(Time at)
     if (GetRows() + rows > m_maxRows)
     {
         m_truncated = true; // record nothing more
+        m_truncatedAt = at;
         return;
     }
     const int64_t ps = at.GetTimeStep();

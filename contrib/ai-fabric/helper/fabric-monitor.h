@@ -25,14 +25,18 @@ namespace ns3
  * sources, each NIC's QueuePairCreated and the queue pairs' Rate and FramesInFlight, and keeps
  * the state they report.  When the first change after a sample time k x Interval arrives, it
  * records that sample from the state it holds, which is the state after every event at or
- * before the sample time; Finish records the samples up to the end of the run.  So a monitored
- * run has the same events, and ends when the model's events do.  The trace sources hold a raw
+ * before the sample time; Finish records the samples up to the first at or after the last
+ * change.  So a monitored run has the same events, and ends when the model's events do.  The trace sources hold a raw
  * pointer to the monitor: keep it alive until the run ends.
  *
  * A port and class enters the series when it first queues a frame or is first paused, a queue
  * pair when it first has a frame in flight; from then on it has a row at every sample.  Rates
  * are those the congestion control reported (DCQCN reports when the queue pair next asks for
  * its rate); a congestion control without a Rate trace source runs at the line rate.
+ *
+ * Rows are ordered by time, then ports by link and end and class, queue pairs by node and QPN.
+ * Split over MPI ranks, each process samples its own ports and queue pairs; Serialize and
+ * Merge join them into the series one process records, MaxRows counted over them all.
  */
 class FabricMonitor : public Object
 {
@@ -53,8 +57,17 @@ class FabricMonitor : public Object
      * Simulator::Run.
      */
     void Install(Ptr<FabricNetwork> network);
-    /** Record the samples up to \p end (the run's end), whether or not anything changed. */
-    void Finish(Time end);
+    /**
+     * Record the samples up to the first at or after \p lastChange: GetLastChange(), or split
+     * over MPI ranks the latest of the processes'.  So every change is in the series.
+     */
+    void Finish(Time lastChange);
+    /** When the monitor last saw a port or queue pair change. */
+    Time GetLastChange() const { return m_lastChange; }
+    /** This process's series (after Finish), for Merge in another process of the same run. */
+    std::string Serialize() const;
+    /** Join \p other (another process's Serialize() of the same run) into this series. */
+    void Merge(const std::string& other);
     /**
      * time_us, node, peer, class, queue_bytes, paused, dequeued_bytes: the bytes that left the
      * queue since the last sample, sent or, when the port's link went down, dropped.
@@ -77,6 +90,7 @@ class FabricMonitor : public Object
     {
         uint32_t node;
         uint32_t peer;
+        uint32_t slot; //!< 2 x link + end: the port's place in a sample
         std::array<uint64_t, kClasses> bytes{};
         std::array<uint64_t, kClasses> dequeued{}; //!< left the queue since the last sample
         std::array<bool, kClasses> paused{};
@@ -117,6 +131,8 @@ class FabricMonitor : public Object
     /** Record every sample time before \p now. */
     void Advance(Time now);
     void Record(Time at);
+    /** Order the rows; drop the samples from the first that would pass MaxRows. */
+    void Settle();
 
     Time m_interval;
     PortSelection m_selection{SWITCH_PORTS};
@@ -124,6 +140,8 @@ class FabricMonitor : public Object
     Ptr<FabricNetwork> m_network;
     Time m_next; //!< the next sample time to record
     bool m_truncated{false};
+    Time m_truncatedAt; //!< the sample MaxRows refused, if m_truncated
+    Time m_lastChange;
     std::vector<Port> m_ports;
     std::vector<QueuePair> m_qps;
     std::vector<PortRow> m_portRows;

@@ -10,22 +10,28 @@ namespace ns3
 {
 
 void
-FabricStatsHelper::Install(Ptr<FabricNetwork> network, const ApplicationContainer& sources)
+FabricStatsHelper::Install(Ptr<FabricNetwork> network, const MessageSourceHelper& sources)
 {
     m_network = network;
-    for (uint32_t i = 0; i < sources.GetN(); ++i)
+    for (const auto& m : sources.GetMessages())
     {
-        Ptr<MessageSource> src = DynamicCast<MessageSource>(sources.Get(i));
-        if (!src)
+        if (m.flowId >= m_flows.size())
         {
-            continue;
+            m_flows.resize(m.flowId + 1);
         }
-        if (src->GetFlowId() >= m_flows.size())
-        {
-            m_flows.resize(src->GetFlowId() + 1);
-        }
-        src->TraceConnectWithoutContext("MessageStarted",
-                                        MakeCallback(&FabricStatsHelper::MessageStarted, this));
+        FlowRecord& f = m_flows[m.flowId];
+        f.flowId = m.flowId;
+        f.src = m.src;
+        f.dst = m.dst;
+        f.bytes = m.bytes;
+        f.counted = true;
+    }
+    const ApplicationContainer& apps = sources.GetSources();
+    for (uint32_t i = 0; i < apps.GetN(); ++i)
+    {
+        apps.Get(i)->TraceConnectWithoutContext(
+            "MessageStarted",
+            MakeCallback(&FabricStatsHelper::MessagePosted, this));
     }
     for (uint32_t h = 0; h < network->GetNEndpoints(); ++h)
     {
@@ -40,14 +46,7 @@ FabricStatsHelper::Install(Ptr<FabricNetwork> network, const ApplicationContaine
 }
 
 void
-FabricStatsHelper::MessageStarted(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes)
-{
-    RecordRdmaMessage(flowId, src, dst, bytes);
-    m_flows[flowId].counted = true;
-}
-
-void
-FabricStatsHelper::RecordRdmaMessage(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes)
+FabricStatsHelper::MessagePosted(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes)
 {
     if (flowId >= m_flows.size())
     {
@@ -63,7 +62,7 @@ FabricStatsHelper::RecordRdmaMessage(uint32_t flowId, uint32_t src, uint32_t dst
 }
 
 void
-FabricStatsHelper::RdmaMessageCompleted(uint32_t flowId)
+FabricStatsHelper::MessageAcknowledged(uint32_t flowId)
 {
     FlowRecord& f = m_flows[flowId];
     f.delivered = f.bytes;
@@ -87,18 +86,46 @@ FabricStatsHelper::Delivered(Ptr<const Packet> p, const FrameInfo& info)
     }
 }
 
-std::vector<FabricStatsHelper::Row>
-FabricStatsHelper::FlowRows() const
+void
+FabricStatsHelper::MergeFlows(const std::vector<FlowRecord>& other)
 {
-    std::vector<Row> rows;
+    for (const FlowRecord& o : other)
+    {
+        if (!o.started && !o.counted)
+        {
+            continue; // no record of that flow id there
+        }
+        if (o.flowId >= m_flows.size())
+        {
+            m_flows.resize(o.flowId + 1);
+        }
+        FlowRecord& f = m_flows[o.flowId];
+        f.flowId = o.flowId;
+        f.src = o.src;
+        f.dst = o.dst;
+        f.bytes = o.bytes;
+        if (o.started)
+        {
+            f.start = o.start;
+            f.started = true;
+        }
+        f.counted = f.counted || o.counted;
+        f.delivered += o.delivered;
+        f.lastArrival = std::max(f.lastArrival, o.lastArrival);
+    }
+}
+
+void
+FabricStatsHelper::WriteFlows(std::ostream& os) const
+{
+    os << "flow_id,src,dst,bytes,delivered_bytes,start_us,finish_us,fct_us,complete\n";
+    os << std::fixed << std::setprecision(6);
     for (const auto& f : m_flows)
     {
         if (!f.started)
         {
             continue;
         }
-        std::ostringstream os;
-        os << std::fixed << std::setprecision(6);
         os << f.flowId << ',' << f.src << ',' << f.dst << ',' << f.bytes << ',' << f.delivered
            << ',' << f.start.GetSeconds() * 1e6 << ',';
         if (f.Complete())
@@ -110,18 +137,6 @@ FabricStatsHelper::FlowRows() const
         {
             os << ",,0\n";
         }
-        rows.push_back({f.flowId, os.str()});
-    }
-    return rows;
-}
-
-void
-FabricStatsHelper::WriteFlows(std::ostream& os) const
-{
-    os << kFlowsHeader;
-    for (const auto& row : FlowRows())
-    {
-        os << row.text;
     }
 }
 

@@ -1,8 +1,8 @@
 #ifndef AI_FABRIC_FABRIC_STATS_HELPER_H
 #define AI_FABRIC_FABRIC_STATS_HELPER_H
 
-#include "ns3/application-container.h"
 #include "ns3/fabric-network-helper.h"
+#include "ns3/message-source-helper.h"
 #include "ns3/nstime.h"
 
 #include <ostream>
@@ -16,9 +16,11 @@ namespace ns3
  * \ingroup ai-fabric
  * \brief Follows a run through trace sources and writes its tables.
  *
- * Messages: each MessageSource's MessageStarted opens a record; each endpoint's Deliver adds the
- * frame's payload to its flow; a message is complete when every byte arrived.  Messages of RDMA
- * queue pairs are recorded by RecordRdmaMessage (start) and RdmaMessageCompleted (acknowledged).
+ * Messages: each message of the MessageSourceHelper has a record; its MessageSource's
+ * MessageStarted starts it; each endpoint's Deliver adds the frame's payload to its flow; a
+ * message is complete when every byte arrived.  Split over MPI ranks, the sender's process
+ * starts a record and the receiver's counts its bytes: MergeFlows joins them.  Messages of RDMA
+ * queue pairs are recorded by MessagePosted (start) and MessageAcknowledged (done).
  * Ports: the counters each FabricNetDevice keeps.  Models never print; this helper writes.
  */
 class FabricStatsHelper
@@ -39,14 +41,22 @@ class FabricStatsHelper
         bool Complete() const { return started && delivered >= bytes; }
     };
 
-    /** Follow \p network's endpoints and the MessageSources in \p sources. */
-    void Install(Ptr<FabricNetwork> network, const ApplicationContainer& sources);
-    /** An RDMA message \p flowId (distinct from MessageSource flow ids) is posted now. */
-    void RecordRdmaMessage(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes);
+    /** Follow \p network's endpoints and the messages of \p sources. */
+    void Install(Ptr<FabricNetwork> network, const MessageSourceHelper& sources);
+    /**
+     * Message \p flowId starts now: a MessageSource's MessageStarted, or an RDMA message
+     * posted (its flow ids distinct from MessageSource ones).
+     */
+    void MessagePosted(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes);
     /** RDMA message \p flowId was acknowledged in full now. */
-    void RdmaMessageCompleted(uint32_t flowId);
+    void MessageAcknowledged(uint32_t flowId);
 
     const std::vector<FlowRecord>& Flows() const { return m_flows; }
+    /**
+     * Join another process's records of the same run into these (flow by flow: its start if
+     * it started the flow, its delivered bytes added, the later last arrival).
+     */
+    void MergeFlows(const std::vector<FlowRecord>& other);
     /** Frames delivered to hosts: data, and on RDMA traffic ACKs, NAKs and CNPs too. */
     uint64_t GetFramesDelivered() const { return m_framesDelivered; }
     uint64_t GetPayloadDelivered() const { return m_payloadDelivered; }
@@ -59,11 +69,7 @@ class FabricStatsHelper
         uint64_t key;
         std::string text;
     };
-    static constexpr const char* kFlowsHeader =
-        "flow_id,src,dst,bytes,delivered_bytes,start_us,finish_us,fct_us,complete\n";
-    /** The flows this process recorded (in a distributed run: those its hosts sent), by id. */
-    std::vector<Row> FlowRows() const;
-    /** kFlowsHeader, then FlowRows(). */
+    /** flows.csv: a row per started message, by flow id. */
     void WriteFlows(std::ostream& os) const;
     static std::string LinksHeader();
     /** This process's ports' rows of links.csv, keyed 2 x link + end. */
@@ -75,7 +81,6 @@ class FabricStatsHelper
     void WriteLinks(std::ostream& os, Time elapsed) const;
 
   private:
-    void MessageStarted(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes);
     void Delivered(Ptr<const Packet> p, const FrameInfo& info);
 
     Ptr<FabricNetwork> m_network;

@@ -50,10 +50,16 @@ MessageSourceHelper::Install(Ptr<FabricNetwork> network, uint32_t src, uint32_t 
     {
         throw std::invalid_argument("message bytes = 0: must be > 0");
     }
+    const uint32_t flowId = m_nextFlowId++;
+    m_messages.push_back({flowId, src, dst, bytes});
+    if (!network->IsHostLocal(src))
+    {
+        return nullptr; // another rank's host sends it
+    }
     Ptr<MessageSource> app = m_factory.Create<MessageSource>();
     app->SetAttribute("Destination", UintegerValue(dst));
     app->SetAttribute("MessageBytes", UintegerValue(bytes));
-    app->SetAttribute("FlowId", UintegerValue(m_nextFlowId++));
+    app->SetAttribute("FlowId", UintegerValue(flowId));
     app->SetStartTime(start);
     network->GetHostNode(src)->AddApplication(app);
     m_sources.Add(app);

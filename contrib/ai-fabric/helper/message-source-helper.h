@@ -20,7 +20,20 @@ class MessageSourceHelper
     MessageSourceHelper();
     /** An attribute for every source installed from now on (e.g. "DataRate", "Priority"). */
     void SetAttribute(const std::string& name, const AttributeValue& value);
-    /** One message of \p bytes from host \p src to host \p dst, starting at \p start. */
+    /** A message Install was asked for, whichever process sends it. */
+    struct Message
+    {
+        uint32_t flowId;
+        uint32_t src;
+        uint32_t dst;
+        uint64_t bytes;
+    };
+
+    /**
+     * One message of \p bytes from host \p src to host \p dst, starting at \p start.  Split
+     * over MPI ranks, a message from another rank's host takes its flow id and is listed in
+     * GetMessages(), but that rank installs its source: null here.
+     */
     Ptr<MessageSource> Install(Ptr<FabricNetwork> network, uint32_t src, uint32_t dst,
                                uint64_t bytes, Time start);
     /**
@@ -33,12 +46,15 @@ class MessageSourceHelper
      * FlowNetwork.
      */
     Ptr<MessageQueuePair> ConnectFlowLevel(Ptr<FabricNetwork> network, uint32_t src, uint32_t dst);
-    /** Every source installed so far. */
+    /** Every source installed so far (in this process). */
     const ApplicationContainer& GetSources() const { return m_sources; }
+    /** Every message Install numbered so far, in flow id order (in every process). */
+    const std::vector<Message>& GetMessages() const { return m_messages; }
 
   private:
     ObjectFactory m_factory;
     ApplicationContainer m_sources;
+    std::vector<Message> m_messages;
     uint32_t m_nextFlowId{0};
 };
 

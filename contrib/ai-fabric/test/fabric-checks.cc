@@ -118,7 +118,7 @@ Incast(uint32_t senders, bool pfc, DataRate rate, double metres, QueueSize buffe
         sources.Install(net, s, 0, 1 << 20, MicroSeconds(1));
     }
     FabricStatsHelper stats;
-    stats.Install(net, sources.GetSources());
+    stats.Install(net, sources);
     Simulator::Run();
     IncastCheck r;
     r.totals = Totals(net);

@@ -28,7 +28,7 @@ main(int argc, char** argv)
         sources.Install(net, h, 0, 1 << 20, Seconds(0));
     }
     FabricStatsHelper stats;
-    stats.Install(net, sources.GetSources());
+    stats.Install(net, sources);
     Simulator::Run();
     uint32_t complete = 0;
     for (const auto& flow : stats.Flows())
