@@ -7,9 +7,11 @@
 #  - -np 2 with a map of 2 ranks gives the same three files;
 #  - the same with "launch": "barrier" and a 2 us barrier_latency, likewise;
 #  - the barrier sweep with a monitor that MaxRows truncates: the same series;
-#  - the permutation alone as MessageSources (transport "messages"), with a monitor, likewise;
+#  - the permutation alone as MessageSources (transport "messages"), with a monitor and PCAPs
+#    of every port, likewise;
 #  - the same with link events (inside each rank and on a cut link) and routing convergence;
 #  - the same with injected failures (a flap, a switch, lane loss, a link inside the other rank);
+#  - the same with bit errors on cut links (frames crossing either way) and inside rank 0;
 #  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
 #    byte-identical iterations.csv, ranks.csv, links.csv and flows.csv, as does one process;
 #  - bad partition input, and barriers faster than the lookahead, exit 2 on every rank with
@@ -69,12 +71,18 @@ grep -q '"truncated": true' "$d/mon2/summary.json"
 
 # The same permutation alone as messages (MessageSources, no ACKs; a sweep takes rdma): the
 # sender's process starts a message, the receiver's counts its bytes, flows.csv joins them;
-# the monitor's series (every port) too.
+# the monitor's series (every port) too, and every port's PCAP.
 /usr/bin/python3 -c "import json; s=json.load(open('$scenario')); del s['collective'], s['rdma']; \
 s['traffic']['transport'] = 'messages'; s['monitor'] = {'interval': '2us', 'ports': 'all'}; \
-json.dump(s, open('$d/messages.json','w'))"
+s['pcap'] = {'nodes': 'all', 'snap_length': 128}; json.dump(s, open('$d/messages.json','w'))"
 agree m "$d/messages.json" links.csv flows.csv monitor-ports.csv
 test "$(grep -c ',1$' "$d/m2/flows.csv")" -eq 16
+# Every port's PCAP (rank 1's gathered by rank 0), byte-identical.
+test "$(ls "$d/m2" | grep -c '^pcap-.*\.pcap$')" -eq 96 # 48 links x 2 ends
+for f in $(cd "$d/msingle" && ls pcap-*.pcap); do
+  cmp "$d/m1/$f" "$d/m2/$f"
+  cmp "$d/msingle/$f" "$d/m2/$f"
+done
 
 # Link events: a link inside rank 0 (down and up), two cut links (down for good, one while the
 # all-reduce crosses it), a link inside rank 1 (down and up) under 20 us routing convergence: each rank changes its half of a cut
@@ -107,6 +115,20 @@ json.dump(s, open('$d/failures.json','w'))"
 agree f "$d/failures.json" collectives.csv links.csv flows.csv failures.csv
 test "$(wc -l < "$d/f2/failures.csv")" -eq 6 # header + 5 outages (2 for the flap)
 awk -F, '$2 == "p2e1-p2a0" && $7 > 0 { found = 1 } END { exit !found }' "$d/f2/failures.csv"
+
+# Bit errors on two cut links (their data crossing from rank 0 to rank 1 and back) and on a
+# link inside rank 0: each direction of a link draws from its own stream, in the process that
+# sends, and a corrupted frame crosses ranks marked so.
+/usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
+s['failures'] = {'inject': [ \
+  {'component': 'p2a0-c0', 'mode': 'bit_errors', 'at': '0us', 'bit_error_rate': 2e-6}, \
+  {'component': 'p1a0-c1', 'mode': 'bit_errors', 'at': '0us', 'bit_error_rate': 2e-6}, \
+  {'component': 'p0e0-p0a1', 'mode': 'bit_errors', 'at': '50us', 'bit_error_rate': 2e-6}]}; \
+json.dump(s, open('$d/bit-errors.json','w'))"
+agree ber "$d/bit-errors.json" collectives.csv links.csv flows.csv failures.csv
+# FCS drops where c0 (rank 0) sends to p2a0 (rank 1) and c1 (rank 1) to p1a0 (rank 0).
+awk -F, '(($2 == "p2a0-c0" && $3 == "p2a0") || ($2 == "p1a0-c1" && $3 == "p1a0")) && $17 > 0 \
+         { n++ } END { exit !(n == 2) }' "$d/ber2/links.csv"
 
 # A training job (PP 2 x DP 8; stage 1 on the other rank): its pipeline transfers and its
 # barrier's notices cross the ranks, and every process records the same iterations.
@@ -154,14 +176,6 @@ bad more-ranks-than-pods 5 pod "5 MPI ranks for a fabric of 4 groups"
 json.dump(m, open('$d/unknown.json','w'))"
 bad unknown-node 2 "map:$d/unknown.json" 'node "nowhere" is not in the fabric'
 bad unknown-policy 2 rows "unknown; allowed: pod, rail, map:FILE"
-# Bit errors cannot cross ranks (both halves of a cut link would have to draw alike).
-/usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
-s['failures'] = {'inject': [{'component': 'p0e0-p0a1', 'mode': 'bit_errors', 'at': '10us'}]}; \
-json.dump(s, open('$d/bit-errors.json','w'))"
-saved=$scenario
-scenario=$d/bit-errors.json
-bad bit-errors 2 pod 'failures.inject\[0\].mode = "bit_errors": bit errors are not modelled'
-scenario=$saved
 # A barrier faster than the lookahead cannot cross ranks.
 /usr/bin/python3 -c "import json; s=json.load(open('$d/barrier.json')); \
 s['collective']['barrier_latency']='0s'; json.dump(s, open('$d/instant-sweep.json','w'))"
@@ -171,4 +185,4 @@ bad instant-sweep-barrier 2 pod "collective.barrier_latency = 0 ps: .* allowed: 
 s['training']['jobs'][0]['barrier_latency']='0s'; json.dump(s, open('$d/instant.json','w'))"
 scenario=$d/instant.json
 bad instant-barrier 2 pod "BarrierLatency of 0 ps: .* allowed: at least"
-echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, a monitor, messages, link events, failures, a training job); bad partitions exit 2 on every rank"
+echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, a monitor, messages, PCAPs, link events, failures, bit errors, a training job); bad partitions exit 2 on every rank"

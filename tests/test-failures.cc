@@ -47,10 +47,12 @@ struct BerRun
     uint64_t fcsErrors{0};
     uint64_t delivered{0};
     uint64_t dropped{0};
+    uint64_t fcsFromHost0{0}; //!< host 0's frames the switch's port found corrupted
 };
 
+/** 64 MiB from host 0 to host 1 over a link with bit errors; \p reverse: host 1 sends too. */
 BerRun
-RunWithBitErrors(double ber, uint32_t seed)
+RunWithBitErrors(double ber, uint32_t seed, bool reverse = false)
 {
     RngSeedManager::SetSeed(seed);
     Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
@@ -59,6 +61,10 @@ RunWithBitErrors(double ber, uint32_t seed)
     MessageSourceHelper sources;
     const uint64_t bytes = 64ull << 20;
     sources.Install(net, 0, 1, bytes, Time(0));
+    if (reverse)
+    {
+        sources.Install(net, 1, 0, bytes, Time(0));
+    }
     FabricStatsHelper stats;
     stats.Install(net, sources);
     Simulator::Run();
@@ -72,6 +78,12 @@ RunWithBitErrors(double ber, uint32_t seed)
     r.fcsErrors = t.dropsByReason[static_cast<std::size_t>(DropReason::FcsError)];
     r.dropped = t.framesDropped;
     r.delivered = stats.GetFramesDelivered();
+    const FabricTopology& topo = net->GetTopology();
+    const uint32_t link = topo.GetNode(topo.HostNode(0)).links[0];
+    const uint32_t sw = topo.GetLink(link).a == topo.HostNode(0) ? topo.GetLink(link).b
+                                                                 : topo.GetLink(link).a;
+    r.fcsFromHost0 = net->GetPort(sw, link)->GetCounters().dropFrames[static_cast<std::size_t>(
+        DropReason::FcsError)];
     Simulator::Destroy();
     return r;
 }
@@ -92,6 +104,19 @@ TEST(BitErrors, CorruptedFrameFractionMatchesTheFormula)
     // The same seed gives the same corrupted frames; another seed other ones.
     EXPECT_EQ(RunWithBitErrors(ber, 1).fcsErrors, r.fcsErrors);
     EXPECT_NE(RunWithBitErrors(ber, 2).fcsErrors, r.fcsErrors);
+}
+
+// Each direction draws from its own stream: split over MPI ranks, each half of a cut link draws
+// for the frames it sends, as one process does.
+TEST(BitErrors, EachDirectionDrawsAloneSoTrafficTheOtherWayChangesNoDraw)
+{
+    const double ber = 2e-6;
+    const BerRun alone = RunWithBitErrors(ber, 1);
+    const BerRun both = RunWithBitErrors(ber, 1, true);
+    EXPECT_GT(alone.fcsFromHost0, 0u);
+    EXPECT_EQ(alone.fcsFromHost0, alone.fcsErrors);
+    EXPECT_EQ(both.fcsFromHost0, alone.fcsFromHost0);
+    EXPECT_GT(both.fcsErrors, both.fcsFromHost0); // host 1's frames met errors too
 }
 
 TEST(BitErrors, AHealthyLinkCorruptsNothing)

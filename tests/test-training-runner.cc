@@ -420,13 +420,13 @@ TEST(RandomStreams, NoTwoConsumersShareAStreamInA256GpuScenario)
         }
     }
     ASSERT_EQ(engines.size(), 32u);
-    // What each consumer needs, from the scenario (not from the code's own bookkeeping): 3 per
+    // What each consumer needs, from the scenario (not from the code's own bookkeeping): 4 per
     // link but the NVLS engines' (inside their switches: two ports' ECN markers, the channel's
-    // bit errors), 2 per job (placement,
+    // bit errors in each direction), 2 per job (placement,
     // slowdown), 2 per failure process (time to failure, time to repair): one per GPU and
     // cable.
     const std::map<std::string, int64_t> needs{{"traffic", 1},
-                                              {"network", int64_t(3 * (links - engines.size()))},
+                                              {"network", int64_t(4 * (links - engines.size()))},
                                               {"job a", 2},
                                               {"job b", 2},
                                               {"failures", int64_t(2 * (256 + cables.size()))}};

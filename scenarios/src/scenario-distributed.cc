@@ -118,16 +118,6 @@ PartitionScenario(const Scenario& s, const Distribution& d)
     {
         refuse("availability");
     }
-    if (!s.failures.bitErrorsKey.empty())
-    {
-        throw ScenarioError(s.failures.bitErrorsKey + " = \"bit_errors\": bit errors are not "
-                            "modelled in a distributed run (--ranks-by): both halves of a link "
-                            "between ranks would have to draw alike; run it in one process");
-    }
-    if (s.hasPcap)
-    {
-        refuse("pcap");
-    }
     try
     {
         if (d.ranksBy == "pod" || d.ranksBy == "rail")

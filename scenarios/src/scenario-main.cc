@@ -187,7 +187,8 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
     }
     if (scenario.hasPcap)
     {
-        run.EnablePcap(folder->GetStaging()); // not distributed: this is the root
+        // Split over MPI ranks, the others capture on their own and rank 0 gathers the files.
+        run.EnablePcap(root ? folder->GetStaging() : std::filesystem::path());
     }
     try
     {

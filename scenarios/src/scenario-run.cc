@@ -10,6 +10,11 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
 
 using namespace ns3;
 using nlohmann::json;
@@ -99,15 +104,30 @@ ScenarioRun::Install()
     {
         InstallJobs();
     }
-    if (!m_pcapFolder.empty())
+    if (m_pcap)
     {
-        FabricPcapHelper pcap; // the staging folder stays flat: pcap-<node>-<peer>.pcap
-        pcap.SetSnapLength(s.pcap.snapLength);
+        if (m_pcapFolder.empty())
+        {
+            // Another rank than 0: its captures wait here until rank 0 gathers them.
+            std::error_code error;
+            std::string pattern =
+                (std::filesystem::temp_directory_path(error) / "ai-fabric-pcap.XXXXXX").string();
+            if (error || !::mkdtemp(pattern.data()))
+            {
+                throw ResultsWriteError("pcap: rank " + std::to_string(m_distribution.rank) +
+                                        " cannot create a temporary folder: " +
+                                        std::strerror(errno));
+            }
+            m_pcapFolder = pattern;
+            m_pcapPrivate = true;
+        }
+        // The staging folder stays flat: pcap-<node>-<peer>.pcap
+        m_pcapHelper.SetSnapLength(s.pcap.snapLength);
         for (const uint32_t node : s.pcap.nodes)
         {
             try
             {
-                pcap.EnablePcap((m_pcapFolder / "pcap-").string(), m_network, node);
+                m_pcapHelper.EnablePcap((m_pcapFolder / "pcap-").string(), m_network, node);
             }
             catch (const std::invalid_argument& e)
             {
@@ -239,6 +259,7 @@ ScenarioRun::Run(bool progress, const RunEstimate* estimate)
         return m_distribution.IsDistributed() ? PicoSeconds(MaxOverRanks(t.GetPicoSeconds())) : t;
     };
     m_lastDelivery = latest(m_stats.GetLastDelivery());
+    m_pcapHelper.Close();
     if (m_monitor)
     {
         m_monitor->Finish(latest(m_monitor->GetLastChange()));
@@ -340,6 +361,10 @@ ScenarioRun::MergeRanks()
     mine["flows"] = flows;
     mine["failure_lost"] = m_scenario.hasFailures ? m_failureLog.LostPerRow() : std::vector<uint64_t>{};
     const std::vector<std::string> all = GatherAtRoot(mine.dump());
+    if (m_pcap)
+    {
+        GatherPcaps();
+    }
     if (m_monitor)
     {
         // Each process sampled its own ports and queue pairs.
@@ -465,6 +490,78 @@ ScenarioRun::MergeRanks()
 }
 
 void
+ScenarioRun::EnablePcap(const std::filesystem::path& folder)
+{
+    m_pcap = true;
+    m_pcapFolder = folder;
+}
+
+void
+ScenarioRun::GatherPcaps()
+{
+    namespace fs = std::filesystem;
+    // Each file as <name size><name><bytes size><bytes>, sizes as 8 raw bytes.
+    const auto put = [](std::string& out, const std::string& text) {
+        const uint64_t n = text.size();
+        out.append(reinterpret_cast<const char*>(&n), sizeof(n));
+        out += text;
+    };
+    std::string mine;
+    int64_t unreadable = 0;
+    if (m_pcapPrivate)
+    {
+        std::vector<fs::path> files;
+        for (const auto& entry : fs::directory_iterator(m_pcapFolder))
+        {
+            files.push_back(entry.path());
+        }
+        std::sort(files.begin(), files.end());
+        for (const fs::path& file : files)
+        {
+            std::ifstream in(file, std::ios::binary);
+            std::ostringstream bytes;
+            bytes << in.rdbuf();
+            unreadable = unreadable || !in;
+            put(mine, file.filename().string());
+            put(mine, bytes.str());
+        }
+        std::error_code ignored;
+        fs::remove_all(m_pcapFolder, ignored);
+    }
+    // Every rank learns of a problem, so all stop alike instead of leaving rank 0 waiting.
+    if (MaxOverRanks(unreadable))
+    {
+        throw ResultsWriteError("pcap: a rank could not read back its captures");
+    }
+    const auto largest = MaxOverRanks(static_cast<int64_t>(mine.size()));
+    if (largest > std::numeric_limits<int>::max())
+    {
+        throw ResultsWriteError("pcap: a rank's captures are " + std::to_string(largest) +
+                                " bytes, more than one MPI message takes (2 GiB): capture fewer "
+                                "nodes or a shorter pcap.snap_length");
+    }
+    const std::vector<std::string> blobs = GatherAtRoot(mine);
+    for (std::size_t proc = 1; proc < blobs.size(); ++proc)
+    {
+        const std::string& blob = blobs[proc];
+        std::size_t at = 0;
+        const auto take = [&blob, &at]() {
+            uint64_t n = 0;
+            std::memcpy(&n, blob.data() + at, sizeof(n));
+            at += sizeof(n);
+            std::string text = blob.substr(at, n);
+            at += n;
+            return text;
+        };
+        while (at < blob.size())
+        {
+            std::string name = take();
+            m_rankPcaps.emplace_back(std::move(name), take());
+        }
+    }
+}
+
+void
 ScenarioRun::InstallQueuePairFlows()
 {
     Scenario& s = m_scenario;
@@ -500,6 +597,10 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
                     : m_stats.WriteLinks(f, m_lastDelivery);
     });
     folder.Write("flows.csv", [&](std::ostream& f) { m_stats.WriteFlows(f); });
+    for (const auto& [name, bytes] : m_rankPcaps)
+    {
+        folder.Write(name, [&bytes = bytes](std::ostream& f) { f << bytes; });
+    }
     if (m_scenario.hasCollective)
     {
         folder.Write("collectives.csv", [&](std::ostream& f) { WriteCollectives(f); });

@@ -8,6 +8,8 @@
 #include "scenario-distributed.h"
 #include "scenario.h"
 
+#include "ns3/fabric-pcap-helper.h"
+
 #include <ostream>
 #include <chrono>
 #include <filesystem>
@@ -61,8 +63,12 @@ class ScenarioRun
      * \p folder and commit it: the results folder is whole or absent (ResultsWriteError).
      */
     void WriteResults(ResultsFolder& folder, const std::string& version) const;
-    /** Write the scenario's PCAPs (its pcap section) into \p folder (call before Install). */
-    void EnablePcap(const std::filesystem::path& folder) { m_pcapFolder = folder; }
+    /**
+     * Write the scenario's PCAPs (its pcap section) into \p folder (call before Install).  Split
+     * over MPI ranks, rank 0 gives its staging folder and every other rank an empty path: it
+     * captures its ports into a private temporary folder, and rank 0 gathers the files.
+     */
+    void EnablePcap(const std::filesystem::path& folder);
     /** The collective section's runs (each size x iteration), in order. */
     const std::vector<ns3::CollectiveResult>& CollectiveResults() const { return m_collectives; }
     /**
@@ -79,6 +85,8 @@ class ScenarioRun
   private:
     /** Figures summed (or maxed) over ranks, collective runs and CSV rows merged, at rank 0. */
     void MergeRanks();
+    /** Every rank's PCAPs to rank 0 (m_rankPcaps); a problem on any rank stops every rank. */
+    void GatherPcaps();
     /** A finished step and the collective run it belongs to, for the timeline. */
     struct TimelineStep
     {
@@ -124,7 +132,11 @@ class ScenarioRun
     RunFigures m_figures;
     std::chrono::steady_clock::time_point m_wallStart;
     std::string m_failure;
-    std::filesystem::path m_pcapFolder; //!< empty: no PCAPs
+    bool m_pcap{false};
+    std::filesystem::path m_pcapFolder;
+    bool m_pcapPrivate{false}; //!< m_pcapFolder is this rank's own, removed when gathered
+    ns3::FabricPcapHelper m_pcapHelper;
+    std::vector<std::pair<std::string, std::string>> m_rankPcaps; //!< others': name, bytes
 
     ns3::Ptr<ns3::CollectiveGroup> m_group;
     ns3::Ptr<ns3::CollectiveAlgorithm> m_algorithm;

@@ -121,10 +121,10 @@ FabricNetwork::AssignStreams(int64_t stream)
         }
         if (m_channels[id])
         {
-            m_channels[id]->AssignStreams(stream + 2 * nLinks + id);
+            m_channels[id]->AssignStreams(stream + 2 * nLinks + 2 * id);
         }
     }
-    return 3 * nLinks;
+    return 4 * nLinks;
 }
 
 FabricNetworkHelper::FabricNetworkHelper()

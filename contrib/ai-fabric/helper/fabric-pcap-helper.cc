@@ -74,9 +74,20 @@ FabricPcapHelper::EnablePcap(const std::string& prefix, Ptr<FabricNetwork> netwo
         dev->TraceConnectWithoutContext("Tx", MakeBoundCallback(&WritePcapRecord, file));
         dev->TraceConnectWithoutContext("Rx", MakeBoundCallback(&WritePcapRecord, file));
         NS_LOG_INFO("capturing " << name);
+        m_files.push_back(file);
         ++opened;
     }
     return opened;
+}
+
+void
+FabricPcapHelper::Close()
+{
+    for (const auto& file : m_files)
+    {
+        file->Close();
+    }
+    m_files.clear();
 }
 
 } // namespace ns3

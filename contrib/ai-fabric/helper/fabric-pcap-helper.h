@@ -2,9 +2,11 @@
 #define AI_FABRIC_FABRIC_PCAP_HELPER_H
 
 #include "ns3/fabric-network-helper.h"
+#include "ns3/pcap-file-wrapper.h"
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -32,9 +34,12 @@ class FabricPcapHelper
      * std::invalid_argument for an unknown node or a file it cannot write.
      */
     uint32_t EnablePcap(const std::string& prefix, Ptr<FabricNetwork> network, uint32_t node);
+    /** Flush and close every file opened (after the run: later frames are not written). */
+    void Close();
 
   private:
     uint32_t m_snapLength{kDefaultSnapLength};
+    std::vector<Ptr<PcapFileWrapper>> m_files;
 };
 
 } // namespace ns3

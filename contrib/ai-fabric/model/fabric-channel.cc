@@ -62,15 +62,30 @@ FabricChannel::GetTypeId()
 FabricChannel::FabricChannel()
     : m_rate("100Gbps"),
       m_nominalRate("100Gbps"),
-      m_uniform(CreateObject<UniformRandomVariable>())
+      m_uniform{CreateObject<UniformRandomVariable>(), CreateObject<UniformRandomVariable>()}
 {
 }
 
 int64_t
 FabricChannel::AssignStreams(int64_t stream)
 {
-    m_uniform->SetStream(stream);
-    return 1;
+    m_uniform[0]->SetStream(stream);
+    m_uniform[1]->SetStream(stream + 1);
+    return 2;
+}
+
+bool
+FabricChannel::Corrupts(const FabricNetDevice* sender, uint32_t bytes) const
+{
+    if (m_ber <= 0)
+    {
+        return false;
+    }
+    const double bits = 8.0 * bytes;
+    // By node id, not attach order: a rank attaches a cut link's far end first.
+    const std::size_t direction =
+        sender->GetNode()->GetId() < PeerOf(sender)->GetNode()->GetId() ? 0 : 1;
+    return m_uniform[direction]->GetValue() < -std::expm1(bits * m_log1mBer);
 }
 
 void
@@ -139,19 +154,12 @@ FabricChannel::Transmit(const Ptr<Packet>& p,
                         Time txTime,
                         Time extraDelay)
 {
-    const Ptr<FabricNetDevice>& peer = PeerOf(sender);
-    bool corrupted = false;
-    if (m_ber > 0)
-    {
-        const double bits = 8.0 * p->GetSize();
-        corrupted = m_uniform->GetValue() < -std::expm1(bits * m_log1mBer);
-    }
-    ScheduleArrival(peer,
+    ScheduleArrival(PeerOf(sender),
                     p,
                     info,
                     txTime + m_delay + extraDelay,
                     m_epoch,
-                    corrupted,
+                    Corrupts(sender, p->GetSize()),
                     extraDelay.IsStrictlyPositive());
 }
 

@@ -30,6 +30,8 @@ struct FrameInfo;
  * A gray failure shows as a bit-error rate: each frame is corrupted with probability
  * 1 - (1 - BER)^bits over its bits from destination address to FCS, and the receiving port
  * drops it as an FCS error (IEEE 802.3 clause 3.2.9: a frame whose CRC fails is discarded).
+ * Each direction draws from its own random stream, so the frames one port sends meet the same
+ * errors whether or not the other port is simulated by the same process (MPI ranks).
  */
 class FabricChannel : public Channel
 {
@@ -99,10 +101,15 @@ class FabricChannel : public Channel
     /** Bit-error rate of both directions, in [0, 1); 0 (the default) corrupts nothing. */
     void SetBitErrorRate(double ber);
     double GetBitErrorRate() const { return m_ber; }
-    /** Assign a stream to the corruption random variable; returns streams used (1). */
+    /**
+     * Assign streams to the corruption random variables: \p stream to the frames the port of
+     * the lower-numbered node sends, \p stream + 1 to the other's; returns streams used (2).
+     */
     int64_t AssignStreams(int64_t stream);
 
   protected:
+    /** Whether bit errors hit a frame of \p bytes that \p sender puts on the wire now. */
+    bool Corrupts(const FabricNetDevice* sender, uint32_t bytes) const;
     /**
      * Hand \p p (with its \p info, null for a MAC control frame) to \p port after \p delay
      * through a FrameArrival, sent in link epoch \p epoch (lost if the link went down since);
@@ -133,7 +140,7 @@ class FabricChannel : public Channel
     std::vector<std::pair<Time, Time>> m_outages; //!< earlier outages: (down, up)
     double m_ber{0};
     double m_log1mBer{0};         //!< log(1 - BER), cached for the per-frame probability
-    Ptr<UniformRandomVariable> m_uniform;
+    Ptr<UniformRandomVariable> m_uniform[2]; //!< per direction: lower node id's port first
     TracedCallback<bool> m_linkStateTrace; //!< fired with the new state on each change
     TracedCallback<DataRate> m_rateTrace;  //!< fired with the new line rate on each change
 };

@@ -32,9 +32,10 @@ HandOver()
 }
 
 /**
- * The link epoch a frame was sent in, carried across ranks (ns-3 serializes packet tags into
- * the MPI message): both halves of a cut link change state at the same instants, and a frame
- * sent before the link went down is lost however late its message is received.
+ * The link epoch a frame was sent in, and whether bit errors hit it, carried across ranks (ns-3
+ * serializes packet tags into the MPI message): both halves of a cut link change state at the
+ * same instants, and a frame sent before the link went down is lost however late its message
+ * is received.
  */
 class LinkEpochTag : public Tag
 {
@@ -48,12 +49,24 @@ class LinkEpochTag : public Tag
         return tid;
     }
     TypeId GetInstanceTypeId() const override { return GetTypeId(); }
-    uint32_t GetSerializedSize() const override { return 4; }
-    void Serialize(TagBuffer i) const override { i.WriteU32(epoch); }
-    void Deserialize(TagBuffer i) override { epoch = i.ReadU32(); }
-    void Print(std::ostream& os) const override { os << "epoch=" << epoch; }
+    uint32_t GetSerializedSize() const override { return 5; }
+    void Serialize(TagBuffer i) const override
+    {
+        i.WriteU32(epoch);
+        i.WriteU8(corrupted);
+    }
+    void Deserialize(TagBuffer i) override
+    {
+        epoch = i.ReadU32();
+        corrupted = i.ReadU8() != 0;
+    }
+    void Print(std::ostream& os) const override
+    {
+        os << "epoch=" << epoch << " corrupted=" << corrupted;
+    }
 
     uint32_t epoch{0};
+    bool corrupted{false};
 };
 
 NS_OBJECT_ENSURE_REGISTERED(LinkEpochTag);
@@ -90,11 +103,10 @@ FabricRemoteChannel::Transmit(const Ptr<Packet>& p,
                               Time txTime,
                               Time extraDelay)
 {
-    NS_ABORT_MSG_IF(GetBitErrorRate() > 0,
-                    "FabricRemoteChannel: bit errors are not modelled on links between MPI ranks");
     Ptr<Packet> tagged = p->Copy(); // the frame's bytes are shared; the tag is this copy's
     LinkEpochTag tag;
     tag.epoch = GetEpoch();
+    tag.corrupted = Corrupts(sender, p->GetSize());
     tagged->AddPacketTag(tag);
     NS_ABORT_MSG_IF(tagged->GetSerializedSize() + kMpiHeaderBytes > kMpiMessageBytes,
                     "FabricRemoteChannel: a frame of " << tagged->GetSerializedSize()
@@ -116,7 +128,8 @@ FabricRemoteChannel::Deliver(Ptr<FabricNetDevice> port, Ptr<Packet> p)
     NS_ABORT_MSG_UNLESS(p->RemovePacketTag(tag), "FabricRemoteChannel: a frame without its epoch");
     const bool data = roce::ParseDataFrame(*p, info);
     const bool pipelined = data && port->GetForwardingLatency().IsStrictlyPositive();
-    ScheduleArrival(port, p, data ? &info : nullptr, HandOver(), tag.epoch, false, pipelined);
+    ScheduleArrival(port, p, data ? &info : nullptr, HandOver(), tag.epoch, tag.corrupted,
+                    pipelined);
 }
 
 } // namespace ns3
