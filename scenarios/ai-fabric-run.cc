@@ -160,12 +160,6 @@ main(int argc, char** argv)
     }
     if (!options.ranksBy.empty())
     {
-        if (options.pcap)
-        {
-            std::cerr << "ai-fabric-run: error: --pcap with --ranks-by: not supported (each rank "
-                         "holds only its own ports); run without --ranks-by to capture\n";
-            return kBadInput;
-        }
         if (!MpiBuilt())
         {
             std::cerr << "ai-fabric-run: error: --ranks-by=" << options.ranksBy

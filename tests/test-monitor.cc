@@ -188,13 +188,18 @@ TEST(Monitor, QueuePairRowsAreTheReportedRateAndFramesInFlightAndMaxRowsTruncate
     const std::string series = monitor->Serialize();
     Simulator::Destroy();
 
+    // A monitor of the same interval with room for half the rows, on \p net.
+    const auto halfMonitor = [all](Ptr<FabricNetwork> net) {
+        Ptr<FabricMonitor> m = CreateObject<FabricMonitor>();
+        m->SetAttribute("Interval", TimeValue(MicroSeconds(5)));
+        m->SetAttribute("MaxRows", UintegerValue(all / 2));
+        m->Install(net);
+        return m;
+    };
     // The same run with room for half the rows stops recording and says so.
     RdmaHelper rdma2;
     Ptr<FabricNetwork> again = DcqcnStar(senders, rdma2);
-    Ptr<FabricMonitor> small = CreateObject<FabricMonitor>();
-    small->SetAttribute("Interval", TimeValue(MicroSeconds(5)));
-    small->SetAttribute("MaxRows", UintegerValue(all / 2));
-    small->Install(again);
+    Ptr<FabricMonitor> small = halfMonitor(again);
     for (uint32_t s = 1; s <= senders; ++s)
     {
         rdma2.Connect(again, s, 0).first->PostSend(2 << 20,
@@ -210,14 +215,10 @@ TEST(Monitor, QueuePairRowsAreTheReportedRateAndFramesInFlightAndMaxRowsTruncate
     // The whole series joined (as rank 0 joins another rank's) into a monitor that saw nothing,
     // with room for half the rows: the series up to the last sample that fits them all.
     RdmaHelper rdma3;
-    Ptr<FabricNetwork> idle = DcqcnStar(senders, rdma3);
-    Ptr<FabricMonitor> joined = CreateObject<FabricMonitor>();
-    joined->SetAttribute("Interval", TimeValue(MicroSeconds(5)));
-    joined->SetAttribute("MaxRows", UintegerValue(all / 2));
-    joined->Install(idle);
+    Ptr<FabricMonitor> joined = halfMonitor(DcqcnStar(senders, rdma3));
     joined->Finish(Seconds(0));
     EXPECT_EQ(joined->GetRows(), 0u);
-    joined->Merge(series);
+    joined->Merge({series});
     EXPECT_TRUE(joined->IsTruncated());
     std::ostringstream qps;
     std::ostringstream ports;
@@ -302,4 +303,28 @@ TEST(Monitor, ThroughTheRunnerItWritesItsFilesAndChangesNoResult)
                                    dir);
     ExpectRefusedAsBadInput(bad, dir / "bad", "monitor.interval");
     fs::remove_all(dir);
+}
+
+// A distributed run's flows.csv: the sender's process starts a message, the receiver's counts
+// its bytes; joined, the row is the one a single process writes.
+TEST(FlowsTable, MergeFlowsJoinsTheSendersStartAndTheReceiversBytes)
+{
+    FabricStatsHelper sender;
+    sender.MessagePosted(0, 1, 2, 1000); // at time 0
+    sender.MessagePosted(1, 2, 1, 500);  // never delivered
+    FabricStatsHelper::FlowRecord received;
+    received.flowId = 0;
+    received.src = 1;
+    received.dst = 2;
+    received.bytes = 1000;
+    received.delivered = 1000;
+    received.lastArrival = MicroSeconds(5);
+    received.counted = true;
+    sender.MergeFlows({received, FabricStatsHelper::FlowRecord{}}); // and an id it has no record of
+    std::ostringstream csv;
+    sender.WriteFlows(csv);
+    EXPECT_EQ(csv.str(),
+              "flow_id,src,dst,bytes,delivered_bytes,start_us,finish_us,fct_us,complete\n"
+              "0,1,2,1000,1000,0.000000,5.000000,5.000000,1\n"
+              "1,2,1,500,0,0.000000,,,0\n");
 }

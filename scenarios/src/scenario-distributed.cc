@@ -10,7 +10,10 @@
 #include <mpi.h>
 #endif
 
+#include "results-folder.h"
+
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 
 using namespace ns3;
@@ -51,11 +54,20 @@ DisableMpi()
 }
 
 std::vector<std::string>
-GatherAtRoot(const std::string& mine)
+GatherAtRoot(const std::string& mine, const std::string& what)
 {
     const MPI_Comm comm = MpiInterface::GetCommunicator();
     const int ranks = static_cast<int>(MpiInterface::GetSize());
     const int rank = static_cast<int>(MpiInterface::GetSystemId());
+    // MPI counts and offsets are ints: every rank learns the total, so all stop alike.
+    int64_t mySize = static_cast<int64_t>(mine.size());
+    int64_t total = 0;
+    MPI_Allreduce(&mySize, &total, 1, MPI_INT64_T, MPI_SUM, comm);
+    if (total > std::numeric_limits<int>::max())
+    {
+        throw ResultsWriteError(what + ": the ranks' " + std::to_string(total) +
+                                " bytes are more than one MPI gather takes (2 GiB)");
+    }
     int size = static_cast<int>(mine.size());
     std::vector<int> sizes(ranks);
     MPI_Gather(&size, 1, MPI_INT, sizes.data(), 1, MPI_INT, 0, comm);
@@ -95,7 +107,7 @@ DisableMpi()
 }
 
 std::vector<std::string>
-GatherAtRoot(const std::string& mine)
+GatherAtRoot(const std::string& mine, const std::string&)
 {
     return {mine};
 }

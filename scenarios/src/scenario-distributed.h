@@ -29,15 +29,17 @@ bool MpiBuilt();
 Distribution EnableMpi(int* argc, char*** argv, const std::string& ranksBy);
 /** Finish MPI (every rank, at exit). */
 void DisableMpi();
-/** Rank 0 receives every rank's \p mine, in rank order; other ranks receive nothing. */
-std::vector<std::string> GatherAtRoot(const std::string& mine);
+/**
+ * Rank 0 receives every rank's \p mine, in rank order; other ranks receive nothing.  Every
+ * rank throws ResultsWriteError naming \p what if all of them pass one MPI gather (2 GiB).
+ */
+std::vector<std::string> GatherAtRoot(const std::string& mine, const std::string& what);
 /** The largest \p value over all ranks, on every rank. */
 int64_t MaxOverRanks(int64_t value);
 
 /**
- * Refuse what a distributed run does not model (availability, bit errors, message flows, the
- * monitor, pcap) and split the fabric as \p d.ranksBy says; bad input throws ScenarioError
- * naming --ranks-by or the section.
+ * Refuse what a distributed run does not model (availability) and split the fabric as
+ * \p d.ranksBy says; bad input throws ScenarioError naming --ranks-by or the section.
  */
 std::vector<uint32_t> PartitionScenario(const Scenario& scenario, const Distribution& d);
 

@@ -106,34 +106,7 @@ ScenarioRun::Install()
     }
     if (m_pcap)
     {
-        if (m_pcapFolder.empty())
-        {
-            // Another rank than 0: its captures wait here until rank 0 gathers them.
-            std::error_code error;
-            std::string pattern =
-                (std::filesystem::temp_directory_path(error) / "ai-fabric-pcap.XXXXXX").string();
-            if (error || !::mkdtemp(pattern.data()))
-            {
-                throw ResultsWriteError("pcap: rank " + std::to_string(m_distribution.rank) +
-                                        " cannot create a temporary folder: " +
-                                        std::strerror(errno));
-            }
-            m_pcapFolder = pattern;
-            m_pcapPrivate = true;
-        }
-        // The staging folder stays flat: pcap-<node>-<peer>.pcap
-        m_pcapHelper.SetSnapLength(s.pcap.snapLength);
-        for (const uint32_t node : s.pcap.nodes)
-        {
-            try
-            {
-                m_pcapHelper.EnablePcap((m_pcapFolder / "pcap-").string(), m_network, node);
-            }
-            catch (const std::invalid_argument& e)
-            {
-                throw ResultsWriteError(e.what()); // a file the results folder cannot take
-            }
-        }
+        InstallPcaps();
     }
     // An availability run measures fabric states itself: its failures run over the horizon.
     if (s.hasFailures && !s.hasAvailability)
@@ -351,16 +324,16 @@ ScenarioRun::MergeRanks()
     json flows = json::array();
     for (const auto& f : m_stats.Flows())
     {
-        if (!f.started && !f.counted)
+        if (!f.started && f.delivered == 0)
         {
-            continue; // an id this process has no record of
+            continue; // nothing this process saw of that flow
         }
         flows.push_back({f.flowId, f.src, f.dst, f.bytes, f.start.GetPicoSeconds(),
                          f.delivered, f.lastArrival.GetPicoSeconds(), f.started, f.counted});
     }
     mine["flows"] = flows;
     mine["failure_lost"] = m_scenario.hasFailures ? m_failureLog.LostPerRow() : std::vector<uint64_t>{};
-    const std::vector<std::string> all = GatherAtRoot(mine.dump());
+    const std::vector<std::string> all = GatherAtRoot(mine.dump(), "results");
     if (m_pcap)
     {
         GatherPcaps();
@@ -368,10 +341,11 @@ ScenarioRun::MergeRanks()
     if (m_monitor)
     {
         // Each process sampled its own ports and queue pairs.
-        const std::vector<std::string> series = GatherAtRoot(m_monitor->Serialize());
-        for (std::size_t proc = 1; proc < series.size(); ++proc)
+        std::vector<std::string> series = GatherAtRoot(m_monitor->Serialize(), "monitor");
+        if (!series.empty())
         {
-            m_monitor->Merge(series[proc]);
+            series.erase(series.begin()); // rank 0's own
+            m_monitor->Merge(series);
         }
     }
     if (all.empty())
@@ -497,6 +471,60 @@ ScenarioRun::EnablePcap(const std::filesystem::path& folder)
 }
 
 void
+ScenarioRun::InstallPcaps()
+{
+    std::string failure;
+    if (m_pcapFolder.empty())
+    {
+        // Another rank than 0: its captures wait here until rank 0 gathers them.
+        std::error_code error;
+        std::string pattern =
+            (std::filesystem::temp_directory_path(error) / "ai-fabric-pcap.XXXXXX").string();
+        if (error || !::mkdtemp(pattern.data()))
+        {
+            failure = "pcap: rank " + std::to_string(m_distribution.rank) +
+                      " cannot create a temporary folder: " + std::strerror(errno);
+        }
+        else
+        {
+            m_pcapFolder = pattern;
+            m_pcapPrivate = true;
+        }
+    }
+    // The staging folder stays flat: pcap-<node>-<peer>.pcap
+    m_pcapHelper.SetSnapLength(m_scenario.pcap.snapLength);
+    for (std::size_t i = 0; i < m_scenario.pcap.nodes.size() && failure.empty(); ++i)
+    {
+        try
+        {
+            m_pcapHelper.EnablePcap((m_pcapFolder / "pcap-").string(), m_network,
+                                    m_scenario.pcap.nodes[i]);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            failure = e.what(); // a file the results folder cannot take
+        }
+    }
+    // Split over ranks, every rank stops if one cannot capture (none waits for it).
+    const bool anyFailed = m_distribution.IsDistributed() ? MaxOverRanks(!failure.empty())
+                                                          : !failure.empty();
+    if (anyFailed)
+    {
+        throw ResultsWriteError(failure.empty() ? "pcap: another rank cannot write its captures"
+                                                : failure);
+    }
+}
+
+ScenarioRun::~ScenarioRun()
+{
+    if (m_pcapPrivate)
+    {
+        std::error_code ignored; // gathered, or the run stopped before: the folder goes
+        std::filesystem::remove_all(m_pcapFolder, ignored);
+    }
+}
+
+void
 ScenarioRun::GatherPcaps()
 {
     namespace fs = std::filesystem;
@@ -525,22 +553,14 @@ ScenarioRun::GatherPcaps()
             put(mine, file.filename().string());
             put(mine, bytes.str());
         }
-        std::error_code ignored;
-        fs::remove_all(m_pcapFolder, ignored);
     }
     // Every rank learns of a problem, so all stop alike instead of leaving rank 0 waiting.
     if (MaxOverRanks(unreadable))
     {
         throw ResultsWriteError("pcap: a rank could not read back its captures");
     }
-    const auto largest = MaxOverRanks(static_cast<int64_t>(mine.size()));
-    if (largest > std::numeric_limits<int>::max())
-    {
-        throw ResultsWriteError("pcap: a rank's captures are " + std::to_string(largest) +
-                                " bytes, more than one MPI message takes (2 GiB): capture fewer "
-                                "nodes or a shorter pcap.snap_length");
-    }
-    const std::vector<std::string> blobs = GatherAtRoot(mine);
+    const std::vector<std::string> blobs =
+        GatherAtRoot(mine, "pcap (capture fewer nodes or a shorter pcap.snap_length)");
     for (std::size_t proc = 1; proc < blobs.size(); ++proc)
     {
         const std::string& blob = blobs[proc];

@@ -47,6 +47,10 @@ class ScenarioRun
   public:
     /** Run \p scenario. */
     explicit ScenarioRun(Scenario& scenario);
+    /** Removes a rank's private PCAP folder (see EnablePcap). */
+    ~ScenarioRun();
+    ScenarioRun(const ScenarioRun&) = delete;
+    ScenarioRun& operator=(const ScenarioRun&) = delete;
     /**
      * Simulate only this rank's part of the fabric (call before Install); Run then merges every
      * rank's figures and rows at rank 0, which alone writes the results folder.
@@ -85,6 +89,8 @@ class ScenarioRun
   private:
     /** Figures summed (or maxed) over ranks, collective runs and CSV rows merged, at rank 0. */
     void MergeRanks();
+    /** The pcap section's captures; a rank that cannot capture stops every rank. */
+    void InstallPcaps();
     /** Every rank's PCAPs to rank 0 (m_rankPcaps); a problem on any rank stops every rank. */
     void GatherPcaps();
     /** A finished step and the collective run it belongs to, for the timeline. */

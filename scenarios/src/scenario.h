@@ -80,8 +80,8 @@ struct FailureSpec
     ns3::FailureHelper helper;      //!< modes and injections, checked against the topology
     bool random{false};             //!< some component fails at random times (not only injected)
     /**
-     * The first mode key that says "bit_errors" ("" if none): frames the flow model lacks, and
-     * draws a distributed run cannot share; both refuse it.
+     * The first mode key that says "bit_errors" ("" if none): frames the flow model lacks, so
+     * it refuses it.
      */
     std::string bitErrorsKey;
 };

@@ -210,7 +210,10 @@ Take(const std::string& in, std::size_t& at)
     at += sizeof(n);
     NS_ABORT_MSG_IF(at + n * sizeof(T) > in.size(), "FabricMonitor::Merge: a truncated series");
     std::vector<T> v(n);
-    std::memcpy(v.data(), in.data() + at, n * sizeof(T));
+    if (n > 0)
+    {
+        std::memcpy(v.data(), in.data() + at, n * sizeof(T));
+    }
     at += n * sizeof(T);
     return v;
 }
@@ -230,30 +233,33 @@ FabricMonitor::Serialize() const
 }
 
 void
-FabricMonitor::Merge(const std::string& other)
+FabricMonitor::Merge(const std::vector<std::string>& others)
 {
-    std::size_t at = 0;
-    const auto ports = Take<Port>(other, at);
-    const auto qps = Take<QueuePair>(other, at);
-    const auto portBase = static_cast<uint32_t>(m_ports.size());
-    const auto qpBase = static_cast<uint32_t>(m_qps.size());
-    m_ports.insert(m_ports.end(), ports.begin(), ports.end());
-    m_qps.insert(m_qps.end(), qps.begin(), qps.end());
-    for (PortRow r : Take<PortRow>(other, at))
+    for (const std::string& other : others)
     {
-        r.port += portBase;
-        m_portRows.push_back(r);
-    }
-    for (QpRow r : Take<QpRow>(other, at))
-    {
-        r.qp += qpBase;
-        m_qpRows.push_back(r);
-    }
-    const int64_t truncatedAt = Take<int64_t>(other, at).at(0);
-    if (truncatedAt >= 0 && (!m_truncated || truncatedAt < m_truncatedAt.GetTimeStep()))
-    {
-        m_truncated = true;
-        m_truncatedAt = TimeStep(truncatedAt);
+        std::size_t at = 0;
+        const auto ports = Take<Port>(other, at);
+        const auto qps = Take<QueuePair>(other, at);
+        const auto portBase = static_cast<uint32_t>(m_ports.size());
+        const auto qpBase = static_cast<uint32_t>(m_qps.size());
+        m_ports.insert(m_ports.end(), ports.begin(), ports.end());
+        m_qps.insert(m_qps.end(), qps.begin(), qps.end());
+        for (PortRow r : Take<PortRow>(other, at))
+        {
+            r.port += portBase;
+            m_portRows.push_back(r);
+        }
+        for (QpRow r : Take<QpRow>(other, at))
+        {
+            r.qp += qpBase;
+            m_qpRows.push_back(r);
+        }
+        const int64_t truncatedAt = Take<int64_t>(other, at).at(0);
+        if (truncatedAt >= 0 && (!m_truncated || truncatedAt < m_truncatedAt.GetTimeStep()))
+        {
+            m_truncated = true;
+            m_truncatedAt = TimeStep(truncatedAt);
+        }
     }
     Settle();
 }

@@ -26,8 +26,8 @@ namespace ns3
  * the state they report.  When the first change after a sample time k x Interval arrives, it
  * records that sample from the state it holds, which is the state after every event at or
  * before the sample time; Finish records the samples up to the first at or after the last
- * change.  So a monitored run has the same events, and ends when the model's events do.  The trace sources hold a raw
- * pointer to the monitor: keep it alive until the run ends.
+ * change.  So a monitored run has the same events, and ends when the model's events do.  The
+ * trace sources hold a raw pointer to the monitor: keep it alive until the run ends.
  *
  * A port and class enters the series when it first queues a frame or is first paused, a queue
  * pair when it first has a frame in flight; from then on it has a row at every sample.  Rates
@@ -66,8 +66,8 @@ class FabricMonitor : public Object
     Time GetLastChange() const { return m_lastChange; }
     /** This process's series (after Finish), for Merge in another process of the same run. */
     std::string Serialize() const;
-    /** Join \p other (another process's Serialize() of the same run) into this series. */
-    void Merge(const std::string& other);
+    /** Join \p others (other processes' Serialize() of the same run) into this series. */
+    void Merge(const std::vector<std::string>& others);
     /**
      * time_us, node, peer, class, queue_bytes, paused, dequeued_bytes: the bytes that left the
      * queue since the last sample, sent or, when the port's link went down, dropped.

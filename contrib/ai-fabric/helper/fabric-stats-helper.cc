@@ -15,16 +15,7 @@ FabricStatsHelper::Install(Ptr<FabricNetwork> network, const MessageSourceHelper
     m_network = network;
     for (const auto& m : sources.GetMessages())
     {
-        if (m.flowId >= m_flows.size())
-        {
-            m_flows.resize(m.flowId + 1);
-        }
-        FlowRecord& f = m_flows[m.flowId];
-        f.flowId = m.flowId;
-        f.src = m.src;
-        f.dst = m.dst;
-        f.bytes = m.bytes;
-        f.counted = true;
+        Record(m.flowId, m.src, m.dst, m.bytes).counted = true;
     }
     const ApplicationContainer& apps = sources.GetSources();
     for (uint32_t i = 0; i < apps.GetN(); ++i)
@@ -45,8 +36,8 @@ FabricStatsHelper::Install(Ptr<FabricNetwork> network, const MessageSourceHelper
     }
 }
 
-void
-FabricStatsHelper::MessagePosted(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes)
+FabricStatsHelper::FlowRecord&
+FabricStatsHelper::Record(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes)
 {
     if (flowId >= m_flows.size())
     {
@@ -57,6 +48,13 @@ FabricStatsHelper::MessagePosted(uint32_t flowId, uint32_t src, uint32_t dst, ui
     f.src = src;
     f.dst = dst;
     f.bytes = bytes;
+    return f;
+}
+
+void
+FabricStatsHelper::MessagePosted(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes)
+{
+    FlowRecord& f = Record(flowId, src, dst, bytes);
     f.start = Simulator::Now();
     f.started = true;
 }
@@ -95,15 +93,7 @@ FabricStatsHelper::MergeFlows(const std::vector<FlowRecord>& other)
         {
             continue; // no record of that flow id there
         }
-        if (o.flowId >= m_flows.size())
-        {
-            m_flows.resize(o.flowId + 1);
-        }
-        FlowRecord& f = m_flows[o.flowId];
-        f.flowId = o.flowId;
-        f.src = o.src;
-        f.dst = o.dst;
-        f.bytes = o.bytes;
+        FlowRecord& f = Record(o.flowId, o.src, o.dst, o.bytes);
         if (o.started)
         {
             f.start = o.start;

@@ -81,6 +81,8 @@ class FabricStatsHelper
     void WriteLinks(std::ostream& os, Time elapsed) const;
 
   private:
+    /** Flow \p flowId's record (made if new), its ends and size set. */
+    FlowRecord& Record(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes);
     void Delivered(Ptr<const Packet> p, const FrameInfo& info);
 
     Ptr<FabricNetwork> m_network;

@@ -22,8 +22,8 @@ namespace ns3
  * Link state: each rank changes its half of the link at the same instants (a link event or a
  * failure, scheduled alike in every rank), and a frame carries the link epoch it was sent in (a
  * packet tag), so a frame sent before the link went down is lost at the far end as on one
- * process.  Bit errors are not carried across ranks (both halves would have to draw
- * together); a frame sent on a remote channel with a bit-error rate aborts.
+ * process.  Bit errors: the sending rank draws from its direction's stream (FabricChannel) and
+ * the tag says whether the frame arrives corrupted.
  * Only built when ns-3 has its mpi module.
  */
 class FabricRemoteChannel : public FabricChannel
