@@ -320,11 +320,27 @@ TEST(FlowsTable, MergeFlowsJoinsTheSendersStartAndTheReceiversBytes)
     received.delivered = 1000;
     received.lastArrival = MicroSeconds(5);
     received.counted = true;
-    sender.MergeFlows({received, FabricStatsHelper::FlowRecord{}}); // and an id it has no record of
+    sender.MergeFlows({received, FabricStatsHelper::FlowRecord{}}); // and an empty record
     std::ostringstream csv;
     sender.WriteFlows(csv);
     EXPECT_EQ(csv.str(),
               "flow_id,src,dst,bytes,delivered_bytes,start_us,finish_us,fct_us,complete\n"
               "0,1,2,1000,1000,0.000000,5.000000,5.000000,1\n"
               "1,2,1,500,0,0.000000,,,0\n");
+    // The other way round: the receiver's process (rank 0) takes the sender's start.
+    FabricStatsHelper receiver;
+    FabricStatsHelper::FlowRecord sent = received;
+    sent.delivered = 0;
+    sent.lastArrival = Time(0);
+    sent.start = MicroSeconds(2);
+    sent.started = true;
+    sent.counted = false;
+    receiver.MergeFlows({received});
+    receiver.MergeFlows({sent});
+    std::ostringstream joined;
+    receiver.WriteFlows(joined);
+    EXPECT_EQ(joined.str(),
+              "flow_id,src,dst,bytes,delivered_bytes,start_us,finish_us,fct_us,complete\n"
+              "0,1,2,1000,1000,2.000000,5.000000,3.000000,1\n");
+    Simulator::Destroy();
 }

@@ -483,7 +483,8 @@ ScenarioRun::InstallPcaps()
         if (error || !::mkdtemp(pattern.data()))
         {
             failure = "pcap: rank " + std::to_string(m_distribution.rank) +
-                      " cannot create a temporary folder: " + std::strerror(errno);
+                      " cannot create a temporary folder: " +
+                      (error ? error.message() : std::string(std::strerror(errno)));
         }
         else
         {
@@ -539,10 +540,13 @@ ScenarioRun::GatherPcaps()
     if (m_pcapPrivate)
     {
         std::vector<fs::path> files;
-        for (const auto& entry : fs::directory_iterator(m_pcapFolder))
+        std::error_code error;
+        for (fs::directory_iterator entry(m_pcapFolder, error), end; !error && entry != end;
+             entry.increment(error))
         {
-            files.push_back(entry.path());
+            files.push_back(entry->path());
         }
+        unreadable = bool(error);
         std::sort(files.begin(), files.end());
         for (const fs::path& file : files)
         {

@@ -140,7 +140,7 @@ class ScenarioRun
     std::string m_failure;
     bool m_pcap{false};
     std::filesystem::path m_pcapFolder;
-    bool m_pcapPrivate{false}; //!< m_pcapFolder is this rank's own, removed when gathered
+    bool m_pcapPrivate{false}; //!< m_pcapFolder is this rank's own, removed by ~ScenarioRun
     ns3::FabricPcapHelper m_pcapHelper;
     std::vector<std::pair<std::string, std::string>> m_rankPcaps; //!< others': name, bytes
 
