@@ -14,8 +14,8 @@
 #  - the same with bit errors on cut links (frames crossing either way) and inside rank 0;
 #  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
 #    byte-identical iterations.csv, ranks.csv, links.csv and flows.csv, as does one process;
-#  - bad partition input, and barriers faster than the lookahead, exit 2 on every rank with
-#    one message per rank and no results.
+#  - bad partition input, barriers faster than the lookahead and availability exit 2 on every
+#    rank with one message per rank and no results.
 # Usage: mpi-equivalence.sh RUNNER PROJECT_DIR [SINGLE_PROCESS_RUNNER]
 set -euo pipefail
 runner=$1
@@ -176,6 +176,11 @@ bad more-ranks-than-pods 5 pod "5 MPI ranks for a fabric of 4 groups"
 json.dump(m, open('$d/unknown.json','w'))"
 bad unknown-node 2 "map:$d/unknown.json" 'node "nowhere" is not in the fabric'
 bad unknown-policy 2 rows "unknown; allowed: pod, rail, map:FILE"
+# The availability model runs its fabric states one after another in one process.
+saved=$scenario
+scenario=$root/scenarios/availability-8gpu.json
+bad availability 2 rail "availability: not modelled in a distributed run"
+scenario=$saved
 # A barrier faster than the lookahead cannot cross ranks.
 /usr/bin/python3 -c "import json; s=json.load(open('$d/barrier.json')); \
 s['collective']['barrier_latency']='0s'; json.dump(s, open('$d/instant-sweep.json','w'))"

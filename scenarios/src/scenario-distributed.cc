@@ -122,13 +122,10 @@ MaxOverRanks(int64_t value)
 std::vector<uint32_t>
 PartitionScenario(const Scenario& s, const Distribution& d)
 {
-    const auto refuse = [](const std::string& what) {
-        throw ScenarioError(what + ": not modelled in a distributed run (--ranks-by); run it in "
-                                   "one process");
-    };
     if (s.hasAvailability)
     {
-        refuse("availability");
+        throw ScenarioError("availability: not modelled in a distributed run (--ranks-by); run "
+                            "it in one process");
     }
     try
     {
