@@ -413,13 +413,13 @@ ScenarioRun::MergeRanks()
         {
             linkRows.emplace_back(row[0].get<uint64_t>(), row[1].get<std::string>());
         }
+        if (proc == 0)
+        {
+            continue; // this process's flow records are m_stats's own
+        }
         std::vector<FabricStatsHelper::FlowRecord> flows;
         for (const auto& row : rank["flows"])
         {
-            if (proc == 0)
-            {
-                break; // this process: its records are m_stats's own
-            }
             FabricStatsHelper::FlowRecord& f = flows.emplace_back();
             f.flowId = row[0].get<uint32_t>();
             f.src = row[1].get<uint32_t>();
