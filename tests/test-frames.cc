@@ -99,6 +99,93 @@ TEST(Frames, CarriedInfoIsWhatTheBytesSay)
     }
 }
 
+namespace
+{
+/** The frame \p s describes as ns-3's per-layer headers write it (RoceHeaderStack), the
+ * reference for MakeDataFrame's own writer; \p ecn overrides the spec's codepoint. */
+std::vector<uint8_t>
+StackBytes(const DataFrameSpec& s, Ipv4Header::EcnType ecn)
+{
+    RoceHeaderStack h;
+    h.eth.SetSource(s.srcMac);
+    h.eth.SetDestination(s.dstMac);
+    h.eth.SetVlanTag(s.priority, 0);
+    h.eth.SetEtherType(VlanEthernetHeader::kEtherTypeIpv4);
+    h.bth.SetOpcode(s.opcode);
+    h.bth.SetDestQp(s.destQp);
+    h.bth.SetPsn(s.psn);
+    h.aeth.SetSyndrome(s.syndrome);
+    h.aeth.SetMsn(s.msn);
+    const uint32_t udpPayload = 12 + (h.HasAeth() ? 4 : 0) + s.payloadBytes + roce::kIcrcBytes;
+    h.udp.SetSourcePort(s.udpSrcPort);
+    h.udp.SetDestinationPort(roce::kUdpPort);
+    h.udp.ForcePayloadSize(static_cast<uint16_t>(8 + udpPayload));
+    h.ip.SetSource(roce::HostAddress(s.srcHost));
+    h.ip.SetDestination(roce::HostAddress(s.dstHost));
+    h.ip.SetProtocol(17);
+    h.ip.SetTtl(64);
+    h.ip.SetDscp(static_cast<Ipv4Header::DscpType>(s.priority << 3));
+    h.ip.SetEcn(ecn);
+    h.ip.SetPayloadSize(8 + udpPayload);
+    h.ip.EnableChecksum();
+    Ptr<Packet> p = Create<Packet>(s.payloadBytes + roce::kIcrcBytes + roce::kFcsBytes);
+    p->AddHeader(h);
+    std::vector<uint8_t> b(p->GetSize());
+    p->CopyData(b.data(), b.size());
+    return b;
+}
+
+std::vector<uint8_t>
+BytesOf(const Ptr<Packet>& p)
+{
+    std::vector<uint8_t> b(p->GetSize());
+    p->CopyData(b.data(), b.size());
+    return b;
+}
+} // namespace
+
+TEST(Frames, HeaderBytesAreThoseOfTheStack)
+{
+    // MakeDataFrame writes the header bytes itself (no per-layer header objects on the
+    // per-packet path); ns-3's Ipv4Header, UdpHeader and ours must read the same bytes, the
+    // IPv4 checksum included, before and after a CE mark.
+    DataFrameSpec data;
+    data.srcMac = Mac48Address("02:00:00:00:01:0a");
+    data.dstMac = Mac48Address("02:00:00:00:ff:03");
+    data.srcHost = 3;
+    data.dstHost = 70000;
+    data.udpSrcPort = 60001;
+    data.priority = 3;
+    data.opcode = BthHeader::RC_SEND_FIRST;
+    data.destQp = 0xfedcba;
+    data.psn = 0xfffffe;
+    data.payloadBytes = 4096;
+    DataFrameSpec small = data;
+    small.priority = 0;
+    small.ecnCapable = false;
+    small.opcode = BthHeader::RC_SEND_ONLY;
+    small.payloadBytes = 1;
+    DataFrameSpec ack = data;
+    ack.priority = 7;
+    ack.opcode = BthHeader::RC_ACKNOWLEDGE;
+    ack.payloadBytes = 0;
+    ack.syndrome = AethHeader::kNakSequenceError;
+    ack.msn = 0x1abcdef; // 24 bits on the wire
+    DataFrameSpec cnp = ack;
+    cnp.opcode = BthHeader::CNP;
+    cnp.payloadBytes = 16;
+    for (const DataFrameSpec& spec : {data, small, ack, cnp})
+    {
+        Ptr<Packet> p = roce::MakeDataFrame(spec);
+        const auto ecn = spec.ecnCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT;
+        EXPECT_EQ(BytesOf(p), StackBytes(spec, ecn)) << "opcode " << unsigned(spec.opcode);
+        FrameInfo info = roce::InfoOf(spec);
+        roce::MarkCongestionExperienced(p, info);
+        EXPECT_EQ(BytesOf(p), StackBytes(spec, Ipv4Header::ECN_CE))
+            << "CE, opcode " << unsigned(spec.opcode);
+    }
+}
+
 TEST(Frames, PfcFrameIsMinimumSizeMacControl)
 {
     PfcPauseHeader pfc;

@@ -32,8 +32,8 @@ EcmpHash(uint32_t srcIp, uint32_t dstIp, uint16_t srcPort, uint16_t dstPort, uin
 uint32_t
 FlowHash(const FrameInfo& info, uint32_t seed)
 {
-    return EcmpHash(roce::HostAddress(info.srcHost).Get(),
-                    roce::HostAddress(info.dstHost).Get(),
+    return EcmpHash(roce::HostAddressBits(info.srcHost),
+                    roce::HostAddressBits(info.dstHost),
                     info.udpSrcPort,
                     roce::kUdpPort,
                     seed);

@@ -100,8 +100,8 @@ FabricEndpoint::Send(DataFrameSpec spec)
         GetSmallestMtuPort()->RecordDrop(roce::MakeDataFrame(spec), DropReason::NoRoute);
         return false;
     }
-    spec.srcMac = Mac48Address::ConvertFrom(port->GetAddress());
-    spec.dstMac = Mac48Address::ConvertFrom(port->GetFabricChannel()->GetPeer(port)->GetAddress());
+    spec.srcMac = port->GetMacAddress();
+    spec.dstMac = port->GetFabricChannel()->PeerOf(PeekPointer(port))->GetMacAddress();
     return port->Enqueue(roce::MakeDataFrame(spec), roce::InfoOf(spec), 0);
 }
 

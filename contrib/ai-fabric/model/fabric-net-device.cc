@@ -274,6 +274,7 @@ FabricNetDevice::Enqueue(const Ptr<Packet>& p, const FrameInfo& info, uint16_t i
     NS_ASSERT_MSG(m_owner, "a fabric port needs an owner (FabricSwitch or FabricEndpoint)");
     const uint8_t c = info.priority;
     m_queues[c].push_back({p, info, ingressPort});
+    m_backlog |= uint8_t(1u << c);
     const uint64_t before = m_queueBytes[c];
     m_queueBytes[c] += p->GetSize();
     m_queueBytesTrace(c, before, m_queueBytes[c]);
@@ -361,13 +362,13 @@ FabricNetDevice::RecordDrop(Ptr<const Packet> p, DropReason reason)
 bool
 FabricNetDevice::IsPaused(uint8_t priority) const
 {
-    return m_paused[priority];
+    return (m_paused >> priority) & 1u;
 }
 
 bool
 FabricNetDevice::Eligible(uint8_t c) const
 {
-    return !m_queues[c].empty() && !IsPaused(c);
+    return ((m_backlog & ~m_paused) >> c) & 1u;
 }
 
 int
@@ -377,14 +378,8 @@ FabricNetDevice::SelectClass()
     {
         return SelectDwrr();
     }
-    for (int c = kClasses - 1; c >= 0; --c)
-    {
-        if (Eligible(c))
-        {
-            return c;
-        }
-    }
-    return -1;
+    const unsigned ready = m_backlog & ~m_paused & 0xffu;
+    return ready ? 31 - __builtin_clz(ready) : -1; // the highest ready class
 }
 
 int
@@ -457,8 +452,12 @@ FabricNetDevice::TransmitNext(Time now)
     {
         return;
     }
-    QueuedFrame f = m_queues[c].front();
+    QueuedFrame f = std::move(m_queues[c].front());
     m_queues[c].pop_front();
+    if (m_queues[c].empty())
+    {
+        m_backlog &= uint8_t(~(1u << c));
+    }
     --m_queuedFrames;
     const uint32_t size = f.packet->GetSize();
     m_queueBytes[c] -= size;
@@ -489,7 +488,10 @@ FabricNetDevice::StartTransmission(const Ptr<Packet>& p,
     ++m_counters.txFrames;
     m_counters.txBytes += p->GetSize();
     m_counters.busyTime += txTime;
-    m_txTrace(p);
+    if (!m_txTrace.IsEmpty()) // a Ptr argument costs a reference count even with no sink
+    {
+        m_txTrace(p);
+    }
     m_channel->Transmit(p, info, this, txTime, peerLatency);
     // The link's one pending event: only when frames wait for it.  A frame that arrives to an
     // idle port later starts at once, without an event of its own.
@@ -530,7 +532,10 @@ FabricNetDevice::Receive(const Ptr<Packet>& p, const FrameInfo* info, uint32_t e
     }
     ++m_counters.rxFrames;
     m_counters.rxBytes += p->GetSize();
-    m_rxTrace(p);
+    if (!m_rxTrace.IsEmpty())
+    {
+        m_rxTrace(p);
+    }
     if (info)
     {
         m_owner->ReceiveFrame(this, p, *info);
@@ -568,7 +573,7 @@ FabricNetDevice::ReceivePfc(Ptr<Packet> p)
         }
         ++m_counters.pfcPauseReceived;
         // Frames may still start for the response time; the pause runs from the XOFF's arrival.
-        if (!m_paused[c] && !m_pausePending[c])
+        if (!IsPaused(c) && !m_pausePending[c])
         {
             m_pausePending[c] = true;
             m_pauseEvents[c] = Simulator::Schedule(QuantaToTime(GetPfcResponseQuanta()),
@@ -590,7 +595,7 @@ FabricNetDevice::StartPause(uint8_t c)
         return; // resumed before the response time was up
     }
     m_pausePending[c] = false;
-    m_paused[c] = true;
+    m_paused |= uint8_t(1u << c);
     m_pauseStart[c] = Simulator::Now();
     m_pausedTrace(c, true);
 }
@@ -637,9 +642,9 @@ FabricNetDevice::Resume(uint8_t c)
 {
     m_pauseEvents[c].Cancel();
     m_pausePending[c] = false;
-    if (m_paused[c])
+    if (IsPaused(c))
     {
-        m_paused[c] = false;
+        m_paused &= uint8_t(~(1u << c));
         m_pausedTotal += Simulator::Now() - m_pauseStart[c];
         m_pausedTrace(c, false);
     }
@@ -678,6 +683,7 @@ FabricNetDevice::Flush()
             RecordDrop(f.packet, DropReason::LinkDown);
         }
     }
+    m_backlog = 0;
     m_controlQueue.clear();
 }
 

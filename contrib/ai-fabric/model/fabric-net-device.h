@@ -135,6 +135,8 @@ class FabricNetDevice : public NetDevice
      */
     uint64_t GetPortKey() const { return m_portKey; }
 
+    /** The port's MAC address, without GetAddress's conversion to an Address. */
+    const Mac48Address& GetMacAddress() const { return m_address; }
     /** Payload MTU of the data frames this port's endpoint builds (bytes). */
     uint32_t GetPayloadMtu() const { return m_payloadMtu; }
     /** Bytes queued in class \p priority. */
@@ -254,6 +256,7 @@ class FabricNetDevice : public NetDevice
 
     std::array<std::deque<QueuedFrame>, kClasses> m_queues;
     std::array<uint64_t, kClasses> m_queueBytes{};
+    uint8_t m_backlog{0}; //!< bit c: class c has data frames queued
     uint64_t m_queuedFrames{0}; //!< data frames waiting in all classes
     std::deque<Ptr<Packet>> m_controlQueue;
 
@@ -271,7 +274,7 @@ class FabricNetDevice : public NetDevice
     uint64_t m_kmax{0}; //!< Kmax scaled to this port's rate, bytes
     Ptr<UniformRandomVariable> m_uniform;
 
-    std::array<bool, kClasses> m_paused{};
+    uint8_t m_paused{0}; //!< bit c: class c is paused by the peer
     std::array<Time, kClasses> m_pauseStart{};
     std::array<EventId, kClasses> m_resumeEvents;
     std::array<EventId, kClasses> m_pauseEvents; //!< an XOFF taking effect after the response

@@ -82,17 +82,24 @@ QueuePairEntropy(uint32_t hostId, uint32_t qpn)
     // Hashed from the host and the QP's ordinal among its NIC's data QPs (1 for the first).
     return EntropyPort(hostId * 40503u + qpn - kFirstDataQpn + 1);
 }
-/** IPv4 address of fabric host \p hostId: 10.0.0.0/8, host 0 at 10.0.0.1. */
+/** IPv4 address of fabric host \p hostId as a number: 10.0.0.0/8, host 0 at 10.0.0.1. */
+constexpr uint32_t
+HostAddressBits(uint32_t hostId)
+{
+    return 0x0a000001u + hostId;
+}
+
+/** IPv4 address of fabric host \p hostId (HostAddressBits). */
 inline Ipv4Address
 HostAddress(uint32_t hostId)
 {
-    return Ipv4Address(0x0a000001u + hostId);
+    return Ipv4Address(HostAddressBits(hostId));
 }
 /** Host id of a fabric IPv4 address (inverse of HostAddress). */
 inline uint32_t
 HostId(Ipv4Address a)
 {
-    return a.Get() - 0x0a000001u;
+    return a.Get() - HostAddressBits(0);
 }
 } // namespace roce
 

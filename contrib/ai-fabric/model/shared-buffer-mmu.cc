@@ -72,7 +72,9 @@ SharedBufferMmu::Configure(const std::vector<uint64_t>& headroomBytes)
     m_headroomCap = headroomBytes;
     m_headroomUsed.assign(ports, 0);
     m_headroomPeak.assign(ports, 0);
-    m_carved = ports * FabricNetDevice::kClasses * m_reserve.GetValue();
+    m_reserveBytes = m_reserve.GetValue();
+    m_xonOffsetBytes = m_xonOffset.GetValue();
+    m_carved = ports * FabricNetDevice::kClasses * m_reserveBytes;
     if (m_pfcEnabled)
     {
         for (uint64_t h : headroomBytes)
@@ -122,7 +124,7 @@ SharedBufferMmu::AdmitLossless(uint16_t ingress, uint8_t priority, uint32_t byte
                                DropReason& reason)
 {
     IngressQueue& q = Ingress(ingress, priority);
-    if (q.reserved + bytes <= m_reserve.GetValue())
+    if (q.reserved + bytes <= m_reserveBytes)
     {
         q.reserved += bytes;
         m_reservedUsed += bytes;
@@ -191,7 +193,7 @@ SharedBufferMmu::Release(uint16_t ingress, uint16_t egress, uint8_t priority, ui
     q.reserved -= left;
     m_reservedUsed -= left;
     if (q.xoff && q.headroom == 0 &&
-        (q.shared == 0 || q.shared + m_xonOffset.GetValue() <= Threshold()))
+        (q.shared == 0 || q.shared + m_xonOffsetBytes <= Threshold()))
     {
         q.xoff = false;
         NS_LOG_LOGIC("XON port " << ingress << " prio " << unsigned(priority));

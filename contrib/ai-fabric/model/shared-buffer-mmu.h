@@ -83,6 +83,8 @@ class SharedBufferMmu : public Object
     QueueSize m_bufferSize;
     QueueSize m_reserve;
     QueueSize m_xonOffset;
+    uint64_t m_reserveBytes{0};   //!< m_reserve in bytes, read by Configure
+    uint64_t m_xonOffsetBytes{0}; //!< m_xonOffset in bytes, read by Configure
     double m_alpha{};
     bool m_pfcEnabled{};
 
