@@ -14,8 +14,12 @@
 #  - the same with bit errors on cut links (frames crossing either way) and inside rank 0;
 #  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
 #    byte-identical iterations.csv, ranks.csv, links.csv and flows.csv, as does one process;
-#  - bad partition input, barriers faster than the lookahead and availability exit 2 on every
-#    rank with one message per rank and no results.
+#  - the availability model (scenarios/availability-8gpu.json with a barrier the ranks can keep
+#    and bit errors among its failures): its four fabric states measured one run after another
+#    split over the ranks, a dead link and a bit-error link on cut links, give the same
+#    iteration times, availability.csv and failures.csv as one process;
+#  - bad partition input and barriers faster than the lookahead exit 2 on every rank with one
+#    message per rank and no results.
 # Usage: mpi-equivalence.sh RUNNER PROJECT_DIR [SINGLE_PROCESS_RUNNER]
 set -euo pipefail
 runner=$1
@@ -137,6 +141,23 @@ agree t "$training" iterations.csv ranks.csv links.csv flows.csv
 test "$(wc -l < "$d/t2/iterations.csv")" -eq 3 # header + 2 iterations
 grep -q '"timeline": "not written: a distributed run"' "$d/t2/summary.json"
 
+# Availability: every rank takes part in the measuring runs, one after another in one process
+# (MPI's interface readied again between them), the dead link and the bit-error link cut
+# (l1-sp0 and l0-sp3: each spine's rank is one leaf's), the rate-reduced link a host's; rank 0
+# runs the horizon alone.
+/usr/bin/python3 -c "import json; s=json.load(open('$root/scenarios/availability-8gpu.json')); \
+s['training']['jobs'][0]['barrier_latency']='2us'; \
+s['failures']['components'].append({'kind': 'link', 'mode': 'bit_errors', 'mtbf': '300h', 'mttr': '1h'}); \
+s['availability'].update(bit_error_rate=1e-6, links={'link_down': 'l1-sp0', 'bit_errors': 'l0-sp3'}); \
+json.dump(s, open('$d/availability.json','w'))"
+agree av "$d/availability.json" availability.csv failures.csv
+/usr/bin/python3 - "$d"/av1/summary.json "$d"/av2/summary.json ${single:+"$d"/avsingle/summary.json} <<'PY'
+import json, sys
+states = [json.load(open(f))["availability"]["fabric_states"] for f in sys.argv[1:]]
+assert all(s == states[0] for s in states), states
+assert all(states[0][k]["source"] == "measured" for k in states[0]), states[0]
+PY
+
 # A map: pods 0-1 with their servers and the core on rank 0, pods 2-3 on rank 1, read from
 # links.csv's node names as a user would.
 /usr/bin/python3 - "$d/np2/links.csv" > "$d/map.json" <<'PY'
@@ -176,11 +197,6 @@ bad more-ranks-than-pods 5 pod "5 MPI ranks for a fabric of 4 groups"
 json.dump(m, open('$d/unknown.json','w'))"
 bad unknown-node 2 "map:$d/unknown.json" 'node "nowhere" is not in the fabric'
 bad unknown-policy 2 rows "unknown; allowed: pod, rail, map:FILE"
-# The availability model runs its fabric states one after another in one process.
-saved=$scenario
-scenario=$root/scenarios/availability-8gpu.json
-bad availability 2 rail "availability: not modelled in a distributed run"
-scenario=$saved
 # A barrier faster than the lookahead cannot cross ranks.
 /usr/bin/python3 -c "import json; s=json.load(open('$d/barrier.json')); \
 s['collective']['barrier_latency']='0s'; json.dump(s, open('$d/instant-sweep.json','w'))"
@@ -190,4 +206,4 @@ bad instant-sweep-barrier 2 pod "collective.barrier_latency = 0 ps: .* allowed: 
 s['training']['jobs'][0]['barrier_latency']='0s'; json.dump(s, open('$d/instant.json','w'))"
 scenario=$d/instant.json
 bad instant-barrier 2 pod "BarrierLatency of 0 ps: .* allowed: at least"
-echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, a monitor, messages, PCAPs, link events, failures, bit errors, a training job); bad partitions exit 2 on every rank"
+echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, a monitor, messages, PCAPs, link events, failures, bit errors, a training job, availability); bad partitions exit 2 on every rank"

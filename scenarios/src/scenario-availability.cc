@@ -1,10 +1,12 @@
 #include "scenario-availability.h"
 
 #include "failure-log.h"
+#include "scenario-distributed.h"
 #include "scenario-main.h"
 #include "scenario-run.h"
 
 #include "ns3/double.h"
+#include "ns3/global-value.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
@@ -87,15 +89,32 @@ struct Measurement
     uint32_t link{UINT32_MAX};
 };
 
+/** End a simulation; in a distributed run, ready MPI for the next one. */
+void
+EndRun(const Distribution& d)
+{
+    Simulator::Destroy();
+    if (d.IsDistributed())
+    {
+        RestartMpi();
+    }
+}
+
 /**
  * The job's mean iteration time with the fabric in \p state (its fault on \p link, from the
  * start); the first iteration is left out when there are more, since it also pays routing's
- * convergence after the fault.
+ * convergence after the fault.  Split over MPI ranks as \p d and \p partition say, every
+ * rank measures the same (every process keeps every job's iterations).
  */
 Measurement
-Measure(Scenario& s, State state, uint32_t link, bool hostFacing)
+Measure(Scenario& s, State state, uint32_t link, bool hostFacing, const Distribution& d,
+        const std::vector<uint32_t>& partition)
 {
     ScenarioRun run(s);
+    if (d.IsDistributed())
+    {
+        run.SetDistribution(d, partition);
+    }
     run.Install();
     Measurement m;
     Ptr<TrainingJob> job = run.Jobs().front();
@@ -106,20 +125,22 @@ Measure(Scenario& s, State state, uint32_t link, bool hostFacing)
     if (state != JobAvailabilityModel::HEALTHY)
     {
         m.link = link == UINT32_MAX ? DefaultLink(s.topology, job->GetHost(0), hostFacing) : link;
+        // Split over MPI ranks, a rank holds the link's channel (or its half of a cut link) only
+        // if one of its ends is local; a dead link elsewhere still reroutes every rank.
         Ptr<FabricChannel> ch = run.GetNetwork()->GetChannel(m.link);
         Ptr<ComponentFailureProcess> fault =
             s.availability.failureMode.Create<ComponentFailureProcess>();
         DoubleValue value;
         if (state == JobAvailabilityModel::LINK_DOWN)
         {
-            ch->SetUp(false);
+            run.GetNetwork()->SetLinkUp(m.link, false);
         }
-        else if (state == JobAvailabilityModel::REDUCED_RATE)
+        else if (state == JobAvailabilityModel::REDUCED_RATE && ch)
         {
             fault->GetAttribute("RateFraction", value);
             ch->DegradeRate(value.Get(), true);
         }
-        else
+        else if (state == JobAvailabilityModel::BIT_ERRORS && ch)
         {
             fault->GetAttribute("BitErrorRate", value);
             ch->SetBitErrorRate(value.Get());
@@ -144,7 +165,7 @@ Measure(Scenario& s, State state, uint32_t link, bool hostFacing)
         sum += its[i].Duration();
     }
     m.iteration = sum / int64_t(its.size() - first);
-    Simulator::Destroy();
+    EndRun(d);
     return m;
 }
 
@@ -221,7 +242,8 @@ BooksJson(const Books& b, uint32_t runs)
 } // namespace
 
 int
-RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
+RunAvailability(Scenario& s, ResultsFolder* folderOfRoot, const std::string& program,
+                const Distribution& d, const std::vector<uint32_t>& partition)
 {
     const auto wallStart = std::chrono::steady_clock::now();
     AvailabilitySpec& v = s.availability;
@@ -235,7 +257,8 @@ RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
         // The job's GPUs and healthy iteration time: from a run if there is a job.
         if (s.hasTraining)
         {
-            const Measurement healthy = Measure(s, JobAvailabilityModel::HEALTHY, 0, false);
+            const Measurement healthy =
+                Measure(s, JobAvailabilityModel::HEALTHY, 0, false, d, partition);
             hosts = healthy.hosts;
             if (times[0].IsZero())
             {
@@ -267,7 +290,7 @@ RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
                                  (e == JobAvailabilityModel::DEGRADED && !i.component->hosts.empty());
             }
         }
-        Simulator::Destroy();
+        EndRun(d);
         StringValue policy;
         v.model.Create<JobAvailabilityModel>()->GetAttribute("CheckpointPolicy", policy);
         if (!interrupts && policy.Get() != "fixed")
@@ -293,7 +316,7 @@ RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
             spdlog::info("measuring the {} iteration time at {} level", StateName(st),
                          s.fidelity);
             const Measurement m = Measure(s, State(st), v.linkGiven[st] ? v.links[st] : UINT32_MAX,
-                                          hostFacing[st]);
+                                          hostFacing[st], d, partition);
             times[st] = m.iteration;
             measuredLink[st] = m.link;
             how[st] = "measured";
@@ -310,6 +333,16 @@ RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
         return kBadInput;
     }
 
+    if (!folderOfRoot)
+    {
+        return 0; // another rank: it helped measure the fabric states
+    }
+    ResultsFolder& folder = *folderOfRoot;
+    if (d.IsDistributed())
+    {
+        // The horizon has no fabric: rank 0 runs it alone, in one process's simulator.
+        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+    }
     // The horizon: the policy's interval first, then each swept fixed interval.
     std::vector<ObjectFactory> models{v.model};
     for (Time t : v.sweep)
@@ -401,6 +434,7 @@ RunAvailability(Scenario& s, ResultsFolder& folder, const std::string& program)
                     {"version", AI_FABRIC_VERSION},
                     {"mode", "availability"},
                     {"fidelity", s.fidelity}, // of the measured states
+                    {"mpi_ranks", d.ranks},
                     {"availability", a},
                     {"failures", log.Summary()}};
     summary["wall_seconds"] =

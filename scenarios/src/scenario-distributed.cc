@@ -35,7 +35,11 @@ MpiBuilt()
 Distribution
 EnableMpi(int* argc, char*** argv, const std::string& ranksBy)
 {
-    MpiInterface::Enable(argc, argv);
+    // MPI started here rather than by MpiInterface::Enable(argc, argv), so that RestartMpi can
+    // disable ns-3's interface between runs without finalizing MPI (MpiInterface::Disable
+    // finalizes MPI only when ns-3 initialized it).
+    MPI_Init(argc, argv);
+    MpiInterface::Enable(MPI_COMM_WORLD);
     GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DistributedSimulatorImpl"));
     Distribution d;
     d.ranksBy = ranksBy;
@@ -45,11 +49,22 @@ EnableMpi(int* argc, char*** argv, const std::string& ranksBy)
 }
 
 void
+RestartMpi()
+{
+    // DistributedSimulatorImpl::Destroy frees the interface's receive buffers (MpiInterface::
+    // Destroy) but leaves it enabled; the next run's simulator needs them posted again.  The
+    // receives of the freed communicator stay pending and never match: no rank sends on it.
+    MpiInterface::Disable();
+    MpiInterface::Enable(MPI_COMM_WORLD);
+}
+
+void
 DisableMpi()
 {
     if (MpiInterface::IsEnabled())
     {
         MpiInterface::Disable();
+        MPI_Finalize();
     }
 }
 
@@ -102,6 +117,12 @@ EnableMpi(int*, char***, const std::string&)
 }
 
 void
+RestartMpi()
+{
+    throw std::logic_error("RestartMpi: built without ns-3's mpi module");
+}
+
+void
 DisableMpi()
 {
 }
@@ -122,11 +143,6 @@ MaxOverRanks(int64_t value)
 std::vector<uint32_t>
 PartitionScenario(const Scenario& s, const Distribution& d)
 {
-    if (s.hasAvailability)
-    {
-        throw ScenarioError("availability: not modelled in a distributed run (--ranks-by); run "
-                            "it in one process");
-    }
     try
     {
         if (d.ranksBy == "pod" || d.ranksBy == "rail")

@@ -27,6 +27,11 @@ bool MpiBuilt();
  * anything is simulated); returns this process's rank and the rank count.
  */
 Distribution EnableMpi(int* argc, char*** argv, const std::string& ranksBy);
+/**
+ * Ready ns-3's MPI interface for another distributed run after Simulator::Destroy (every rank,
+ * between the runs of one process).
+ */
+void RestartMpi();
 /** Finish MPI (every rank, at exit). */
 void DisableMpi();
 /**
@@ -38,8 +43,7 @@ std::vector<std::string> GatherAtRoot(const std::string& mine, const std::string
 int64_t MaxOverRanks(int64_t value);
 
 /**
- * Refuse what a distributed run does not model (availability) and split the fabric as
- * \p d.ranksBy says; bad input throws ScenarioError naming --ranks-by or the section.
+ * Split the fabric as \p d.ranksBy says; bad input throws ScenarioError naming --ranks-by.
  */
 std::vector<uint32_t> PartitionScenario(const Scenario& scenario, const Distribution& d);
 

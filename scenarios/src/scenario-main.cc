@@ -165,17 +165,6 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
         PrintError(program, e.what());
         return kBadInput;
     }
-    if (scenario.hasAvailability)
-    {
-        if (estimator)
-        {
-            spdlog::warn("no estimate: an availability run measures its fabric states in runs "
-                         "of its own");
-        }
-        return RunAvailability(scenario, *folder, program);
-    }
-    const std::optional<RunEstimate> estimate = estimator ? estimator() : std::nullopt;
-    ScenarioRun run(scenario);
     if (distribution.IsDistributed())
     {
         spdlog::info("rank {} of {}: {} of {} nodes, {} links cut (--ranks-by={})",
@@ -183,6 +172,20 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
                      std::count(partition.begin(), partition.end(), distribution.rank),
                      partition.size(), ns3::FabricPartition::CountCutLinks(scenario.topology, partition),
                      distribution.ranksBy);
+    }
+    if (scenario.hasAvailability)
+    {
+        if (estimator)
+        {
+            spdlog::warn("no estimate: an availability run measures its fabric states in runs "
+                         "of its own");
+        }
+        return RunAvailability(scenario, folder.get(), program, distribution, partition);
+    }
+    const std::optional<RunEstimate> estimate = estimator ? estimator() : std::nullopt;
+    ScenarioRun run(scenario);
+    if (distribution.IsDistributed())
+    {
         run.SetDistribution(distribution, std::move(partition));
     }
     if (scenario.hasPcap)
