@@ -15,9 +15,9 @@
 #  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
 #    byte-identical iterations.csv, ranks.csv, links.csv and flows.csv, as does one process;
 #  - the availability model (scenarios/availability-8gpu.json with a barrier the ranks can keep
-#    and bit errors among its failures): its four fabric states measured one run after another
-#    split over the ranks, a dead link and a bit-error link on cut links, give the same
-#    iteration times, availability.csv and failures.csv as one process;
+#    and bit errors among its failures, on two spines): its four fabric states measured one run
+#    after another split over the ranks, the dead, slow and bit-error links cut links, give the
+#    same iteration times, availability.csv and failures.csv as one process;
 #  - bad partition input and barriers faster than the lookahead exit 2 on every rank with one
 #    message per rank and no results.
 # Usage: mpi-equivalence.sh RUNNER PROJECT_DIR [SINGLE_PROCESS_RUNNER]
@@ -142,13 +142,16 @@ test "$(wc -l < "$d/t2/iterations.csv")" -eq 3 # header + 2 iterations
 grep -q '"timeline": "not written: a distributed run"' "$d/t2/summary.json"
 
 # Availability: every rank takes part in the measuring runs, one after another in one process
-# (MPI's interface readied again between them), the dead link and the bit-error link cut
-# (l1-sp0 and l0-sp3: each spine's rank is one leaf's), the rate-reduced link a host's; rank 0
-# runs the horizon alone.
+# (MPI's interface readied again between them).  Two spines (oversubscription 2), so sp0 is
+# rank 0's and sp1 rank 1's: the dead and rate-reduced link l1-sp0 and the bit-error link l0-sp1
+# are cut links, each carrying the job's data sent from both ranks' halves.  Rank 0 runs the
+# horizon alone.  The rate and the bit errors slow the job; the dead link only its first
+# iteration (the measure leaves that out): the rerouted flows still fit the other spine.
 /usr/bin/python3 -c "import json; s=json.load(open('$root/scenarios/availability-8gpu.json')); \
-s['training']['jobs'][0]['barrier_latency']='2us'; \
+s['topology']['oversubscription'] = 2; s['training']['jobs'][0]['barrier_latency']='2us'; \
 s['failures']['components'].append({'kind': 'link', 'mode': 'bit_errors', 'mtbf': '300h', 'mttr': '1h'}); \
-s['availability'].update(bit_error_rate=1e-6, links={'link_down': 'l1-sp0', 'bit_errors': 'l0-sp3'}); \
+s['availability'].update(bit_error_rate=1e-6, \
+    links={'link_down': 'l1-sp0', 'reduced_rate': 'l1-sp0', 'bit_errors': 'l0-sp1'}); \
 json.dump(s, open('$d/availability.json','w'))"
 agree av "$d/availability.json" availability.csv failures.csv
 /usr/bin/python3 - "$d"/av1/summary.json "$d"/av2/summary.json ${single:+"$d"/avsingle/summary.json} <<'PY'
@@ -156,6 +159,9 @@ import json, sys
 states = [json.load(open(f))["availability"]["fabric_states"] for f in sys.argv[1:]]
 assert all(s == states[0] for s in states), states
 assert all(states[0][k]["source"] == "measured" for k in states[0]), states[0]
+healthy = states[0]["healthy"]["iteration_s"]
+assert states[0]["reduced_rate"]["iteration_s"] > healthy, states[0]
+assert states[0]["bit_errors"]["iteration_s"] > healthy, states[0]
 PY
 
 # A map: pods 0-1 with their servers and the core on rank 0, pods 2-3 on rank 1, read from

@@ -53,7 +53,9 @@ RestartMpi()
 {
     // DistributedSimulatorImpl::Destroy frees the interface's receive buffers (MpiInterface::
     // Destroy) but leaves it enabled; the next run's simulator needs them posted again.  The
-    // receives of the freed communicator stay pending and never match: no rank sends on it.
+    // receives posted on the old communicator stay pending (their buffers freed) and never
+    // match, since no rank sends on it again: each restart leaks them and the communicator, as
+    // ns-3 leaves its own receives pending at MPI_Finalize.  A few restarts a run.
     MpiInterface::Disable();
     MpiInterface::Enable(MPI_COMM_WORLD);
 }

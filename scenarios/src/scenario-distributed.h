@@ -23,8 +23,8 @@ struct Distribution
 /** Whether this build has ns-3's mpi module (ai-fabric built against ns-3 from source). */
 bool MpiBuilt();
 /**
- * Start MPI through ns-3's MpiInterface and select DistributedSimulatorImpl (call before
- * anything is simulated); returns this process's rank and the rank count.
+ * Start MPI, enable ns-3's MpiInterface on MPI_COMM_WORLD and select DistributedSimulatorImpl
+ * (call before anything is simulated); returns this process's rank and the rank count.
  */
 Distribution EnableMpi(int* argc, char*** argv, const std::string& ranksBy);
 /**
