@@ -12,7 +12,7 @@ namespace
 /** Owns a port and ignores what it receives. */
 struct IgnoringOwner : FabricPortOwner
 {
-    void ReceiveFrame(FabricNetDevice*, const Ptr<Packet>&, const FrameInfo&) override {}
+    void ReceiveFrame(FabricNetDevice*, FrameRef, const FrameInfo&) override {}
     void FrameDequeued(uint16_t, uint16_t, uint8_t, uint32_t) override {}
 };
 

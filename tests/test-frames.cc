@@ -94,8 +94,11 @@ TEST(Frames, CarriedInfoIsWhatTheBytesSay)
     for (const DataFrameSpec& spec : {data, ack, cnp})
     {
         FrameInfo parsed;
-        ASSERT_TRUE(roce::ParseDataFrame(*roce::MakeDataFrame(spec), parsed));
+        Ptr<Packet> p = roce::MakeDataFrame(spec);
+        ASSERT_TRUE(roce::ParseDataFrame(*p, parsed));
         EXPECT_EQ(roce::InfoOf(spec), parsed) << "opcode " << unsigned(spec.opcode);
+        // Hops take the frame's size from its info, not from the packet.
+        EXPECT_EQ(roce::FrameBytes(roce::InfoOf(spec)), p->GetSize()) << "opcode " << unsigned(spec.opcode);
     }
 }
 

@@ -148,24 +148,26 @@ FabricChannel::GetPeer(Ptr<const FabricNetDevice> device) const
 }
 
 void
-FabricChannel::Transmit(const Ptr<Packet>& p,
+FabricChannel::Transmit(FrameRef p,
                         const FrameInfo* info,
                         const FabricNetDevice* sender,
                         Time txTime,
                         Time extraDelay)
 {
+    const bool corrupted =
+        Corrupts(sender, info ? roce::FrameBytes(*info) : p.Share()->GetSize());
     ScheduleArrival(PeerOf(sender),
-                    p,
+                    std::move(p),
                     info,
                     txTime + m_delay + extraDelay,
                     m_epoch,
-                    Corrupts(sender, p->GetSize()),
+                    corrupted,
                     extraDelay.IsStrictlyPositive());
 }
 
 void
 FabricChannel::ScheduleArrival(const Ptr<FabricNetDevice>& port,
-                               const Ptr<Packet>& p,
+                               FrameRef p,
                                const FrameInfo* info,
                                Time delay,
                                uint32_t epoch,
@@ -174,7 +176,8 @@ FabricChannel::ScheduleArrival(const Ptr<FabricNetDevice>& port,
 {
     Simulator::ScheduleWithContext(port->GetNodeId(),
                                    delay,
-                                   new FrameArrival(port, p, info, epoch, corrupted, pipelined));
+                                   new FrameArrival(port, std::move(p), info, epoch, corrupted,
+                                                    pipelined));
 }
 
 void

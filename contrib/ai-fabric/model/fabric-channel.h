@@ -1,6 +1,8 @@
 #ifndef AI_FABRIC_FABRIC_CHANNEL_H
 #define AI_FABRIC_FABRIC_CHANNEL_H
 
+#include "frame-ref.h"
+
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"
@@ -56,7 +58,7 @@ class FabricChannel : public Channel
      * after the propagation delay plus \p extraDelay (the far end's forwarding latency).
      * \p info: a data frame's FrameInfo, which travels with it; null for a MAC control frame.
      */
-    virtual void Transmit(const Ptr<Packet>& p,
+    virtual void Transmit(FrameRef p,
                           const FrameInfo* info,
                           const FabricNetDevice* sender,
                           Time txTime,
@@ -116,7 +118,7 @@ class FabricChannel : public Channel
      * \p pipelined if the delay includes the port's forwarding latency.
      */
     void ScheduleArrival(const Ptr<FabricNetDevice>& port,
-                         const Ptr<Packet>& p,
+                         FrameRef p,
                          const FrameInfo* info,
                          Time delay,
                          uint32_t epoch,

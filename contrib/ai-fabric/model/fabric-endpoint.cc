@@ -131,30 +131,32 @@ FabricEndpoint::SetReceiveCallback(ReceiveCallback receive)
 }
 
 void
-FabricEndpoint::ReceiveFrame(FabricNetDevice* port, const Ptr<Packet>& p, const FrameInfo& info)
+FabricEndpoint::ReceiveFrame(FabricNetDevice* port, FrameRef p, const FrameInfo& info)
 {
     if (info.dstHost == m_hostId)
     {
         ++m_delivered;
+        const Ptr<Packet> packet = p.Share(); // its last stop: freed after this
         if (!m_receive.IsNull())
         {
-            m_receive(p, info);
+            m_receive(packet, info);
         }
-        m_deliverTrace(p, info);
+        m_deliverTrace(packet, info);
         return;
     }
     if (!m_transit)
     {
-        port->RecordDrop(p, DropReason::NoRoute);
+        port->RecordDrop(p.Share(), DropReason::NoRoute);
         return;
     }
     const auto& hops = m_table.NextHops(info.dstHost);
     if (hops.empty())
     {
-        port->RecordDrop(p, DropReason::NoRoute);
+        port->RecordDrop(p.Share(), DropReason::NoRoute);
         return;
     }
-    m_ports[HashEgress(hops, info)]->Enqueue(p, info, static_cast<uint16_t>(port->GetIfIndex()));
+    m_ports[HashEgress(hops, info)]->Enqueue(std::move(p), info,
+                                             static_cast<uint16_t>(port->GetIfIndex()));
 }
 
 } // namespace ns3

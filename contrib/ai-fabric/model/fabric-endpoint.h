@@ -80,7 +80,7 @@ class FabricEndpoint : public Object, public FabricPortOwner
     void DoDispose() override;
 
   private:
-    void ReceiveFrame(FabricNetDevice* port, const Ptr<Packet>& p, const FrameInfo& info) override;
+    void ReceiveFrame(FabricNetDevice* port, FrameRef p, const FrameInfo& info) override;
     void FrameDequeued(uint16_t port, uint16_t ingress, uint8_t priority, uint32_t bytes) override;
 
     uint32_t m_hostId{0};

@@ -264,19 +264,19 @@ FabricNetDevice::ShouldMarkEcn(uint64_t queueBytes)
 }
 
 bool
-FabricNetDevice::Enqueue(const Ptr<Packet>& p, const FrameInfo& info, uint16_t ingressPort)
+FabricNetDevice::Enqueue(FrameRef p, const FrameInfo& info, uint16_t ingressPort)
 {
     if (!m_linkUp)
     {
-        RecordDrop(p, DropReason::LinkDown);
+        RecordDrop(p.Share(), DropReason::LinkDown);
         return false;
     }
     NS_ASSERT_MSG(m_owner, "a fabric port needs an owner (FabricSwitch or FabricEndpoint)");
     const uint8_t c = info.priority;
-    m_queues[c].push_back({p, info, ingressPort});
+    m_queues[c].push_back({std::move(p), info, ingressPort});
     m_backlog |= uint8_t(1u << c);
     const uint64_t before = m_queueBytes[c];
-    m_queueBytes[c] += p->GetSize();
+    m_queueBytes[c] += roce::FrameBytes(info);
     m_queueBytesTrace(c, before, m_queueBytes[c]);
     ++m_queuedFrames;
     Kick();
@@ -405,7 +405,7 @@ FabricNetDevice::SelectDwrr()
                 m_deficit[c] += m_dwrrQuantum;
                 m_dwrrVisitStarted = true;
             }
-            const uint32_t size = m_queues[c].front().packet->GetSize();
+            const uint32_t size = roce::FrameBytes(m_queues[c].front().info);
             if (m_deficit[c] >= size)
             {
                 m_deficit[c] -= size;
@@ -431,8 +431,7 @@ FabricNetDevice::Kick()
     }
     else if (!m_completionPending)
     {
-        m_completionPending = true;
-        Simulator::Schedule(m_txEnd - now, Completion());
+        ScheduleCompletion(m_txEnd - now);
     }
 }
 
@@ -442,9 +441,9 @@ FabricNetDevice::TransmitNext(Time now)
     NS_ASSERT(now >= m_txEnd);
     if (!m_controlQueue.empty())
     {
-        Ptr<Packet> p = m_controlQueue.front();
+        FrameRef p(m_controlQueue.front());
         m_controlQueue.pop_front();
-        StartTransmission(p, nullptr, Time(0), now); // MAC control frames skip the pipeline
+        StartTransmission(std::move(p), nullptr, Time(0), now); // MAC control frames skip the pipeline
         return;
     }
     const int c = SelectClass();
@@ -459,7 +458,7 @@ FabricNetDevice::TransmitNext(Time now)
         m_backlog &= uint8_t(~(1u << c));
     }
     --m_queuedFrames;
-    const uint32_t size = f.packet->GetSize();
+    const uint32_t size = roce::FrameBytes(f.info);
     m_queueBytes[c] -= size;
     m_queueBytesTrace(c, m_queueBytes[c] + size, m_queueBytes[c]);
     // Marking as the frame leaves, on the queue it leaves behind: the congestion signal is
@@ -468,46 +467,49 @@ FabricNetDevice::TransmitNext(Time now)
         f.info.ecn == Ipv4Header::ECN_ECT0 || f.info.ecn == Ipv4Header::ECN_ECT1;
     if (m_ecnEnabled && ecnCapable && ShouldMarkEcn(m_queueBytes[c]))
     {
-        roce::MarkCongestionExperienced(f.packet, f.info);
+        const Ptr<Packet> p = f.packet.Share();
+        roce::MarkCongestionExperienced(p, f.info);
         ++m_counters.ecnMarked;
-        m_ecnMarkTrace(f.packet);
+        m_ecnMarkTrace(p);
     }
-    StartTransmission(f.packet, &f.info, m_peerForwardingLatency, now);
+    StartTransmission(std::move(f.packet), &f.info, m_peerForwardingLatency, now);
     // After the frame is on the wire, so an owner that queues another one sees a busy port.
     m_owner->FrameDequeued(static_cast<uint16_t>(m_ifIndex), f.ingressPort, static_cast<uint8_t>(c), size);
 }
 
 void
-FabricNetDevice::StartTransmission(const Ptr<Packet>& p,
+FabricNetDevice::StartTransmission(FrameRef p,
                                    const FrameInfo* info,
                                    Time peerLatency,
                                    Time now)
 {
-    const Time txTime = TransmissionTime(p->GetSize());
+    const uint32_t bytes = info ? roce::FrameBytes(*info) : p.Share()->GetSize();
+    const Time txTime = TransmissionTime(bytes);
     m_txEnd = now + txTime;
     ++m_counters.txFrames;
-    m_counters.txBytes += p->GetSize();
+    m_counters.txBytes += bytes;
     m_counters.busyTime += txTime;
-    if (!m_txTrace.IsEmpty()) // a Ptr argument costs a reference count even with no sink
+    if (!m_txTrace.IsEmpty()) // only a sink makes the packet's Ptr
     {
-        m_txTrace(p);
+        m_txTrace(p.Share());
     }
-    m_channel->Transmit(p, info, this, txTime, peerLatency);
+    m_channel->Transmit(std::move(p), info, this, txTime, peerLatency);
     // The link's one pending event: only when frames wait for it.  A frame that arrives to an
     // idle port later starts at once, without an event of its own.
     if ((m_queuedFrames > 0 || !m_controlQueue.empty()) && !m_completionPending)
     {
-        m_completionPending = true;
-        Simulator::Schedule(txTime, Completion());
+        ScheduleCompletion(txTime);
     }
 }
 
-Ptr<EventImpl>
-FabricNetDevice::Completion()
+void
+FabricNetDevice::ScheduleCompletion(Time delay)
 {
-    // Adopted, not referenced (false): Simulator::Schedule takes its own reference and drops it
-    // when the event has run, so the event is then freed (to RecycledEvent's free list).
-    return Ptr<EventImpl>(new PortCompletion(this), false);
+    m_completionPending = true;
+    // In the port's node's context, as its frames' arrivals, and without an EventId (it is
+    // never cancelled): the simulator owns the event and frees it, to RecycledEvent's free
+    // list, when it has run.
+    Simulator::ScheduleWithContext(m_nodeId, delay, new PortCompletion(this));
 }
 
 void
@@ -518,32 +520,36 @@ FabricNetDevice::TransmitComplete()
 }
 
 void
-FabricNetDevice::Receive(const Ptr<Packet>& p, const FrameInfo* info, uint32_t epoch, bool corrupted)
+FabricNetDevice::Receive(FrameRef p, const FrameInfo* info, uint32_t epoch, bool corrupted)
 {
     if (epoch != m_channel->GetEpoch())
     {
-        RecordDrop(p, DropReason::LinkDown); // lost in flight when the link went down
+        RecordDrop(p.Share(), DropReason::LinkDown); // lost in flight when the link went down
         return;
     }
     if (corrupted)
     {
-        RecordDrop(p, DropReason::FcsError);
+        RecordDrop(p.Share(), DropReason::FcsError);
         return;
     }
     ++m_counters.rxFrames;
-    m_counters.rxBytes += p->GetSize();
+    if (!info)
+    {
+        const Ptr<Packet> pfc = p.Share();
+        m_counters.rxBytes += pfc->GetSize();
+        if (!m_rxTrace.IsEmpty())
+        {
+            m_rxTrace(pfc);
+        }
+        ReceivePfc(pfc);
+        return;
+    }
+    m_counters.rxBytes += roce::FrameBytes(*info);
     if (!m_rxTrace.IsEmpty())
     {
-        m_rxTrace(p);
+        m_rxTrace(p.Share());
     }
-    if (info)
-    {
-        m_owner->ReceiveFrame(this, p, *info);
-    }
-    else
-    {
-        ReceivePfc(p);
-    }
+    m_owner->ReceiveFrame(this, std::move(p), *info);
 }
 
 void
@@ -673,14 +679,14 @@ FabricNetDevice::Flush()
     {
         while (!m_queues[c].empty())
         {
-            QueuedFrame f = m_queues[c].front();
+            QueuedFrame f = std::move(m_queues[c].front());
             m_queues[c].pop_front();
             --m_queuedFrames;
-            const uint32_t size = f.packet->GetSize();
+            const uint32_t size = roce::FrameBytes(f.info);
             m_queueBytes[c] -= size;
             m_queueBytesTrace(c, m_queueBytes[c] + size, m_queueBytes[c]);
             m_owner->FrameDequeued(static_cast<uint16_t>(m_ifIndex), f.ingressPort, c, size);
-            RecordDrop(f.packet, DropReason::LinkDown);
+            RecordDrop(f.packet.Share(), DropReason::LinkDown);
         }
     }
     m_backlog = 0;

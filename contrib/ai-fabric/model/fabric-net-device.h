@@ -1,6 +1,7 @@
 #ifndef AI_FABRIC_FABRIC_NET_DEVICE_H
 #define AI_FABRIC_FABRIC_NET_DEVICE_H
 
+#include "frame-ref.h"
 #include "roce-frame.h"
 
 #include "ns3/data-rate.h"
@@ -63,8 +64,8 @@ class FabricPortOwner
 {
   public:
     virtual ~FabricPortOwner() = default;
-    /** A data frame with \p info arrived at \p port. */
-    virtual void ReceiveFrame(FabricNetDevice* port, const Ptr<Packet>& p, const FrameInfo& info) = 0;
+    /** A data frame \p p with \p info arrived at \p port (the owner takes it on or drops it). */
+    virtual void ReceiveFrame(FabricNetDevice* port, FrameRef p, const FrameInfo& info) = 0;
     /**
      * A data frame of class \p priority and \p bytes (header to FCS) that entered through
      * \p ingress left port \p egress (an ifIndex) for the wire, or was dropped from its queue
@@ -114,8 +115,9 @@ class FabricNetDevice : public NetDevice
      * Queue a data frame for transmission in class \p info.priority (if ECN-capable it may be
      * marked CE by the RED ramp when it leaves).  \p ingressPort is passed to the owner's
      * FrameDequeued.  A port whose link is down drops the frame (LinkDown) and returns false.
+     * The frame's size is read from \p info (roce::FrameBytes), not from \p p.
      */
-    bool Enqueue(const Ptr<Packet>& p, const FrameInfo& info, uint16_t ingressPort);
+    bool Enqueue(FrameRef p, const FrameInfo& info, uint16_t ingressPort);
     /**
      * Ask the peer to stop (true) or resume (false) sending class \p priority: sends a PFC
      * frame ahead of all data, and while asserted re-sends it every half pause time.
@@ -165,7 +167,7 @@ class FabricNetDevice : public NetDevice
      * A frame sent in link epoch \p epoch arrives with its \p info (null for a MAC control
      * frame); \p corrupted if bit errors hit it.
      */
-    void Receive(const Ptr<Packet>& p, const FrameInfo* info, uint32_t epoch, bool corrupted);
+    void Receive(FrameRef p, const FrameInfo* info, uint32_t epoch, bool corrupted);
     void NotifyLinkState(bool up);
     void NotifyRateChanged();
 
@@ -208,7 +210,7 @@ class FabricNetDevice : public NetDevice
 
     struct QueuedFrame
     {
-        Ptr<Packet> packet;
+        FrameRef packet;
         FrameInfo info; //!< travels with the frame to the next port
         uint16_t ingressPort;
     };
@@ -220,10 +222,10 @@ class FabricNetDevice : public NetDevice
      * Put \p p (a data frame's \p info, or null) on the wire at \p now; it reaches the peer's
      * queues \p peerLatency after its last bit.
      */
-    void StartTransmission(const Ptr<Packet>& p, const FrameInfo* info, Time peerLatency, Time now);
+    void StartTransmission(FrameRef p, const FrameInfo* info, Time peerLatency, Time now);
     void TransmitComplete();
-    /** A new transmit-completion event for this port (a PortCompletion), to schedule. */
-    Ptr<EventImpl> Completion();
+    /** Schedule this port's transmit completion (a PortCompletion) \p delay from now. */
+    void ScheduleCompletion(Time delay);
     int SelectClass();
     int SelectDwrr();
     bool Eligible(uint8_t c) const;

@@ -97,16 +97,17 @@ FabricRemoteChannel::Attach(Ptr<FabricNetDevice> device)
 }
 
 void
-FabricRemoteChannel::Transmit(const Ptr<Packet>& p,
+FabricRemoteChannel::Transmit(FrameRef frame,
                               const FrameInfo*,
                               const FabricNetDevice* sender,
                               Time txTime,
                               Time extraDelay)
 {
+    const Ptr<Packet> p = frame.Share(); // it crosses to the other rank as bytes
     Ptr<Packet> tagged = p->Copy(); // the frame's bytes are shared; the tag is this copy's
     LinkEpochTag tag;
     tag.epoch = GetEpoch();
-    tag.corrupted = Corrupts(sender, p->GetSize());
+    tag.corrupted = Corrupts(sender, p->GetSize()); // the copy touched the packet already
     tagged->AddPacketTag(tag);
     NS_ABORT_MSG_IF(tagged->GetSerializedSize() + kMpiHeaderBytes > kMpiMessageBytes,
                     "FabricRemoteChannel: a frame of " << tagged->GetSerializedSize()

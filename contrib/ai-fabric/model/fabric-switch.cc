@@ -117,30 +117,30 @@ FabricSwitch::HashEgress(const ForwardingTable::PortSet& hops, const FrameInfo& 
 }
 
 void
-FabricSwitch::ReceiveFrame(FabricNetDevice* ingress, const Ptr<Packet>& p, const FrameInfo& info)
+FabricSwitch::ReceiveFrame(FabricNetDevice* ingress, FrameRef p, const FrameInfo& info)
 {
     const ForwardingTable::PortSet& hops = m_table.NextHops(info.dstHost);
     if (hops.empty())
     {
-        ingress->RecordDrop(p, DropReason::NoRoute);
+        ingress->RecordDrop(p.Share(), DropReason::NoRoute);
         return;
     }
     const uint16_t e = ChooseEgress(hops, info);
     const Ptr<FabricNetDevice>& egress = m_ports[e];
     if (!egress->IsLinkUp())
     {
-        egress->RecordDrop(p, DropReason::LinkDown);
+        egress->RecordDrop(p.Share(), DropReason::LinkDown);
         return;
     }
     const auto in = static_cast<uint16_t>(ingress->GetIfIndex());
     DropReason reason = DropReason::BufferFull;
-    if (!m_mmu->Admit(in, e, info.priority, p->GetSize(), reason))
+    if (!m_mmu->Admit(in, e, info.priority, roce::FrameBytes(info), reason))
     {
-        egress->RecordDrop(p, reason);
+        egress->RecordDrop(p.Share(), reason);
         return;
     }
     ++m_forwarded;
-    egress->Enqueue(p, info, in);
+    egress->Enqueue(std::move(p), info, in);
 }
 
 void

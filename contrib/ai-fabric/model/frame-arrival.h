@@ -1,10 +1,10 @@
 #ifndef AI_FABRIC_FRAME_ARRIVAL_H
 #define AI_FABRIC_FRAME_ARRIVAL_H
 
+#include "frame-ref.h"
 #include "recycled-event.h"
 #include "roce-frame.h"
 
-#include "ns3/packet.h"
 #include "ns3/ptr.h"
 
 namespace ns3
@@ -28,14 +28,14 @@ class FrameArrival final : public RecycledEvent
   public:
     /**
      * \param port the receiving port
-     * \param p the frame
+     * \param p the frame, moved in
      * \param info a data frame's info (copied); null for a MAC control frame
      * \param epoch the link epoch it was sent in
      * \param corrupted whether bit errors hit it
      * \param pipelined whether its arrival includes the receiver's forwarding latency
      */
     FrameArrival(const Ptr<FabricNetDevice>& port,
-                 const Ptr<Packet>& p,
+                 FrameRef p,
                  const FrameInfo* info,
                  uint32_t epoch,
                  bool corrupted,
@@ -48,7 +48,7 @@ class FrameArrival final : public RecycledEvent
     void Notify() override;
 
     Ptr<FabricNetDevice> m_port;
-    Ptr<Packet> m_packet;
+    FrameRef m_packet; //!< moved on to the port when the event runs
     uint64_t m_tieKey;
     FrameInfo m_info;
     uint32_t m_epoch;

@@ -178,6 +178,17 @@ struct DataFrameSpec
 
 namespace roce
 {
+/**
+ * The bytes (header to FCS) of the frame \p info describes, what its packet's GetSize() says:
+ * hops read it here rather than from the packet, which another hop touched long ago.
+ */
+inline uint32_t
+FrameBytes(const FrameInfo& info)
+{
+    return kDataFrameOverheadBytes + info.payloadBytes +
+           (info.opcode == BthHeader::RC_ACKNOWLEDGE ? 4 : 0); // the AETH
+}
+
 /** Build a RoCEv2 frame (headers, AETH for an ACK, zero-filled payload, then the ICRC and FCS
  * as 8 zero bytes: neither is computed). */
 Ptr<Packet> MakeDataFrame(const DataFrameSpec& spec);
