@@ -69,29 +69,47 @@ TEST(Frames, DataFrameFieldsRoundTrip)
     EXPECT_EQ(p->GetSize(), 1000u + 66);
 }
 
-TEST(Frames, CarriedInfoIsWhatTheBytesSay)
+namespace
 {
-    // Ports pass InfoOf(spec) along instead of parsing: it must be what a parse would read.
+/** Frames of every kind the transport sends, fields at their widest: a data frame, a one-byte
+ * frame without ECN, a NAK (its MSN wider than AETH's 24 bits) and a CNP. */
+std::vector<DataFrameSpec>
+VariedFrames()
+{
     DataFrameSpec data;
+    data.srcMac = Mac48Address("02:00:00:00:01:0a");
+    data.dstMac = Mac48Address("02:00:00:00:ff:03");
     data.srcHost = 3;
     data.dstHost = 70000;
-    data.udpSrcPort = 60000;
+    data.udpSrcPort = 60001;
     data.priority = 3;
-    data.opcode = BthHeader::RC_SEND_LAST;
-    data.destQp = 0x123;
+    data.opcode = BthHeader::RC_SEND_FIRST;
+    data.destQp = 0xfedcba;
     data.psn = 0xfffffe;
     data.payloadBytes = 4096;
+    DataFrameSpec small = data;
+    small.priority = 0;
+    small.ecnCapable = false;
+    small.opcode = BthHeader::RC_SEND_ONLY;
+    small.payloadBytes = 1;
     DataFrameSpec ack = data;
     ack.priority = 7;
     ack.ecnCapable = false;
     ack.opcode = BthHeader::RC_ACKNOWLEDGE;
     ack.payloadBytes = 0;
     ack.syndrome = AethHeader::kNakSequenceError;
-    ack.msn = 0xabcdef;
+    ack.msn = 0x1abcdef;
     DataFrameSpec cnp = ack;
     cnp.opcode = BthHeader::CNP;
     cnp.payloadBytes = 16;
-    for (const DataFrameSpec& spec : {data, ack, cnp})
+    return {data, small, ack, cnp};
+}
+} // namespace
+
+TEST(Frames, CarriedInfoIsWhatTheBytesSay)
+{
+    // Ports pass InfoOf(spec) along instead of parsing: it must be what a parse would read.
+    for (const DataFrameSpec& spec : VariedFrames())
     {
         FrameInfo parsed;
         Ptr<Packet> p = roce::MakeDataFrame(spec);
@@ -152,32 +170,7 @@ TEST(Frames, HeaderBytesAreThoseOfTheStack)
     // MakeDataFrame writes the header bytes itself (no per-layer header objects on the
     // per-packet path); ns-3's Ipv4Header, UdpHeader and ours must read the same bytes, the
     // IPv4 checksum included, before and after a CE mark.
-    DataFrameSpec data;
-    data.srcMac = Mac48Address("02:00:00:00:01:0a");
-    data.dstMac = Mac48Address("02:00:00:00:ff:03");
-    data.srcHost = 3;
-    data.dstHost = 70000;
-    data.udpSrcPort = 60001;
-    data.priority = 3;
-    data.opcode = BthHeader::RC_SEND_FIRST;
-    data.destQp = 0xfedcba;
-    data.psn = 0xfffffe;
-    data.payloadBytes = 4096;
-    DataFrameSpec small = data;
-    small.priority = 0;
-    small.ecnCapable = false;
-    small.opcode = BthHeader::RC_SEND_ONLY;
-    small.payloadBytes = 1;
-    DataFrameSpec ack = data;
-    ack.priority = 7;
-    ack.opcode = BthHeader::RC_ACKNOWLEDGE;
-    ack.payloadBytes = 0;
-    ack.syndrome = AethHeader::kNakSequenceError;
-    ack.msn = 0x1abcdef; // 24 bits on the wire
-    DataFrameSpec cnp = ack;
-    cnp.opcode = BthHeader::CNP;
-    cnp.payloadBytes = 16;
-    for (const DataFrameSpec& spec : {data, small, ack, cnp})
+    for (const DataFrameSpec& spec : VariedFrames())
     {
         Ptr<Packet> p = roce::MakeDataFrame(spec);
         const auto ecn = spec.ecnCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT;
