@@ -181,6 +181,9 @@ FabricNetDevice::DoDispose()
     {
         q.clear();
     }
+    m_queueBytes.fill(0);
+    m_queuedFrames = 0;
+    m_backlog = 0;
     m_controlQueue.clear();
     m_owner = nullptr;
     NetDevice::DoDispose();

@@ -112,6 +112,7 @@ class HeaderBytes : public Header
     void Write(const DataFrameSpec& s)
     {
         NS_ASSERT_MSG(s.destQp < (1u << 24), "DestQP is a 24-bit field");
+        NS_ASSERT_MSG(s.priority < 8, "the 802.1Q PCP is a 3-bit field");
         const bool ack = s.opcode == BthHeader::RC_ACKNOWLEDGE;
         m_size = ack ? kAeth + 4 : kAeth;
         s.dstMac.CopyTo(m_b);
