@@ -26,8 +26,6 @@ namespace ns3
 class FrameRef
 {
   public:
-    FrameRef() = default;
-
     /** A new reference to \p p (implicit: a Ptr<Packet> converts where a FrameRef is taken). */
     FrameRef(const Ptr<Packet>& p)
         : m_packet(GetPointer(p))
@@ -39,14 +37,9 @@ class FrameRef
     {
     }
 
-    FrameRef& operator=(FrameRef&& o) noexcept
-    {
-        std::swap(m_packet, o.m_packet);
-        return *this;
-    }
-
     FrameRef(const FrameRef&) = delete;
     FrameRef& operator=(const FrameRef&) = delete;
+    FrameRef& operator=(FrameRef&&) = delete; // owners hand it on; none takes another
 
     ~FrameRef()
     {

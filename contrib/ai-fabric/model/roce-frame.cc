@@ -117,7 +117,7 @@ class HeaderBytes : public Header
         m_size = ack ? kAeth + 4 : kAeth;
         s.dstMac.CopyTo(m_b);
         s.srcMac.CopyTo(m_b + 6);
-        Put16(12, 0x8100);                            // 802.1Q TPID
+        Put16(12, VlanEthernetHeader::kTpid8021Q);
         Put16(14, static_cast<uint16_t>(s.priority << 13)); // PCP, DEI 0, VID 0
         Put16(16, VlanEthernetHeader::kEtherTypeIpv4);
         const uint32_t udpLength = 8 + 12 + (ack ? 4 : 0) + s.payloadBytes + kIcrcBytes;
