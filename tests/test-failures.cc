@@ -418,6 +418,41 @@ TEST(RetryLimit, EachTimeoutInARowDoublesUpToTheCap)
     EXPECT_LT(fixed, MicroSeconds(5 + 40));
 }
 
+TEST(RetryLimit, AfterProgressTheTimeoutIsTheUnbackedOneAgain)
+{
+    // An outage from 5 to 30 us backs the timeout off (10 us, then 20 us: the second resends at
+    // about 35 us, and the timer event after it is queued for 40 us later).  The resends get
+    // through and reset the timeout to 10 us.  From 40 us the link is dead for good: the four
+    // timeouts from the last ACK must take 10 + 20 + 40 + 80 us, not start from the event
+    // queued with the backed-off 40 us (which would add about 25 us).
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(10)));
+    rdma.SetQueuePairAttribute("RetransmissionTimeoutMax", TimeValue(Seconds(1)));
+    rdma.SetQueuePairAttribute("RetryCount", UintegerValue(3));
+    rdma.Install(net);
+    auto [a, b] = rdma.Connect(net, 0, 1);
+    struct Clock
+    {
+        Time lastAck;
+        Time failedAt;
+        void Rx(Ptr<const Packet>) { lastAck = Simulator::Now(); }
+        void Failed() { failedAt = Simulator::Now(); }
+    } clock;
+    net->GetEndpoint(0)->GetPort(0)->TraceConnectWithoutContext("Rx",
+                                                                MakeCallback(&Clock::Rx, &clock));
+    a->SetErrorCallback(MakeCallback(&Clock::Failed, &clock));
+    a->PostSend(1 << 20, {});
+    FailOnce(HostChannel(net, 0), "hard", MicroSeconds(5), MicroSeconds(25));
+    FailOnce(HostChannel(net, 0), "hard", MicroSeconds(40), Seconds(1));
+    Simulator::Run();
+    EXPECT_EQ(a->GetCounters().timeouts, 2u + 4u);
+    EXPECT_GT(clock.lastAck, MicroSeconds(35));
+    EXPECT_LT(clock.lastAck, MicroSeconds(41));
+    EXPECT_EQ(clock.failedAt - clock.lastAck, MicroSeconds(150));
+    Simulator::Destroy();
+}
+
 TEST(RetryLimit, CollectiveReportsFailureWhenARanksLinkDies)
 {
     const CollectiveRun run =

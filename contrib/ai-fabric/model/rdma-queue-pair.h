@@ -143,6 +143,8 @@ class RdmaQueuePair : public MessageQueuePair
     void SendAck(uint8_t syndrome, uint64_t psnSeq);
     void SendCnp();
     void ArmTimer();
+    /** Queue the timeout event for m_timeoutAt. */
+    void ScheduleTimeout();
     void Timeout();
     /** The 64-bit sequence number nearest \p reference whose low 24 bits are \p psn. */
     static uint64_t Unwrap(uint32_t psn, uint64_t reference);
@@ -185,7 +187,10 @@ class RdmaQueuePair : public MessageQueuePair
     bool m_produced{false}; //!< the limiter has been charged for frame m_highestSent
     Time m_readyAt;         //!< when that frame's payload is written
     EventId m_timer;       //!< the one pending timeout event (it may fire before m_timeoutAt)
-    Time m_timeoutAt;      //!< when the retransmission timer expires
+    Time m_timeoutAt;      //!< when the retransmission timer expires, if armed
+    bool m_timerArmed{false};   //!< frames are in flight: m_timeoutAt holds
+    bool m_timerPending{false}; //!< m_timer is queued, for m_timerEventAt
+    Time m_timerEventAt;
 
     // Responder
     uint64_t m_ePsn{0};          //!< next expected frame
