@@ -331,6 +331,17 @@ TEST(ScheduleValidate, CatchesBrokenSchedules)
     }
     EXPECT_NE(deadlock.Validate().find("deadlock"), std::string::npos) << deadlock.Validate();
 
+    // A queue pair posts its messages in schedule order: rank 0's second send cannot go before
+    // its first, which waits for rank 1's send, which waits for that second message.
+    CollectiveSchedule order(ALL_REDUCE, 8, 2);
+    const uint32_t in = order.Recv(0, 1, 8, {});
+    order.Send(0, 1, 8, {in});
+    order.Send(0, 1, 8, {});
+    order.Recv(1, 0, 8, {});
+    const uint32_t second = order.Recv(1, 0, 8, {});
+    order.Send(1, 0, 8, {second});
+    EXPECT_NE(order.Validate().find("deadlock: 6 steps"), std::string::npos) << order.Validate();
+
     CollectiveSchedule self(ALL_REDUCE, 8, 2);
     self.Send(0, 0, 8, {});
     EXPECT_NE(self.Validate().find("peer 0"), std::string::npos) << self.Validate();

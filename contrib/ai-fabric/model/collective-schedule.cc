@@ -3,7 +3,6 @@
 #include "ns3/abort.h"
 
 #include <algorithm>
-#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -112,6 +111,7 @@ CollectiveSchedule::CollectiveSchedule(CollectiveOperation op, uint64_t bytes, u
       m_count(ranks, 0),
       m_peers(ranks)
 {
+    NS_ABORT_MSG_IF(ranks >= (1U << 24), "CollectiveSchedule: " << ranks << " ranks; at most 2^24");
 }
 
 CollectiveSchedule::CollectiveSchedule(const CollectiveRequest& request, bool engines)
@@ -437,147 +437,247 @@ CheckSteps(const CollectiveSchedule& schedule)
 }
 
 /**
- * Pair the k-th SEND of each direction and channel with the k-th RECV of it, with equal bytes;
- * fills \p edges with (send, recv) pairs in global step numbers.
+ * The messages of one schedule by direction (from, to, channel): each direction's SEND steps
+ * and RECV steps in order, as global step numbers, in two flat lists (4 bytes a step).
  */
-std::string
-MatchMessages(const CollectiveSchedule& schedule, const std::vector<GlobalStep>& base,
-              std::vector<std::pair<GlobalStep, GlobalStep>>& edges)
+struct Messages
 {
-    const auto stepsOf = [&schedule](uint32_t r) -> const auto& { return schedule.GetSteps(r); };
-    std::map<Direction, std::vector<GlobalStep>> sends;
-    std::map<Direction, std::vector<GlobalStep>> recvs;
+    std::map<Direction, uint32_t> index; //!< each direction's number
+    std::vector<Direction> directions;
+    std::vector<uint32_t> sendFirst; //!< direction d's sends: sends[sendFirst[d] .. [d + 1])
+    std::vector<GlobalStep> sends;
+    std::vector<uint32_t> recvFirst;
+    std::vector<GlobalStep> recvs;
+};
+
+/** The direction a SEND or RECV of \p rank uses. */
+Direction
+DirectionOf(uint32_t rank, const CollectiveStep& s)
+{
+    return s.kind == CollectiveStep::SEND ? Direction{rank, s.peer, s.channel}
+                                          : Direction{s.peer, rank, s.channel};
+}
+
+Messages
+SortMessages(const CollectiveSchedule& schedule, const std::vector<GlobalStep>& base)
+{
+    Messages m;
+    std::map<Direction, uint32_t>& index = m.index;
+    std::vector<uint32_t> sendCount;
+    std::vector<uint32_t> recvCount;
+    std::vector<uint32_t> stepDirection; // per comm step, in step order
     for (uint32_t r = 0; r < schedule.GetNRanks(); ++r)
     {
-        for (uint32_t i = 0; i < stepsOf(r).size(); ++i)
+        for (const CollectiveStep& s : schedule.GetSteps(r))
         {
-            const CollectiveStep& s = stepsOf(r)[i];
-            if (s.kind == CollectiveStep::SEND)
+            if (s.kind != CollectiveStep::SEND && s.kind != CollectiveStep::RECV)
             {
-                sends[{r, s.peer, s.channel}].push_back(base[r] + i);
+                continue;
             }
-            else if (s.kind == CollectiveStep::RECV)
+            const auto [it, added] =
+                index.emplace(DirectionOf(r, s), static_cast<uint32_t>(m.directions.size()));
+            if (added)
             {
-                recvs[{s.peer, r, s.channel}].push_back(base[r] + i);
+                m.directions.push_back(it->first);
+                sendCount.push_back(0);
+                recvCount.push_back(0);
+            }
+            ++(s.kind == CollectiveStep::SEND ? sendCount : recvCount)[it->second];
+            stepDirection.push_back(it->second);
+        }
+    }
+    const auto offsets = [](const std::vector<uint32_t>& count) {
+        std::vector<uint32_t> first(count.size() + 1, 0);
+        for (std::size_t d = 0; d < count.size(); ++d)
+        {
+            first[d + 1] = first[d] + count[d];
+        }
+        return first;
+    };
+    m.sendFirst = offsets(sendCount);
+    m.recvFirst = offsets(recvCount);
+    m.sends.resize(m.sendFirst.back());
+    m.recvs.resize(m.recvFirst.back());
+    std::copy(m.sendFirst.begin(), m.sendFirst.end() - 1, sendCount.begin());
+    std::copy(m.recvFirst.begin(), m.recvFirst.end() - 1, recvCount.begin());
+    std::size_t next = 0;
+    for (uint32_t r = 0; r < schedule.GetNRanks(); ++r)
+    {
+        const auto& steps = schedule.GetSteps(r);
+        for (uint32_t i = 0; i < steps.size(); ++i)
+        {
+            if (steps[i].kind == CollectiveStep::SEND)
+            {
+                m.sends[sendCount[stepDirection[next++]]++] = base[r] + i;
+            }
+            else if (steps[i].kind == CollectiveStep::RECV)
+            {
+                m.recvs[recvCount[stepDirection[next++]]++] = base[r] + i;
             }
         }
     }
-    auto stepOf = [&](uint32_t rank, GlobalStep g) -> const CollectiveStep& {
-        return stepsOf(rank)[g - base[rank]];
+    return m;
+}
+
+/**
+ * The k-th SEND of each direction must have a k-th RECV of it, with equal bytes (when the
+ * receiver is kept), and a kept rank receives only from ranks that send to it.
+ */
+std::string
+MatchMessages(const CollectiveSchedule& schedule, const std::vector<GlobalStep>& base,
+              const Messages& m)
+{
+    const auto bytesOf = [&](uint32_t rank, GlobalStep g) {
+        return schedule.GetSteps(rank)[g - base[rank]].bytes;
     };
     std::ostringstream why;
-    for (const auto& [dir, list] : sends)
+    for (uint32_t d = 0; d < m.directions.size(); ++d)
     {
-        const auto [from, to, channel] = dir;
+        const auto [from, to, channel] = m.directions[d];
+        const uint32_t sends = m.sendFirst[d + 1] - m.sendFirst[d];
+        const uint32_t recvs = m.recvFirst[d + 1] - m.recvFirst[d];
+        if (sends == 0)
+        {
+            if (schedule.IsKept(from))
+            {
+                why << "rank " << to << " receives from rank " << from << " on channel "
+                    << channel << ", which never sends";
+                return why.str();
+            }
+            continue; // another process holds the sending end
+        }
         if (!schedule.IsKept(to))
         {
             continue; // another process holds the receiving end
         }
-        const auto& matching = recvs[dir];
-        if (matching.size() != list.size())
+        if (recvs != sends)
         {
-            why << list.size() << " sends from rank " << from << " to rank " << to
-                << " on channel " << channel << " but " << matching.size() << " receives";
+            why << sends << " sends from rank " << from << " to rank " << to << " on channel "
+                << channel << " but " << recvs << " receives";
             return why.str();
         }
-        for (std::size_t k = 0; k < list.size(); ++k)
+        for (uint32_t k = 0; k < sends; ++k)
         {
-            const uint64_t sent = stepOf(from, list[k]).bytes;
-            const uint64_t received = stepOf(to, matching[k]).bytes;
-            if (sent != received)
+            const GlobalStep send = m.sends[m.sendFirst[d] + k];
+            const GlobalStep recv = m.recvs[m.recvFirst[d] + k];
+            if (bytesOf(from, send) != bytesOf(to, recv))
             {
-                why << "rank " << from << " step " << list[k] - base[from] << " sends " << sent
-                    << " B but rank " << to << " step " << matching[k] - base[to]
-                    << " receives " << received << " B";
+                why << "rank " << from << " step " << send - base[from] << " sends "
+                    << bytesOf(from, send) << " B but rank " << to << " step " << recv - base[to]
+                    << " receives " << bytesOf(to, recv) << " B";
                 return why.str();
             }
-            edges.emplace_back(list[k], matching[k]);
-        }
-    }
-    for (const auto& [dir, list] : recvs)
-    {
-        if (schedule.IsKept(std::get<0>(dir)) && sends.find(dir) == sends.end())
-        {
-            why << "rank " << std::get<1>(dir) << " receives from rank " << std::get<0>(dir)
-                << " on channel " << std::get<2>(dir) << ", which never sends";
-            return why.str();
         }
     }
     return "";
 }
 
-/** The step graph: a RECV also waits for its SEND.  Successors are one flat list. */
-struct StepGraph
-{
-    std::vector<uint32_t> indegree;
-    std::vector<uint32_t> first; //!< successors of g: next[first[g] .. first[g + 1])
-    std::vector<GlobalStep> next;
-};
-
-StepGraph
-BuildStepGraph(const CollectiveSchedule& schedule, const std::vector<GlobalStep>& base,
-               const std::vector<std::pair<GlobalStep, GlobalStep>>& edges)
+/**
+ * Kahn's algorithm over the steps as the executor runs them: a step waits for its
+ * dependencies; a RECV also for its message's SEND (when the sender is kept); and a SEND for
+ * the SEND before it in its direction, since a queue pair posts its messages in schedule order.
+ * Returns the number of steps that can never start (0: no deadlock).
+ */
+uint64_t
+StepsThatNeverStart(const CollectiveSchedule& schedule, const std::vector<GlobalStep>& base,
+                    const Messages& m)
 {
     const GlobalStep n = base.back();
-    StepGraph graph{std::vector<uint32_t>(n, 0), std::vector<uint32_t>(n + 1, 0), {}};
-    auto forEachEdge = [&](const std::function<void(GlobalStep, GlobalStep)>& edge) {
-        for (uint32_t r = 0; r < schedule.GetNRanks(); ++r)
+    // Dependents within each rank, as one flat list: first[g] .. first[g + 1].
+    std::vector<uint32_t> waiting(n, 0);
+    std::vector<uint32_t> first(n + 1, 0);
+    for (uint32_t r = 0; r < schedule.GetNRanks(); ++r)
+    {
+        for (uint32_t i = 0; i < schedule.GetSteps(r).size(); ++i)
         {
-            for (uint32_t i = 0; i < schedule.GetSteps(r).size(); ++i)
+            for (uint32_t d : schedule.GetDeps(r, i))
             {
-                for (uint32_t d : schedule.GetDeps(r, i))
-                {
-                    edge(base[r] + d, base[r] + i);
-                }
+                ++first[base[r] + d + 1];
+                ++waiting[base[r] + i];
             }
         }
-        for (const auto& [send, recv] : edges)
-        {
-            edge(send, recv);
-        }
-    };
-    forEachEdge([&](GlobalStep from, GlobalStep to) {
-        ++graph.first[from + 1];
-        ++graph.indegree[to];
-    });
+    }
     for (GlobalStep g = 0; g < n; ++g)
     {
-        graph.first[g + 1] += graph.first[g];
+        first[g + 1] += first[g];
     }
-    graph.next.resize(graph.first[n]);
-    std::vector<uint32_t> fill(graph.first.begin(), graph.first.end() - 1);
-    forEachEdge([&](GlobalStep from, GlobalStep to) { graph.next[fill[from]++] = to; });
-    return graph;
-}
-
-/** Kahn's algorithm: the number of steps that can never start (0: no deadlock). */
-uint64_t
-StepsThatNeverStart(StepGraph graph)
-{
-    const auto n = static_cast<GlobalStep>(graph.indegree.size());
+    // Filled from each list's end (first[g + 1] counts down to g's start), then shifted back,
+    // so that no copy of first is needed as a cursor: this runs on millions of steps.
+    std::vector<GlobalStep> next(first[n]);
+    for (uint32_t r = 0; r < schedule.GetNRanks(); ++r)
+    {
+        for (uint32_t i = 0; i < schedule.GetSteps(r).size(); ++i)
+        {
+            for (uint32_t d : schedule.GetDeps(r, i))
+            {
+                next[--first[base[r] + d + 1]] = base[r] + i;
+            }
+        }
+    }
+    std::copy(first.begin() + 1, first.end(), first.begin());
+    first[n] = static_cast<uint32_t>(next.size());
+    // Per direction, the number of its SENDs started.
+    std::vector<uint32_t> started(m.directions.size(), 0);
+    for (uint32_t d = 0; d < m.directions.size(); ++d)
+    {
+        const auto [from, to, channel] = m.directions[d];
+        for (uint32_t k = m.sendFirst[d]; k < m.sendFirst[d + 1]; ++k)
+        {
+            waiting[m.sends[k]] += k > m.sendFirst[d] ? 1 : 0;
+        }
+        if (schedule.IsKept(from))
+        {
+            for (uint32_t k = m.recvFirst[d]; k < m.recvFirst[d + 1]; ++k)
+            {
+                ++waiting[m.recvs[k]];
+            }
+        }
+    }
     std::vector<GlobalStep> ready;
     for (GlobalStep g = 0; g < n; ++g)
     {
-        if (graph.indegree[g] == 0)
+        if (waiting[g] == 0)
         {
             ready.push_back(g);
         }
     }
-    uint64_t started = 0;
+    const auto release = [&](GlobalStep g) {
+        if (--waiting[g] == 0)
+        {
+            ready.push_back(g);
+        }
+    };
+    uint64_t done = 0;
     while (!ready.empty())
     {
         const GlobalStep g = ready.back();
         ready.pop_back();
-        ++started;
-        for (uint32_t k = graph.first[g]; k < graph.first[g + 1]; ++k)
+        ++done;
+        for (uint32_t k = first[g]; k < first[g + 1]; ++k)
         {
-            if (--graph.indegree[graph.next[k]] == 0)
-            {
-                ready.push_back(graph.next[k]);
-            }
+            release(next[k]);
+        }
+        const auto rank = static_cast<uint32_t>(
+            std::upper_bound(base.begin(), base.end(), g) - base.begin() - 1);
+        const CollectiveStep& step = schedule.GetSteps(rank)[g - base[rank]];
+        if (step.kind != CollectiveStep::SEND)
+        {
+            continue;
+        }
+        const uint32_t d = m.index.at(DirectionOf(rank, step));
+        // Sends of a direction start in order, so this is its started[d]-th.
+        const uint32_t k = started[d]++;
+        if (m.sendFirst[d] + k + 1 < m.sendFirst[d + 1])
+        {
+            release(m.sends[m.sendFirst[d] + k + 1]);
+        }
+        if (schedule.IsKept(std::get<1>(m.directions[d])) &&
+            m.recvFirst[d] + k < m.recvFirst[d + 1])
+        {
+            release(m.recvs[m.recvFirst[d] + k]);
         }
     }
-    return n - started;
+    return n - done;
 }
 } // namespace
 
@@ -594,13 +694,13 @@ CollectiveSchedule::Validate() const
     {
         base[r + 1] = base[r] + static_cast<GlobalStep>(m_steps[r].size());
     }
-    std::vector<std::pair<GlobalStep, GlobalStep>> edges;
-    why = MatchMessages(*this, base, edges);
+    const Messages messages = SortMessages(*this, base);
+    why = MatchMessages(*this, base, messages);
     if (!why.empty())
     {
         return why;
     }
-    const uint64_t stuck = StepsThatNeverStart(BuildStepGraph(*this, base, edges));
+    const uint64_t stuck = StepsThatNeverStart(*this, base, messages);
     return stuck == 0 ? "" : "deadlock: " + std::to_string(stuck) + " steps can never start";
 }
 

@@ -106,13 +106,16 @@ struct CollectiveStep
         COPY,
         JOIN,
     };
-    Kind kind;
-    uint32_t peer{0};
+    Kind kind : 8;
+    uint32_t peer : 24; //!< ranks below 2^24 (CollectiveSchedule checks)
     uint32_t channel{0};
     uint64_t bytes{0};
 
     static const char* KindName(Kind k);
 };
+
+// 16 bytes: a large schedule holds hundreds of millions of steps.
+static_assert(sizeof(CollectiveStep) == 16, "CollectiveStep grew");
 
 /** A step's dependencies: indices of earlier steps of its rank (CollectiveSchedule::GetDeps). */
 class StepDeps
@@ -286,7 +289,7 @@ class CollectiveSchedule
     std::vector<Time> m_path; //!< per rank (empty: none)
     uint32_t m_channelsPerConnection{1};
     // Per rank, the steps and their dependencies in one flat list (step i's are
-    // m_deps[m_depsEnd[i - 1] .. m_depsEnd[i])): 24 bytes a step and 4 a dependency, without a
+    // m_deps[m_depsEnd[i - 1] .. m_depsEnd[i])): 20 bytes a step and 4 a dependency, without a
     // heap block per step, since a large schedule holds millions of steps.
     std::vector<std::vector<CollectiveStep>> m_steps;
     std::vector<std::vector<uint32_t>> m_depsEnd;
