@@ -227,10 +227,8 @@ CollectiveApplication::Begin()
         m_dependentsBegin[i + 1] += m_dependentsBegin[i];
     }
     m_dependents.assign(m_dependentsBegin[n], 0);
-    std::vector<uint32_t> filled(m_dependentsBegin.begin(), m_dependentsBegin.end() - 1);
     m_stepStart.assign(n, Time());
     m_stepStarted.assign(n, false);
-    m_stepConnection.assign(n, 0);
     m_stepsLeft = n;
     // One send budget per channel: the CTA that runs it feeds all of its queue pairs.
     const Ptr<const CollectiveProtocol> protocol = m_schedule->GetProtocol();
@@ -252,18 +250,25 @@ CollectiveApplication::Begin()
         c->nextPost = c->nextMatch = 0;
         c->hop = m_schedule->GetHopLatency(m_rank, c->peer);
     }
-    for (uint32_t i = 0; i < n; ++i)
+    // Each step's dependents are filled from the end of its list (m_dependentsBegin[d + 1]
+    // counts down to d's start), so that no copy of the offsets is needed as a cursor; the
+    // offsets are shifted back after.
+    for (uint32_t i = n; i-- > 0;)
     {
         const StepDeps deps = m_schedule->GetDeps(m_rank, i);
         m_waitingOn[i] = static_cast<uint32_t>(deps.size());
         for (uint32_t d : deps)
         {
-            m_dependents[filled[d]++] = i;
+            m_dependents[--m_dependentsBegin[d + 1]] = i;
         }
+    }
+    std::copy(m_dependentsBegin.begin() + 1, m_dependentsBegin.end(), m_dependentsBegin.begin());
+    m_dependentsBegin[n] = static_cast<uint32_t>(m_dependents.size());
+    for (uint32_t i = 0; i < n; ++i)
+    {
         if (steps[i].kind == CollectiveStep::SEND || steps[i].kind == CollectiveStep::RECV)
         {
             Connection& c = ConnectionOf(steps[i]);
-            m_stepConnection[i] = m_connectionIndex[{c.peer, c.channel}];
             (steps[i].kind == CollectiveStep::SEND ? c.sends : c.recvs).push_back(i);
         }
     }
@@ -322,7 +327,7 @@ CollectiveApplication::StartStep(uint32_t i)
     switch (step.kind)
     {
     case CollectiveStep::SEND:
-        PostReadySends(*m_connections[m_stepConnection[i]]);
+        PostReadySends(ConnectionOf(step));
         break;
     case CollectiveStep::RECV:
         if (m_arrived[i])
@@ -463,6 +468,23 @@ CollectiveApplication::FinishStep(uint32_t i)
 }
 
 void
+CollectiveApplication::ReleaseSteps()
+{
+    // Released, not kept for the next schedule: at 1,024 ranks of a ring they hold 240 MB.
+    std::vector<uint32_t>().swap(m_waitingOn);
+    std::vector<uint32_t>().swap(m_dependentsBegin);
+    std::vector<uint32_t>().swap(m_dependents);
+    std::vector<Time>().swap(m_stepStart);
+    std::vector<bool>().swap(m_stepStarted);
+    std::vector<bool>().swap(m_arrived);
+    for (auto& c : m_connections)
+    {
+        std::vector<uint32_t>().swap(c->sends);
+        std::vector<uint32_t>().swap(c->recvs);
+    }
+}
+
+void
 CollectiveApplication::End()
 {
     m_finished = Simulator::Now();
@@ -472,6 +494,7 @@ CollectiveApplication::End()
     DoneCallback done = m_done;
     m_schedule = nullptr;
     m_done = DoneCallback();
+    ReleaseSteps();
     if (!done.IsNull())
     {
         done(m_rank);

@@ -115,6 +115,8 @@ class CollectiveApplication : public Application
     void Deliver(uint32_t i);
     Connection& ConnectionOf(const CollectiveStep& step);
     void End();
+    /** Release the per-step state of the schedule that ended. */
+    void ReleaseSteps();
     /** A queue pair of the rank failed: stop. */
     void ConnectionFailed();
     /** An engine: one of the ranks it serves was given \p schedule. */
@@ -141,7 +143,6 @@ class CollectiveApplication : public Application
     std::vector<uint32_t> m_dependents;      //!< steps waiting on each step, step by step
     std::vector<Time> m_stepStart;
     std::vector<bool> m_stepStarted;
-    std::vector<uint32_t> m_stepConnection; //!< SEND/RECV: connection index
     std::vector<bool> m_arrived;            //!< RECV: its message has arrived
     std::deque<uint32_t> m_ready;           //!< steps whose dependencies are met, to start
     uint64_t m_stepsLeft{0};
