@@ -5,6 +5,8 @@
 // (NVLink inside a server, a 400G NIC between servers).  Each case runs in its own child
 // process so that its peak RSS is its own.
 //
+// Larger counts (4,096) run the 1,024-GPU case's 64 MiB.
+//
 //   collective-bench [--cases=128,1024]
 #include "bench-run.h"
 
@@ -38,8 +40,11 @@ RunRing(const Case& c)
     rail.SetCluster(ClusterHelper(servers, 8));
     FabricNetworkHelper network;
     // At 1,024 GPUs each rail is one switch of 256 ports, whose per-queue reserves and PFC
-    // headroom alone take 36 MB: more than the default 32 MiB buffer holds.
-    network.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("64MiB")));
+    // headroom alone take 36 MB: more than the default 32 MiB buffer holds.  64 MiB per 128
+    // servers, then (the reserves grow with the ports).
+    const uint32_t buffer = 64 * ((servers + 127) / 128);
+    network.SetMmuAttribute("BufferSize",
+                            QueueSizeValue(QueueSize(std::to_string(buffer) + "MiB")));
     Ptr<FabricNetwork> net = network.Install(rail.Build());
     RdmaHelper rdma;
     rdma.Install(net);
@@ -70,8 +75,8 @@ main(int argc, char** argv)
     // ai-fabric-run's event scheduler.
     GlobalValue::Bind("SchedulerType", StringValue("ns3::FabricScheduler"));
     std::printf("collective-bench: ring all-reduce, rail-optimized, 8 GPUs per server, 400G NICs\n");
-    std::printf("%6s %10s %12s %12s %9s %12s %9s %10s\n", "gpus", "bytes", "packets", "events",
-                "wall_s", "packets/s", "rss_MiB", "sim_us");
+    std::printf("%6s %10s %12s %12s %9s %12s %9s %11s %10s\n", "gpus", "bytes", "packets",
+                "events", "wall_s", "packets/s", "rss_MiB", "rss_KiB/gpu", "sim_us");
     std::stringstream list(cases);
     std::string item;
     while (std::getline(list, item, ','))
@@ -84,10 +89,11 @@ main(int argc, char** argv)
             return 2;
         }
         const Result r = InChild([&]() { return RunRing(c); }, item.c_str());
-        std::printf("%6u %10lu %12lu %12lu %9.1f %12.0f %9.1f %10.1f\n", c.gpus,
+        std::printf("%6u %10lu %12lu %12lu %9.1f %12.0f %9.1f %11.1f %10.1f\n", c.gpus,
                     static_cast<unsigned long>(c.bytes), static_cast<unsigned long>(r.packets),
                     static_cast<unsigned long>(r.events), r.wallSeconds, r.packets / r.wallSeconds,
-                    r.peakRssKb / 1024.0, r.simSeconds * 1e6);
+                    r.peakRssKb / 1024.0, static_cast<double>(r.peakRssKb) / c.gpus,
+                    r.simSeconds * 1e6);
         std::fflush(stdout);
     }
     return 0;

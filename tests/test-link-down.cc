@@ -72,6 +72,53 @@ TEST(LinkDown, TrafficReroutesAfterConvergenceAndOnlyInBetweenIsLost)
     Simulator::Destroy();
 }
 
+// A sender keeps the route it chose (FabricEndpoint::Route) between frames; a new forwarding
+// table must make it choose again.  Host 0 has two links, one to each of two switches that
+// both reach host 1: when the one its queue pair uses dies, the queue pair's resends must
+// leave by the other once routing converges, and its message complete.
+TEST(LinkDown, ADualHomedHostLeavesByItsOtherLinkOnceRoutingConverges)
+{
+    using Role = FabricTopology::Role;
+    using Medium = FabricTopology::Medium;
+    FabricTopology topo;
+    const uint32_t h0 = topo.AddHost("h0", 0, 0);
+    const uint32_t h1 = topo.AddHost("h1", 1, 0);
+    const uint32_t s0 = topo.AddNode(Role::Leaf, "s0");
+    const uint32_t s1 = topo.AddNode(Role::Leaf, "s1");
+    const DataRate rate("400Gbps");
+    const uint32_t first = topo.AddLink(h0, s0, rate, 2, Medium::Copper);
+    const uint32_t second = topo.AddLink(h0, s1, rate, 2, Medium::Copper);
+    topo.AddLink(h1, s0, rate, 2, Medium::Copper);
+    topo.AddLink(h1, s1, rate, 2, Medium::Copper);
+    FabricNetworkHelper helper;
+    helper.SetRoutingAttribute("ConvergenceDelay", TimeValue(MicroSeconds(20)));
+    Ptr<FabricNetwork> net = helper.Install(topo);
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(50)));
+    rdma.Install(net);
+    auto [requester, responder] = rdma.Connect(net, 0, 1);
+    const uint64_t bytes = 8 << 20; // ~170 us at 400 G
+    uint32_t completed = 0;
+    struct Count
+    {
+        uint32_t* n;
+        void Done(uint64_t, uint64_t) { ++*n; }
+    } count{&completed};
+    requester->PostSend(bytes, MakeCallback(&Count::Done, &count));
+    uint32_t other = UINT32_MAX;
+    Simulator::Schedule(MicroSeconds(50), [&]() {
+        const bool onFirst = net->GetPort(h0, first)->GetCounters().txFrames > 0;
+        other = onFirst ? second : first;
+        net->GetChannel(onFirst ? first : second)->SetUp(false);
+    });
+    Simulator::Run();
+    EXPECT_EQ(completed, 1u);
+    EXPECT_EQ(responder->GetCounters().payloadReceived, bytes);
+    EXPECT_GT(requester->GetCounters().timeouts, 0u);
+    EXPECT_GT(net->GetPort(h0, other)->GetCounters().txFrames, 0u);
+    Simulator::Destroy();
+}
+
 // A link this process has no channel for (both ends another MPI rank's) is taken down and
 // released in routing's view with FabricChannel::SetUp's counting of causes: one
 // recomputation when it goes down, none while a second cause holds it, one when the last is

@@ -92,17 +92,37 @@ FabricEndpoint::PortToward(uint32_t dstHost, uint16_t udpSrcPort) const
 bool
 FabricEndpoint::Send(DataFrameSpec spec)
 {
-    Ptr<FabricNetDevice> port = PortToward(spec.dstHost, spec.udpSrcPort);
+    Route route;
+    return Send(spec, route);
+}
+
+bool
+FabricEndpoint::Send(DataFrameSpec spec, Route& route)
+{
+    if (route.tableVersion != m_tableVersion || route.dstHost != spec.dstHost ||
+        route.udpSrcPort != spec.udpSrcPort)
+    {
+        const Ptr<FabricNetDevice> port = PortToward(spec.dstHost, spec.udpSrcPort);
+        route.tableVersion = m_tableVersion;
+        route.dstHost = spec.dstHost;
+        route.udpSrcPort = spec.udpSrcPort;
+        route.port = PeekPointer(port);
+        if (port)
+        {
+            route.srcMac = port->GetMacAddress();
+            route.dstMac = port->GetFabricChannel()->PeerOf(route.port)->GetMacAddress();
+        }
+    }
     spec.srcHost = m_hostId;
-    if (!port)
+    if (!route.port)
     {
         NS_LOG_WARN("host " << m_hostId << " has no route to " << spec.dstHost);
         GetSmallestMtuPort()->RecordDrop(roce::MakeDataFrame(spec), DropReason::NoRoute);
         return false;
     }
-    spec.srcMac = port->GetMacAddress();
-    spec.dstMac = port->GetFabricChannel()->PeerOf(PeekPointer(port))->GetMacAddress();
-    return port->Enqueue(roce::MakeDataFrame(spec), roce::InfoOf(spec), 0);
+    spec.srcMac = route.srcMac;
+    spec.dstMac = route.dstMac;
+    return route.port->Enqueue(roce::MakeDataFrame(spec), roce::InfoOf(spec), 0);
 }
 
 void

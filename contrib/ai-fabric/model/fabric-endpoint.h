@@ -4,6 +4,7 @@
 #include "fabric-net-device.h"
 #include "forwarding-table.h"
 
+#include "ns3/mac48-address.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
@@ -41,7 +42,11 @@ class FabricEndpoint : public Object, public FabricPortOwner
      * larger): where a sender without a route sends, and its frames are dropped as NoRoute.
      */
     Ptr<FabricNetDevice> GetSmallestMtuPort() const;
-    void SetForwardingTable(ForwardingTable table) { m_table = std::move(table); }
+    void SetForwardingTable(ForwardingTable table)
+    {
+        m_table = std::move(table);
+        ++m_tableVersion;
+    }
     /** Let frames for other hosts through (rail-only transit). */
     void SetTransit(bool transit) { m_transit = transit; }
 
@@ -57,10 +62,27 @@ class FabricEndpoint : public Object, public FabricPortOwner
     /** The port a flow with hash entropy \p udpSrcPort to \p dstHost leaves by (null if none). */
     Ptr<FabricNetDevice> PortToward(uint32_t dstHost, uint16_t udpSrcPort) const;
     /**
+     * Where a sender's frames leave: the port and MAC addresses Send chose for a destination
+     * and entropy, kept by the sender between frames so that a frame costs no route lookup.
+     * Send chooses again for another destination or entropy, or when the forwarding table has
+     * changed since.
+     */
+    struct Route
+    {
+        FabricNetDevice* port{nullptr}; //!< null: no route
+        Mac48Address srcMac;
+        Mac48Address dstMac;
+        uint64_t tableVersion{0}; //!< the table it was chosen under (0: never)
+        uint32_t dstHost{0};
+        uint16_t udpSrcPort{0};
+    };
+    /**
      * Build and send a data frame per \p spec (source fields are filled in here).  Returns
      * false, counting the drop, if there is no route or the port's link is down.
      */
     bool Send(DataFrameSpec spec);
+    /** Send as above, by \p route (the sender's, chosen anew only when it no longer holds). */
+    bool Send(DataFrameSpec spec, Route& route);
     /**
      * Call \p ready once, the next time a frame leaves \p port's queue for the wire: how a
      * sender fetches work only when the NIC can take it (waiters are served in turn).
@@ -87,6 +109,7 @@ class FabricEndpoint : public Object, public FabricPortOwner
     std::vector<Ptr<FabricNetDevice>> m_ports;
     std::vector<std::deque<Callback<void>>> m_waiters; //!< per port
     ForwardingTable m_table;
+    uint64_t m_tableVersion{1}; //!< counts the tables set (Route::tableVersion)
     bool m_transit{false};
     uint32_t m_seed{};
     uint64_t m_delivered{0};

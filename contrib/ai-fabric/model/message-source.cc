@@ -162,7 +162,7 @@ MessageSource::SendFrame()
     spec.psn = m_psn++;
     spec.payloadBytes = payload;
     spec.opcode = roce::SendOpcode(first, last);
-    m_endpoint->Send(spec);
+    m_endpoint->Send(spec, m_route);
     return !last;
 }
 

@@ -1,6 +1,8 @@
 #ifndef AI_FABRIC_MESSAGE_SOURCE_H
 #define AI_FABRIC_MESSAGE_SOURCE_H
 
+#include "fabric-endpoint.h"
+
 #include "ns3/application.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
@@ -9,8 +11,6 @@
 namespace ns3
 {
 
-class FabricEndpoint;
-class FabricNetDevice;
 
 /**
  * \ingroup ai-fabric
@@ -53,6 +53,7 @@ class MessageSource : public Application
 
     Ptr<FabricEndpoint> m_endpoint;
     Ptr<FabricNetDevice> m_port;
+    FabricEndpoint::Route m_route;
     uint64_t m_bitRate{0};
     uint32_t m_segment{0};
     uint64_t m_remaining{0};

@@ -296,7 +296,7 @@ RdmaQueuePair::SendFrame(uint64_t seq)
         m_counters.payloadRetransmitted += spec.payloadBytes;
     }
     m_highestSent = std::max(m_highestSent, seq + 1);
-    m_endpoint->Send(spec);
+    m_endpoint->Send(spec, m_route);
     m_cc->NotifySent(spec.payloadBytes + roce::kDataFrameOverheadBytes);
     if (!m_timerArmed)
     {
@@ -534,7 +534,7 @@ RdmaQueuePair::SendCnp()
     spec.opcode = BthHeader::CNP;
     spec.destQp = m_remoteQpn;
     spec.payloadBytes = 16; // RoCEv2 CNP: 16 reserved bytes after the BTH (annex A17.9.3)
-    m_endpoint->Send(spec);
+    m_endpoint->Send(spec, m_route);
 }
 
 void
@@ -552,7 +552,7 @@ RdmaQueuePair::SendAck(uint8_t syndrome, uint64_t psnSeq)
     spec.psn = static_cast<uint32_t>(psnSeq & kPsnMask);
     spec.syndrome = syndrome;
     spec.msn = m_msn;
-    m_endpoint->Send(spec);
+    m_endpoint->Send(spec, m_route);
 }
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 #ifndef AI_FABRIC_RDMA_QUEUE_PAIR_H
 #define AI_FABRIC_RDMA_QUEUE_PAIR_H
 
+#include "fabric-endpoint.h"
 #include "message-queue-pair.h"
 #include "rdma-congestion-control.h"
 #include "roce-frame.h"
@@ -18,8 +19,6 @@
 namespace ns3
 {
 
-class FabricEndpoint;
-class FabricNetDevice;
 
 /** Counters of one queue pair. */
 struct RdmaQpCounters
@@ -176,6 +175,7 @@ class RdmaQueuePair : public MessageQueuePair
     uint64_t m_sndUna{0};  //!< oldest unacknowledged frame
     uint64_t m_highestSent{0}; //!< one past the highest frame ever sent
     bool m_waitingForPort{false};
+    FabricEndpoint::Route m_route; //!< data, ACKs and CNPs: all to m_remoteHost, m_udpSrcPort
     Ptr<SendRateLimiter> m_limiter;
     EventId m_paceEvent;
     Callback<void> m_sendNext; //!< SendNext, made once: a waiter is queued for every frame
