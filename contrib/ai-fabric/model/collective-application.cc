@@ -212,7 +212,7 @@ CollectiveApplication::Begin()
     m_started = Simulator::Now();
     const auto& steps = m_schedule->GetSteps(m_rank);
     const std::size_t n = steps.size();
-    m_waitingOn.assign(n, 0);
+    m_state.assign(n, 0);
     // Dependents as one flat list (offsets per step): a 1,024-rank ring has 5 M steps.
     m_dependentsBegin.assign(n + 1, 0);
     for (uint32_t i = 0; i < n; ++i)
@@ -228,7 +228,6 @@ CollectiveApplication::Begin()
     }
     m_dependents.assign(m_dependentsBegin[n], 0);
     m_stepStart.assign(n, Time());
-    m_stepStarted.assign(n, false);
     m_stepsLeft = n;
     // One send budget per channel: the CTA that runs it feeds all of its queue pairs.
     const Ptr<const CollectiveProtocol> protocol = m_schedule->GetProtocol();
@@ -256,7 +255,9 @@ CollectiveApplication::Begin()
     for (uint32_t i = n; i-- > 0;)
     {
         const StepDeps deps = m_schedule->GetDeps(m_rank, i);
-        m_waitingOn[i] = static_cast<uint32_t>(deps.size());
+        NS_ABORT_MSG_IF(deps.size() > kWaitingMask,
+                        "rank " << m_rank << " step " << i << ": " << deps.size() << " dependencies");
+        m_state[i] = static_cast<uint32_t>(deps.size());
         for (uint32_t d : deps)
         {
             m_dependents[--m_dependentsBegin[d + 1]] = i;
@@ -272,7 +273,6 @@ CollectiveApplication::Begin()
             (steps[i].kind == CollectiveStep::SEND ? c.sends : c.recvs).push_back(i);
         }
     }
-    m_arrived.assign(n, false);
     for (auto& c : m_connections)
     {
         while (!c->early.empty() && c->nextMatch < c->recvs.size())
@@ -289,7 +289,7 @@ CollectiveApplication::Begin()
     }
     for (uint32_t i = 0; i < n; ++i)
     {
-        if (m_waitingOn[i] == 0)
+        if ((m_state[i] & kWaitingMask) == 0)
         {
             m_ready.push_back(i);
         }
@@ -322,7 +322,7 @@ void
 CollectiveApplication::StartStep(uint32_t i)
 {
     const CollectiveStep& step = m_schedule->GetSteps(m_rank)[i];
-    m_stepStarted[i] = true;
+    m_state[i] |= kStarted;
     m_stepStart[i] = Simulator::Now();
     switch (step.kind)
     {
@@ -330,7 +330,7 @@ CollectiveApplication::StartStep(uint32_t i)
         PostReadySends(ConnectionOf(step));
         break;
     case CollectiveStep::RECV:
-        if (m_arrived[i])
+        if (m_state[i] & kArrived)
         {
             FinishStep(i);
         }
@@ -360,7 +360,7 @@ void
 CollectiveApplication::PostReadySends(Connection& c)
 {
     const auto& steps = m_schedule->GetSteps(m_rank);
-    while (c.nextPost < c.sends.size() && m_stepStarted[c.sends[c.nextPost]])
+    while (c.nextPost < c.sends.size() && (m_state[c.sends[c.nextPost]] & kStarted))
     {
         const uint32_t i = c.sends[c.nextPost++];
         c.inFlight.push_back(i);
@@ -412,8 +412,8 @@ CollectiveApplication::Match(Connection& c, uint64_t bytes, Time arrival)
 void
 CollectiveApplication::Deliver(uint32_t i)
 {
-    m_arrived[i] = true;
-    if (m_stepStarted[i])
+    m_state[i] |= kArrived;
+    if (m_state[i] & kStarted)
     {
         FinishStep(i);
         RunReady();
@@ -437,7 +437,7 @@ CollectiveApplication::FinishStep(uint32_t i)
     for (uint32_t k = m_dependentsBegin[i]; k < m_dependentsBegin[i + 1]; ++k)
     {
         const uint32_t j = m_dependents[k];
-        if (--m_waitingOn[j] != 0)
+        if ((--m_state[j] & kWaitingMask) != 0)
         {
             continue;
         }
@@ -471,12 +471,10 @@ void
 CollectiveApplication::ReleaseSteps()
 {
     // Released, not kept for the next schedule: at 1,024 ranks of a ring they hold 240 MB.
-    std::vector<uint32_t>().swap(m_waitingOn);
+    std::vector<uint32_t>().swap(m_state);
     std::vector<uint32_t>().swap(m_dependentsBegin);
     std::vector<uint32_t>().swap(m_dependents);
     std::vector<Time>().swap(m_stepStart);
-    std::vector<bool>().swap(m_stepStarted);
-    std::vector<bool>().swap(m_arrived);
     for (auto& c : m_connections)
     {
         std::vector<uint32_t>().swap(c->sends);

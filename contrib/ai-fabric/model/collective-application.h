@@ -138,12 +138,17 @@ class CollectiveApplication : public Application
     // The schedule being executed.
     std::shared_ptr<const CollectiveSchedule> m_schedule;
     DoneCallback m_done;
-    std::vector<uint32_t> m_waitingOn;  //!< per step: dependencies not yet finished
+    /**
+     * Per step, in one word: the dependencies not yet finished (low bits), whether it started
+     * and (a RECV) whether its message arrived.
+     */
+    std::vector<uint32_t> m_state;
+    static constexpr uint32_t kStarted = 1U << 31;
+    static constexpr uint32_t kArrived = 1U << 30;
+    static constexpr uint32_t kWaitingMask = kArrived - 1;
     std::vector<uint32_t> m_dependentsBegin; //!< per step: its first entry in m_dependents
     std::vector<uint32_t> m_dependents;      //!< steps waiting on each step, step by step
     std::vector<Time> m_stepStart;
-    std::vector<bool> m_stepStarted;
-    std::vector<bool> m_arrived;            //!< RECV: its message has arrived
     std::deque<uint32_t> m_ready;           //!< steps whose dependencies are met, to start
     uint64_t m_stepsLeft{0};
     Time m_started;
