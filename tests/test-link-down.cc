@@ -102,7 +102,9 @@ TEST(LinkDown, ADualHomedHostLeavesByItsOtherLinkOnceRoutingConverges)
     struct Count
     {
         uint32_t* n;
+        uint64_t peakQueued{0};
         void Done(uint64_t, uint64_t) { ++*n; }
+        void Queued(uint8_t, uint64_t, uint64_t now) { peakQueued = std::max(peakQueued, now); }
     } count{&completed};
     requester->PostSend(bytes, MakeCallback(&Count::Done, &count));
     uint32_t other = UINT32_MAX;
@@ -110,12 +112,17 @@ TEST(LinkDown, ADualHomedHostLeavesByItsOtherLinkOnceRoutingConverges)
         const bool onFirst = net->GetPort(h0, first)->GetCounters().txFrames > 0;
         other = onFirst ? second : first;
         net->GetChannel(onFirst ? first : second)->SetUp(false);
+        net->GetPort(h0, other)->TraceConnectWithoutContext("QueueBytes",
+                                                            MakeCallback(&Count::Queued, &count));
     });
     Simulator::Run();
     EXPECT_EQ(completed, 1u);
     EXPECT_EQ(responder->GetCounters().payloadReceived, bytes);
     EXPECT_GT(requester->GetCounters().timeouts, 0u);
     EXPECT_GT(net->GetPort(h0, other)->GetCounters().txFrames, 0u);
+    // The queue pair waits on the port it now leaves by, as it did on the first: a frame or
+    // two queued there, not the rest of its message at once.
+    EXPECT_LE(count.peakQueued, 2u * roce::WireBytesForPayload(4096));
     Simulator::Destroy();
 }
 

@@ -437,6 +437,7 @@ CollectiveApplication::FinishStep(uint32_t i)
     for (uint32_t k = m_dependentsBegin[i]; k < m_dependentsBegin[i + 1]; ++k)
     {
         const uint32_t j = m_dependents[k];
+        NS_ASSERT((m_state[j] & kWaitingMask) != 0);
         if ((--m_state[j] & kWaitingMask) != 0)
         {
             continue;

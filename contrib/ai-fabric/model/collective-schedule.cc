@@ -218,6 +218,13 @@ CollectiveSchedule::Append(uint32_t rank,
     return m_count[rank]++;
 }
 
+void
+CollectiveSchedule::CheckPeer(uint32_t peer)
+{
+    // A peer past 2^24 would wrap in CollectiveStep's 24 bits, out of Validate's sight.
+    NS_ABORT_MSG_IF(peer >= (1U << 24), "CollectiveSchedule: peer " << peer << " is past 2^24");
+}
+
 uint32_t
 CollectiveSchedule::Add(uint32_t rank, const CollectiveStep& step, const std::vector<uint32_t>& deps)
 {
@@ -239,6 +246,7 @@ uint32_t
 CollectiveSchedule::Send(uint32_t rank, uint32_t peer, uint64_t bytes,
                          const std::vector<uint32_t>& deps, uint32_t channel)
 {
+    CheckPeer(peer);
     return Add(rank, {CollectiveStep::SEND, peer, channel, bytes}, deps);
 }
 
@@ -246,6 +254,7 @@ uint32_t
 CollectiveSchedule::Recv(uint32_t rank, uint32_t peer, uint64_t bytes,
                          const std::vector<uint32_t>& deps, uint32_t channel)
 {
+    CheckPeer(peer);
     return Add(rank, {CollectiveStep::RECV, peer, channel, bytes}, deps);
 }
 
@@ -314,6 +323,7 @@ CollectiveSchedule::Embed(const CollectiveSchedule& sub, const std::vector<uint3
             CollectiveStep step = subSteps[i];
             if (step.kind == CollectiveStep::SEND || step.kind == CollectiveStep::RECV)
             {
+                CheckPeer(ranks[step.peer]);
                 step.peer = ranks[step.peer];
                 step.channel += channelOffset;
             }
@@ -475,7 +485,7 @@ SortMessages(const CollectiveSchedule& schedule, const std::vector<GlobalStep>& 
                 continue;
             }
             const auto [it, added] =
-                index.emplace(DirectionOf(r, s), static_cast<uint32_t>(m.directions.size()));
+                index.try_emplace(DirectionOf(r, s), static_cast<uint32_t>(m.directions.size()));
             if (added)
             {
                 m.directions.push_back(it->first);

@@ -146,7 +146,8 @@ class StepDeps
  * k-th SEND from rank a to rank b on channel c is received by the k-th RECV of b from a on c,
  * and both carry the same bytes.  A schedule is valid when every dependency points to an
  * earlier step, every SEND has its RECV, and the steps of all ranks together, with each SEND
- * before its RECV, form a DAG (no rank waits forever).
+ * before its RECV and each SEND after the one before it in its direction (a queue pair posts
+ * its messages in order), form a DAG (no rank waits forever).
  */
 class CollectiveSchedule
 {
@@ -289,8 +290,9 @@ class CollectiveSchedule
     std::vector<Time> m_path; //!< per rank (empty: none)
     uint32_t m_channelsPerConnection{1};
     // Per rank, the steps and their dependencies in one flat list (step i's are
-    // m_deps[m_depsEnd[i - 1] .. m_depsEnd[i])): 20 bytes a step and 4 a dependency, without a
-    // heap block per step, since a large schedule holds millions of steps.
+    // m_deps[m_depsEnd[i - 1] .. m_depsEnd[i])): 16 bytes a step, 4 for its end offset and 4
+    // a dependency, without a heap block per step, since a large schedule holds millions of
+    // steps.
     std::vector<std::vector<CollectiveStep>> m_steps;
     std::vector<std::vector<uint32_t>> m_depsEnd;
     std::vector<std::vector<uint32_t>> m_deps;
@@ -307,6 +309,8 @@ class CollectiveSchedule
     /** Per rank, each (peer, channel) its steps use, in the order of first use. */
     std::vector<std::vector<std::pair<uint32_t, uint32_t>>> m_peers;
 
+    /** Abort if \p peer does not fit CollectiveStep::peer. */
+    static void CheckPeer(uint32_t peer);
     /** Append \p step, waiting for [\p deps, \p depsEnd) each plus \p shift. */
     uint32_t Append(uint32_t rank,
                     const CollectiveStep& step,

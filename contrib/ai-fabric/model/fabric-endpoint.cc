@@ -24,7 +24,8 @@ FabricEndpoint::GetTypeId()
                           "Seed of the hash choosing among equal-cost ports of a multi-port "
                           "host.",
                           UintegerValue(0),
-                          MakeUintegerAccessor(&FabricEndpoint::m_seed),
+                          MakeUintegerAccessor(&FabricEndpoint::SetEcmpSeed,
+                                               &FabricEndpoint::GetEcmpSeed),
                           MakeUintegerChecker<uint32_t>())
             .AddTraceSource("Deliver",
                             "A data frame addressed to this host arrived.",
@@ -50,6 +51,7 @@ FabricEndpoint::AddPort(Ptr<FabricNetDevice> port)
     NS_ABORT_MSG_IF(port->GetIfIndex() != m_ports.size(),
                     "FabricEndpoint ports must be the node's devices in order");
     m_ports.push_back(port);
+    ++m_tableVersion; // routes chosen before may now pick another port
     m_waiters.emplace_back();
     port->SetOwner(this);
 }

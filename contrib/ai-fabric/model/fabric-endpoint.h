@@ -42,6 +42,13 @@ class FabricEndpoint : public Object, public FabricPortOwner
      * larger): where a sender without a route sends, and its frames are dropped as NoRoute.
      */
     Ptr<FabricNetDevice> GetSmallestMtuPort() const;
+    /** The EcmpSeed attribute (a new seed re-chooses every sender's route). */
+    void SetEcmpSeed(uint32_t seed)
+    {
+        m_seed = seed;
+        ++m_tableVersion;
+    }
+    uint32_t GetEcmpSeed() const { return m_seed; }
     void SetForwardingTable(ForwardingTable table)
     {
         m_table = std::move(table);
@@ -64,8 +71,8 @@ class FabricEndpoint : public Object, public FabricPortOwner
     /**
      * Where a sender's frames leave: the port and MAC addresses Send chose for a destination
      * and entropy, kept by the sender between frames so that a frame costs no route lookup.
-     * Send chooses again for another destination or entropy, or when the forwarding table has
-     * changed since.
+     * Send chooses again for another destination or entropy, or when the forwarding table, the
+     * ports or the ECMP seed have changed since.
      */
     struct Route
     {
@@ -109,7 +116,7 @@ class FabricEndpoint : public Object, public FabricPortOwner
     std::vector<Ptr<FabricNetDevice>> m_ports;
     std::vector<std::deque<Callback<void>>> m_waiters; //!< per port
     ForwardingTable m_table;
-    uint64_t m_tableVersion{1}; //!< counts the tables set (Route::tableVersion)
+    uint64_t m_tableVersion{1}; //!< counts changes of tables, ports and seed (Route::tableVersion)
     bool m_transit{false};
     uint32_t m_seed{};
     uint64_t m_delivered{0};

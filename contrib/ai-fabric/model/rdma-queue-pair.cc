@@ -132,8 +132,12 @@ RdmaQueuePair::RdmaQueuePair()
 void
 RdmaQueuePair::DoDispose()
 {
+    m_timer.Cancel();
+    m_paceEvent.Cancel();
+    m_timerArmed = m_timerPending = m_pacing = false;
     m_endpoint = nullptr;
     m_port = nullptr;
+    m_route = FabricEndpoint::Route();
     m_cc = nullptr;
     m_messages.clear();
     MessageQueuePair::DoDispose();
@@ -297,6 +301,7 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     }
     m_highestSent = std::max(m_highestSent, seq + 1);
     m_endpoint->Send(spec, m_route);
+    FollowRoute();
     m_cc->NotifySent(spec.payloadBytes + roce::kDataFrameOverheadBytes);
     if (!m_timerArmed)
     {
@@ -391,6 +396,18 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     if (nak && !m_waitingForPort && !m_pacing)
     {
         SendNext();
+    }
+}
+
+void
+RdmaQueuePair::FollowRoute()
+{
+    // After routing moved the flow (a host link died), wait on the port it now leaves by, not
+    // on the dead one, whose flushed queue would read empty.  The MTU and the congestion
+    // control's line rate stay those of the first port (a host's ports share them).
+    if (m_route.port && m_route.port != PeekPointer(m_port))
+    {
+        m_port = m_route.port;
     }
 }
 
