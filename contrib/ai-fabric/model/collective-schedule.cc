@@ -3,6 +3,7 @@
 #include "ns3/abort.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -698,6 +699,12 @@ CollectiveSchedule::Validate() const
     if (!why.empty())
     {
         return why;
+    }
+    // Global step numbers are 32 bits: a schedule past that is refused, not wrapped (it would
+    // hold over 64 GiB of steps).
+    if (GetNSteps() > std::numeric_limits<GlobalStep>::max())
+    {
+        return std::to_string(GetNSteps()) + " steps: more than Validate numbers (2^32 - 1)";
     }
     std::vector<GlobalStep> base(m_steps.size() + 1, 0);
     for (std::size_t r = 0; r < m_steps.size(); ++r)
