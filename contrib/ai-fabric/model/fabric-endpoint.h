@@ -82,6 +82,18 @@ class FabricEndpoint : public Object, public FabricPortOwner
         uint64_t tableVersion{0}; //!< the table it was chosen under (0: never)
         uint32_t dstHost{0};
         uint16_t udpSrcPort{0};
+
+        /**
+         * Make \p waitOn (the port a sender waits on for room) this route's port when routing
+         * moved the flow (a host link died): a dead port's flushed queue would read empty.
+         */
+        void Follow(Ptr<FabricNetDevice>& waitOn) const
+        {
+            if (port && port != PeekPointer(waitOn))
+            {
+                waitOn = port;
+            }
+        }
     };
     /**
      * Build and send a data frame per \p spec (source fields are filled in here).  Returns

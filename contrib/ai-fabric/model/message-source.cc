@@ -163,10 +163,7 @@ MessageSource::SendFrame()
     spec.payloadBytes = payload;
     spec.opcode = roce::SendOpcode(first, last);
     m_endpoint->Send(spec, m_route);
-    if (m_route.port && m_route.port != PeekPointer(m_port))
-    {
-        m_port = m_route.port; // routing moved the flow: wait on the port it now leaves by
-    }
+    m_route.Follow(m_port);
     return !last;
 }
 

@@ -301,7 +301,9 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     }
     m_highestSent = std::max(m_highestSent, seq + 1);
     m_endpoint->Send(spec, m_route);
-    FollowRoute();
+    // The MTU and the congestion control's line rate stay the first port's (a host's ports
+    // share them).
+    m_route.Follow(m_port);
     m_cc->NotifySent(spec.payloadBytes + roce::kDataFrameOverheadBytes);
     if (!m_timerArmed)
     {
@@ -400,25 +402,13 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
 }
 
 void
-RdmaQueuePair::FollowRoute()
-{
-    // After routing moved the flow (a host link died), wait on the port it now leaves by, not
-    // on the dead one, whose flushed queue would read empty.  The MTU and the congestion
-    // control's line rate stay those of the first port (a host's ports share them).
-    if (m_route.port && m_route.port != PeekPointer(m_port))
-    {
-        m_port = m_route.port;
-    }
-}
-
-void
 RdmaQueuePair::ArmTimer()
 {
     // An acknowledgement only moves the deadline; the pending event, if it comes early, waits
     // again until it, and one that finds the timer disarmed ends.  A cancelled ns-3 event
     // stays queued until its time, so cancelling when nothing is in flight and scheduling anew
     // at the next message would keep one event per message of the last RTO in the queue
-    // (370,000 of them in a 1,024-GPU ring).  Only a deadline earlier than the pending event
+    // (2.1 M more events in a 1,024-GPU ring all-reduce).  Only a deadline earlier than the pending event
     // (the RTO was backed off when it was scheduled) replaces it.
     m_timeoutAt = Simulator::Now() + m_currentRto;
     m_timerArmed = true;

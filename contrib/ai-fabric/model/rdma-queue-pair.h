@@ -141,8 +141,6 @@ class RdmaQueuePair : public MessageQueuePair
     void ReceiveData(const FrameInfo& info);
     void SendAck(uint8_t syndrome, uint64_t psnSeq);
     void SendCnp();
-    /** Wait on the port the route now leaves by (after a new forwarding table). */
-    void FollowRoute();
     void ArmTimer();
     /** Queue the timeout event for m_timeoutAt. */
     void ScheduleTimeout();
