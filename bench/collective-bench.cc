@@ -5,9 +5,11 @@
 // (NVLink inside a server, a 400G NIC between servers).  Each case runs in its own child
 // process so that its peak RSS is its own.
 //
-// Larger counts (4,096) run the 1,024-GPU case's 64 MiB.
+// Larger counts (4,096) run the 1,024-GPU case's 64 MiB.  --bytes gives every case one size
+// instead, so that a case's message size (bytes / GPUs per ring step) can be held constant
+// across GPU counts.
 //
-//   collective-bench [--cases=128,1024]
+//   collective-bench [--cases=128,1024] [--bytes=N]
 #include "bench-run.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -69,8 +71,11 @@ int
 main(int argc, char** argv)
 {
     std::string cases = "128,1024";
+    uint64_t bytes = 0;
     CommandLine cmd;
     cmd.AddValue("cases", "comma-separated GPU counts (multiples of 8)", cases);
+    cmd.AddValue("bytes", "all-reduce size of every case (0: 256 MiB below 1,024 GPUs, 64 MiB from it)",
+                 bytes);
     cmd.Parse(argc, argv);
     // ai-fabric-run's event scheduler.
     GlobalValue::Bind("SchedulerType", StringValue("ns3::FabricScheduler"));
@@ -81,8 +86,8 @@ main(int argc, char** argv)
     std::string item;
     while (std::getline(list, item, ','))
     {
-        const Case c{static_cast<uint32_t>(std::stoul(item)),
-                     std::stoul(item) >= 1024 ? uint64_t(64) << 20 : uint64_t(256) << 20};
+        const uint32_t gpus = static_cast<uint32_t>(std::stoul(item));
+        const Case c{gpus, bytes != 0 ? bytes : gpus >= 1024 ? uint64_t(64) << 20 : uint64_t(256) << 20};
         if (c.gpus < 16 || c.gpus % 8 != 0)
         {
             std::fprintf(stderr, "collective-bench: --cases: %u is not a multiple of 8 >= 16\n", c.gpus);
