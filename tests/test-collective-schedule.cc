@@ -3,6 +3,7 @@
 #include "collective-fixture.h"
 
 #include "ns3/ai-fabric-module.h"
+#include "ns3/boolean.h"
 #include "ns3/uinteger.h"
 
 #include <gtest/gtest.h>
@@ -306,6 +307,89 @@ TEST(ScheduleKeep, APartBuiltAloneEqualsThatPartOfTheWhole)
     CollectiveRequest wrong = Request(ALL_REDUCE, 4 << 20, 16);
     wrong.simulatedRanks.assign(8, true);
     EXPECT_THROW(CollectiveAlgorithm::Create("ring")->Build(wrong), std::invalid_argument);
+}
+
+// The ring computes an all-reduce's, reduce-scatter's and all-gather's steps from their index
+// (StoreSteps false, the default); stored, the same algorithm appends them one by one, and the
+// stored schedule validates.  Both must be the same schedule: every step, every dependency,
+// every connection in the same order, over rank counts with and without a remainder, several
+// channels and slices, rail-aligned and rank-order rings, and a process's kept ranks.
+TEST(GeneratedRing, MatchesTheStoredSteps)
+{
+    uint64_t compared = 0;
+    uint32_t maxSlices = 0;
+    for (CollectiveOperation op : {ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER})
+    {
+        for (uint32_t p : {2u, 3u, 5u, 8u, 12u})
+        {
+            for (const char* protocol : {"ns3::SimpleProtocol", "ns3::LlProtocol"})
+            {
+                for (uint32_t channels : {1u, 3u})
+                {
+                    // 327,683 elements per rank (odd, so pieces over channels and slices differ
+                    // by an element; an all-reduce's blocks too, with p - 1 more): about
+                    // 1.25 MiB, which Simple cuts into several slices.
+                    const uint64_t bytes =
+                        uint64_t(p) * 4 * 327683 + (op == ALL_REDUCE ? 4 * (p - 1) : 0);
+                    CollectiveRequest r = Request(op, bytes, p);
+                    if (p % 4 == 0)
+                    {
+                        for (uint32_t rank = 0; rank < p; ++rank)
+                        {
+                            r.placement.push_back({rank / 4, rank % 4});
+                        }
+                    }
+                    const auto build = [&](bool store, const CollectiveRequest& request) {
+                        Ptr<CollectiveAlgorithm> ring = CollectiveAlgorithm::Create("ring");
+                        ring->SetAttribute("Protocol", TypeIdValue(TypeId::LookupByName(protocol)));
+                        ring->SetAttribute("Channels", UintegerValue(channels));
+                        ring->SetAttribute("StoreSteps", BooleanValue(store));
+                        return ring->Build(request);
+                    };
+                    CollectiveRequest part = r;
+                    part.simulatedRanks.assign(p, false);
+                    part.simulatedRanks[p / 2] = true;
+                    for (const CollectiveRequest& request : {r, part})
+                    {
+                        const CollectiveSchedule stored = build(true, request);
+                        const CollectiveSchedule generated = build(false, request);
+                        const std::string where = std::string(CollectiveOperationName(op)) +
+                                                  " p=" + std::to_string(p) + " " + protocol +
+                                                  " channels=" + std::to_string(channels) +
+                                                  (request.simulatedRanks.empty() ? "" : " part");
+                        ASSERT_FALSE(stored.IsGenerated());
+                        ASSERT_TRUE(generated.IsGenerated());
+                        EXPECT_EQ(generated.Validate(), "") << where;
+                        EXPECT_EQ(generated.GetConnections(), stored.GetConnections()) << where;
+                        ASSERT_EQ(generated.GetNSteps(), stored.GetNSteps()) << where;
+                        const uint32_t perStep = op == ALL_REDUCE ? 5 : op == REDUCE_SCATTER ? 3 : 2;
+                        maxSlices = std::max(maxSlices, stored.GetNSteps(p / 2) / (channels * (p - 1) * perStep));
+                        for (uint32_t rank = 0; rank < p; ++rank)
+                        {
+                            ASSERT_EQ(generated.GetNSteps(rank), stored.GetNSteps(rank)) << where;
+                            EXPECT_EQ(generated.GetSinks(rank), stored.GetSinks(rank)) << where;
+                            for (uint32_t i = 0; i < stored.GetNSteps(rank); ++i)
+                            {
+                                const CollectiveStep a = generated.GetStep(rank, i);
+                                const CollectiveStep b = stored.GetStep(rank, i);
+                                ASSERT_EQ(std::make_tuple(a.kind, uint32_t(a.peer), a.channel, a.bytes),
+                                          std::make_tuple(b.kind, uint32_t(b.peer), b.channel, b.bytes))
+                                    << where << " rank " << rank << " step " << i;
+                                const StepDeps da = generated.GetDeps(rank, i);
+                                const StepDeps db = stored.GetDeps(rank, i);
+                                ASSERT_EQ(std::vector<uint32_t>(da.begin(), da.end()),
+                                          std::vector<uint32_t>(db.begin(), db.end()))
+                                    << where << " rank " << rank << " step " << i;
+                                ++compared;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GT(compared, 10000u); // the loops above ran
+    EXPECT_GE(maxSlices, 2u);    // and cut blocks into slices
 }
 
 TEST(ScheduleValidate, CatchesBrokenSchedules)

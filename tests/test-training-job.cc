@@ -462,7 +462,8 @@ TEST(TrainingProgram, ExpertParallelReducesDenseAndExpertGradientsOverTheirOwnRe
     none.expertGradientBytes = 0;
     const auto opsOf = [](const TrainingProgramSpec& spec) {
         std::vector<std::tuple<JobOp::Kind, JobComm, uint32_t, int64_t>> ops;
-        for (const auto& op : TrainingProgram(spec, 0).GetOps())
+        const TrainingProgram program(spec, 0); // named: GetOps refers into it
+        for (const auto& op : program.GetOps())
         {
             ops.emplace_back(op.kind, op.comm, op.request, op.picoseconds);
         }

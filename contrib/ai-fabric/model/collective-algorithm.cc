@@ -91,7 +91,9 @@ CollectiveAlgorithm::Build(const CollectiveRequest& request) const
     {
         schedule.SetAlgorithm(name);
     }
-    const std::string invalid = schedule.Validate();
+    // A generated schedule's steps follow a formula the tests prove against the stored steps
+    // (validated here); validating it would cost what generating it saves.
+    const std::string invalid = schedule.IsGenerated() ? "" : schedule.Validate();
     NS_ABORT_MSG_IF(!invalid.empty(), "CollectiveAlgorithm " << name << " built an invalid "
                                                              << CollectiveOperationName(r.op)
                                                              << " schedule: " << invalid);

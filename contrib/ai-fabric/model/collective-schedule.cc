@@ -196,6 +196,7 @@ CollectiveSchedule::Append(uint32_t rank,
                            uint32_t shift)
 {
     NS_ABORT_MSG_IF(rank >= m_steps.size(), "CollectiveSchedule: no rank " << rank);
+    NS_ABORT_MSG_IF(m_generator, "CollectiveSchedule: adding a step to a generated schedule");
     if (step.kind == CollectiveStep::SEND || step.kind == CollectiveStep::RECV)
     {
         auto& peers = m_peers[rank];
@@ -280,14 +281,17 @@ CollectiveSchedule::Join(uint32_t rank, const std::vector<uint32_t>& deps)
 std::vector<uint32_t>
 CollectiveSchedule::GetSinks(uint32_t rank) const
 {
-    const auto& steps = m_steps[rank];
-    std::vector<bool> needed(steps.size(), false);
-    for (uint32_t d : m_deps[rank])
+    const uint32_t n = GetNSteps(rank);
+    std::vector<bool> needed(n, false);
+    for (uint32_t i = 0; i < n; ++i)
     {
-        needed[d] = true;
+        for (uint32_t d : GetDeps(rank, i))
+        {
+            needed[d] = true;
+        }
     }
     std::vector<uint32_t> sinks;
-    for (uint32_t i = 0; i < steps.size(); ++i)
+    for (uint32_t i = 0; i < n; ++i)
     {
         if (!needed[i])
         {
@@ -295,6 +299,13 @@ CollectiveSchedule::GetSinks(uint32_t rank) const
         }
     }
     return sinks;
+}
+
+void
+CollectiveSchedule::SetGenerator(std::shared_ptr<const StepGenerator> generator)
+{
+    NS_ABORT_MSG_IF(GetNSteps() != 0, "CollectiveSchedule::SetGenerator: steps are stored already");
+    m_generator = std::move(generator);
 }
 
 std::vector<std::vector<uint32_t>>
@@ -307,7 +318,7 @@ CollectiveSchedule::Embed(const CollectiveSchedule& sub, const std::vector<uint3
     for (uint32_t j = 0; j < ranks.size(); ++j)
     {
         const uint32_t rank = ranks[j];
-        const auto& subSteps = sub.m_steps[j];
+        const StepRange subSteps = sub.GetSteps(j);
         uint32_t sources = 0;
         for (uint32_t i = 0; i < subSteps.size(); ++i)
         {
@@ -358,6 +369,7 @@ CollectiveSchedule::ClearSteps()
         std::vector<std::pair<uint32_t, uint32_t>>().swap(m_peers[r]);
         m_count[r] = 0;
     }
+    m_generator = nullptr;
     m_path.clear();
     m_channelsPerConnection = 1;
 }
@@ -373,9 +385,9 @@ uint64_t
 CollectiveSchedule::GetNSteps() const
 {
     uint64_t n = 0;
-    for (const auto& steps : m_steps)
+    for (uint32_t r = 0; r < GetNRanks(); ++r)
     {
-        n += steps.size();
+        n += GetNSteps(r);
     }
     return n;
 }
@@ -388,7 +400,7 @@ CollectiveSchedule::GetConnections() const
     std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> connections;
     for (uint32_t r = 0; r < GetNRanks(); ++r)
     {
-        for (const auto& [peer, channel] : m_peers[r])
+        for (const auto& [peer, channel] : m_generator ? m_generator->GetPeers(r) : m_peers[r])
         {
             auto key = std::make_tuple(std::min(r, peer), std::max(r, peer), channel);
             if (seen.insert(key).second)
@@ -404,7 +416,7 @@ uint64_t
 CollectiveSchedule::GetBytesSent(uint32_t rank) const
 {
     uint64_t bytes = 0;
-    for (const auto& s : m_steps[rank])
+    for (const CollectiveStep s : GetSteps(rank))
     {
         bytes += s.kind == CollectiveStep::SEND ? s.bytes : 0;
     }
@@ -706,10 +718,10 @@ CollectiveSchedule::Validate() const
     {
         return std::to_string(GetNSteps()) + " steps: more than Validate numbers (2^32 - 1)";
     }
-    std::vector<GlobalStep> base(m_steps.size() + 1, 0);
-    for (std::size_t r = 0; r < m_steps.size(); ++r)
+    std::vector<GlobalStep> base(GetNRanks() + 1, 0);
+    for (uint32_t r = 0; r < GetNRanks(); ++r)
     {
-        base[r + 1] = base[r] + static_cast<GlobalStep>(m_steps[r].size());
+        base[r + 1] = base[r] + GetNSteps(r);
     }
     const Messages messages = SortMessages(*this, base);
     why = MatchMessages(*this, base, messages);

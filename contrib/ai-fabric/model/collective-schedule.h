@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -117,24 +118,116 @@ struct CollectiveStep
 // 16 bytes: a large schedule holds hundreds of millions of steps.
 static_assert(sizeof(CollectiveStep) == 16, "CollectiveStep grew");
 
-/** A step's dependencies: indices of earlier steps of its rank (CollectiveSchedule::GetDeps). */
+/**
+ * A step's dependencies: indices of earlier steps of its rank (CollectiveSchedule::GetDeps),
+ * either a stored list or up to kInline values held by value (a generated step's).
+ */
 class StepDeps
 {
   public:
+    static constexpr std::size_t kInline = 2;
+
     StepDeps(const uint32_t* begin, const uint32_t* end)
-        : m_begin(begin),
-          m_end(end)
+        : m_stored(begin),
+          m_size(static_cast<uint32_t>(end - begin))
     {
     }
 
-    const uint32_t* begin() const { return m_begin; }
-    const uint32_t* end() const { return m_end; }
-    std::size_t size() const { return static_cast<std::size_t>(m_end - m_begin); }
-    bool empty() const { return m_begin == m_end; }
+    /** No dependencies. */
+    StepDeps() = default;
+
+    /** One or two dependencies, held by value. */
+    explicit StepDeps(uint32_t a)
+        : m_size(1),
+          m_own{a, 0}
+    {
+    }
+
+    StepDeps(uint32_t a, uint32_t b)
+        : m_size(2),
+          m_own{a, b}
+    {
+    }
+
+    const uint32_t* begin() const { return m_stored ? m_stored : m_own; }
+    const uint32_t* end() const { return begin() + m_size; }
+    std::size_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
 
   private:
-    const uint32_t* m_begin;
-    const uint32_t* m_end;
+    const uint32_t* m_stored{nullptr}; //!< null: the values are m_own
+    uint32_t m_size{0};
+    uint32_t m_own[kInline]{};
+};
+
+/**
+ * \ingroup ai-fabric
+ * \brief Steps computed on demand instead of stored: an algorithm whose steps follow a formula
+ * (the ring) gives its schedule one, so that a schedule of 10^4 ranks does not hold its
+ * O(ranks^2) steps.  The steps must be what the algorithm would store, in the same order.
+ */
+class StepGenerator
+{
+  public:
+    virtual ~StepGenerator() = default;
+    /** Steps of \p rank. */
+    virtual uint32_t GetNSteps(uint32_t rank) const = 0;
+    /** \p rank's step \p i. */
+    virtual CollectiveStep GetStep(uint32_t rank, uint32_t i) const = 0;
+    /** Its dependencies (at most StepDeps::kInline). */
+    virtual StepDeps GetDeps(uint32_t rank, uint32_t i) const = 0;
+    /** Each (peer, channel) \p rank's steps use, in the order of first use. */
+    virtual std::vector<std::pair<uint32_t, uint32_t>> GetPeers(uint32_t rank) const = 0;
+};
+
+class CollectiveSchedule;
+
+/**
+ * One rank's steps, read through its schedule (stored or generated): indexable and iterable;
+ * elements are returned by value.
+ */
+class StepRange
+{
+  public:
+    StepRange(const CollectiveSchedule* schedule, uint32_t rank, uint32_t size)
+        : m_schedule(schedule),
+          m_rank(rank),
+          m_size(size)
+    {
+    }
+
+    class Iterator
+    {
+      public:
+        Iterator(const StepRange* range, uint32_t i)
+            : m_range(range),
+              m_i(i)
+        {
+        }
+
+        CollectiveStep operator*() const { return (*m_range)[m_i]; }
+        Iterator& operator++()
+        {
+            ++m_i;
+            return *this;
+        }
+        bool operator!=(const Iterator& o) const { return m_i != o.m_i; }
+
+      private:
+        const StepRange* m_range;
+        uint32_t m_i;
+    };
+
+    inline CollectiveStep operator[](uint32_t i) const;
+    uint32_t size() const { return m_size; }
+    bool empty() const { return m_size == 0; }
+    Iterator begin() const { return {this, 0}; }
+    Iterator end() const { return {this, m_size}; }
+
+  private:
+    const CollectiveSchedule* m_schedule;
+    uint32_t m_rank;
+    uint32_t m_size;
 };
 
 /**
@@ -190,14 +283,39 @@ class CollectiveSchedule
     /** Whether this schedule stores \p rank's steps (CollectiveRequest::simulatedRanks). */
     bool IsKept(uint32_t rank) const { return m_kept.empty() || m_kept[rank]; }
     uint32_t GetNRanks() const { return static_cast<uint32_t>(m_steps.size()); }
-    const std::vector<CollectiveStep>& GetSteps(uint32_t rank) const { return m_steps[rank]; }
+    /** The steps of \p rank (none unless kept). */
+    StepRange GetSteps(uint32_t rank) const { return {this, rank, GetNSteps(rank)}; }
+    /** The number of steps of \p rank (0 unless kept). */
+    uint32_t GetNSteps(uint32_t rank) const
+    {
+        return m_generator ? (IsKept(rank) ? m_generator->GetNSteps(rank) : 0)
+                           : static_cast<uint32_t>(m_steps[rank].size());
+    }
+    /** \p rank's step \p i. */
+    CollectiveStep GetStep(uint32_t rank, uint32_t i) const
+    {
+        return m_generator ? m_generator->GetStep(rank, i) : m_steps[rank][i];
+    }
     /** The dependencies of \p rank's step \p step. */
     StepDeps GetDeps(uint32_t rank, uint32_t step) const
     {
+        if (m_generator)
+        {
+            return m_generator->GetDeps(rank, step);
+        }
         const uint32_t* deps = m_deps[rank].data();
         return {deps + (step == 0 ? 0 : m_depsEnd[rank][step - 1]), deps + m_depsEnd[rank][step]};
     }
+    /** All kept ranks' steps. */
     uint64_t GetNSteps() const;
+    /**
+     * Take the steps from \p generator instead of storing them (the schedule must have none
+     * stored).  CollectiveAlgorithm::Build validates stored schedules only; a generator is
+     * proven against its algorithm's stored steps by the tests.
+     */
+    void SetGenerator(std::shared_ptr<const StepGenerator> generator);
+    /** Whether the steps are generated (SetGenerator) rather than stored. */
+    bool IsGenerated() const { return m_generator != nullptr; }
     /** How its messages are carried (null: data alone, no latency). */
     Ptr<const CollectiveProtocol> GetProtocol() const { return m_protocol; }
     /** Bytes on the wire for a message of \p payload bytes: the protocol's. */
@@ -297,6 +415,7 @@ class CollectiveSchedule
     std::vector<std::vector<uint32_t>> m_depsEnd;
     std::vector<std::vector<uint32_t>> m_deps;
     std::vector<bool> m_kept;     //!< ranks whose steps are stored; empty: all
+    std::shared_ptr<const StepGenerator> m_generator; //!< null: the steps are stored
     Ptr<const CollectiveProtocol> m_protocol;
     double m_engineEfficiency{1.0};
     bool m_algorithmLatencies{false}; //!< the three below replace the protocol's
@@ -318,6 +437,12 @@ class CollectiveSchedule
                     const uint32_t* depsEnd,
                     uint32_t shift);
 };
+
+CollectiveStep
+StepRange::operator[](uint32_t i) const
+{
+    return m_schedule->GetStep(m_rank, i);
+}
 
 /**
  * Cut \p bytes into \p parts pieces of whole \p elementBytes elements, as even as possible

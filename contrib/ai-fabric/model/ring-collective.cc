@@ -1,9 +1,11 @@
 #include "ring-collective.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace ns3
@@ -20,6 +22,165 @@ After(uint32_t step)
 {
     return step == kNone ? std::vector<uint32_t>{} : std::vector<uint32_t>{step};
 }
+
+/**
+ * The steps AddRingPass stores for an all-reduce, reduce-scatter or all-gather (each channel's
+ * reduce-scatter pass, then its all-gather pass), computed from a step's index instead: a rank
+ * holds Channels x (p - 1) x slices x (3 + 2) steps, O(p^2) over the ring, which at 10^4 ranks
+ * would not fit in memory.
+ *
+ * Step i of a rank lies in channel c = i / perChannel; inside it, the reduce-scatter pass has
+ * units of three steps (SEND, RECV, REDUCE) and the all-gather pass units of two (SEND,
+ * RECV), one unit per (ring step, slice) in that order.
+ */
+class RingSteps : public StepGenerator
+{
+  public:
+    RingSteps(const CollectiveRequest& r, uint32_t channels, uint32_t slices,
+              std::vector<std::vector<uint32_t>> orders)
+        : m_bytes(r.bytes),
+          m_elementBytes(r.elementBytes),
+          m_p(r.ranks),
+          m_channels(channels),
+          m_slices(slices),
+          m_reduceScatter(r.op != ALL_GATHER),
+          m_allGather(r.op != REDUCE_SCATTER),
+          m_gatherOffset(r.op == ALL_REDUCE ? 1 : 0),
+          m_order(std::move(orders)),
+          m_position(channels, std::vector<uint32_t>(r.ranks))
+    {
+        for (uint32_t c = 0; c < channels; ++c)
+        {
+            for (uint32_t j = 0; j < m_p; ++j)
+            {
+                m_position[c][m_order[c][j]] = j;
+            }
+        }
+        const uint64_t units = uint64_t(m_p - 1) * slices;
+        const uint64_t scatter = m_reduceScatter ? 3 * units : 0;
+        const uint64_t perChannel = scatter + (m_allGather ? 2 * units : 0);
+        NS_ABORT_MSG_IF(perChannel * channels > std::numeric_limits<uint32_t>::max(),
+                        "ring: " << perChannel * channels << " steps per rank; at most 2^32 - 1");
+        m_scatterSteps = static_cast<uint32_t>(scatter);
+        m_perChannel = static_cast<uint32_t>(perChannel);
+    }
+
+    uint32_t GetNSteps(uint32_t) const override { return m_perChannel * m_channels; }
+
+    CollectiveStep GetStep(uint32_t rank, uint32_t i) const override
+    {
+        const Place x = Decode(i);
+        const uint32_t j = m_position[x.channel][rank];
+        const uint32_t offset = x.scatter ? 0 : m_gatherOffset;
+        if (x.unit == 0)
+        {
+            return {CollectiveStep::SEND, m_order[x.channel][(j + 1) % m_p], x.channel,
+                    Piece((j + m_p + offset - x.step) % m_p, x.channel, x.slice)};
+        }
+        const uint64_t bytes = Piece((j + m_p + offset - x.step - 1) % m_p, x.channel, x.slice);
+        if (x.unit == 1)
+        {
+            return {CollectiveStep::RECV, m_order[x.channel][(j + m_p - 1) % m_p], x.channel, bytes};
+        }
+        return {CollectiveStep::REDUCE, 0, 0, bytes};
+    }
+
+    StepDeps GetDeps(uint32_t, uint32_t i) const override
+    {
+        const Place x = Decode(i);
+        const uint32_t channelBase = x.channel * m_perChannel;
+        if (x.unit == 1)
+        {
+            return {}; // a RECV waits for its message only
+        }
+        if (x.scatter)
+        {
+            // The SEND and the REDUCE wait for the slice's reduction of the ring step before;
+            // the REDUCE also for its RECV, the step before it.
+            if (x.step == 0)
+            {
+                return x.unit == 0 ? StepDeps() : StepDeps(i - 1);
+            }
+            const uint32_t before = channelBase + ((x.step - 1) * m_slices + x.slice) * 3 + 2;
+            return x.unit == 0 ? StepDeps(before) : StepDeps(before, i - 1);
+        }
+        // An all-gather SEND waits for the slice's RECV of the ring step before or, at the
+        // first, for the slice's last reduction.
+        if (x.step > 0)
+        {
+            return StepDeps(channelBase + m_scatterSteps + ((x.step - 1) * m_slices + x.slice) * 2 + 1);
+        }
+        if (m_reduceScatter)
+        {
+            return StepDeps(channelBase + ((m_p - 2) * m_slices + x.slice) * 3 + 2);
+        }
+        return {};
+    }
+
+    std::vector<std::pair<uint32_t, uint32_t>> GetPeers(uint32_t rank) const override
+    {
+        std::vector<std::pair<uint32_t, uint32_t>> peers;
+        for (uint32_t c = 0; c < m_channels; ++c)
+        {
+            const uint32_t j = m_position[c][rank];
+            for (uint32_t peer : {m_order[c][(j + 1) % m_p], m_order[c][(j + m_p - 1) % m_p]})
+            {
+                if (std::find(peers.begin(), peers.end(), std::make_pair(peer, c)) == peers.end())
+                {
+                    peers.emplace_back(peer, c);
+                }
+            }
+        }
+        return peers;
+    }
+
+  private:
+    /** Where step i lies. */
+    struct Place
+    {
+        uint32_t channel;
+        bool scatter; //!< in the reduce-scatter pass (else the all-gather pass)
+        uint32_t step;  //!< ring step, 0 .. p - 2
+        uint32_t slice;
+        uint32_t unit;  //!< 0: SEND, 1: RECV, 2: REDUCE
+    };
+
+    Place Decode(uint32_t i) const
+    {
+        Place x{};
+        x.channel = i / m_perChannel;
+        uint32_t local = i - x.channel * m_perChannel;
+        x.scatter = local < m_scatterSteps;
+        const uint32_t size = x.scatter ? 3 : 2;
+        local -= x.scatter ? 0 : m_scatterSteps;
+        const uint32_t unit = local / size;
+        x.unit = local - unit * size;
+        x.step = unit / m_slices;
+        x.slice = unit - x.step * m_slices;
+        return x;
+    }
+
+    /** Bytes of block \p b, channel \p c, slice \p k (RingCollectiveAlgorithm::Piece). */
+    uint64_t Piece(uint32_t b, uint32_t c, uint32_t k) const
+    {
+        const uint64_t block = SplitPiece(m_bytes, m_p, b, m_elementBytes);
+        return SplitPiece(SplitPiece(block, m_channels, c, m_elementBytes), m_slices, k,
+                          m_elementBytes);
+    }
+
+    uint64_t m_bytes;
+    uint32_t m_elementBytes;
+    uint32_t m_p;
+    uint32_t m_channels;
+    uint32_t m_slices;
+    bool m_reduceScatter;
+    bool m_allGather;
+    uint32_t m_gatherOffset; //!< the all-gather's block offset (1 after a reduce-scatter)
+    std::vector<std::vector<uint32_t>> m_order;    //!< per channel, the ring's ranks
+    std::vector<std::vector<uint32_t>> m_position; //!< per channel, each rank's place in it
+    uint32_t m_scatterSteps{0};                    //!< per channel
+    uint32_t m_perChannel{0};
+};
 } // namespace
 
 std::vector<uint32_t>
@@ -88,6 +249,15 @@ RingCollectiveAlgorithm::GetTypeId()
                           "on DGX-class servers; false: rank order.",
                           BooleanValue(true),
                           MakeBooleanAccessor(&RingCollectiveAlgorithm::m_railAligned),
+                          MakeBooleanChecker())
+            .AddAttribute("StoreSteps",
+                          "Store every step of an all-reduce, reduce-scatter or all-gather "
+                          "(and validate the schedule when it is built) instead of computing "
+                          "each step from its index when the executor asks for it.  The steps "
+                          "are the same either way; stored, a ring of p ranks holds "
+                          "O(p^2) of them.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&RingCollectiveAlgorithm::m_storeSteps),
                           MakeBooleanChecker());
     return tid;
 }
@@ -202,6 +372,16 @@ RingCollectiveAlgorithm::DoBuild(const CollectiveRequest& r) const
     const uint32_t slices = Slices(
         r, SplitPiece(SplitPiece(r.bytes, r.ranks, 0, r.elementBytes), m_channels, 0, r.elementBytes),
         true);
+    if (!m_storeSteps)
+    {
+        std::vector<std::vector<uint32_t>> orders;
+        for (uint32_t c = 0; c < m_channels; ++c)
+        {
+            orders.push_back(RingOrder(r, c));
+        }
+        s.SetGenerator(std::make_shared<RingSteps>(r, m_channels, slices, std::move(orders)));
+        return s;
+    }
     for (uint32_t c = 0; c < m_channels; ++c)
     {
         const std::vector<uint32_t> group = RingOrder(r, c);

@@ -19,7 +19,9 @@ namespace ns3
  * is split over Channels parallel rings (separate queue pairs, so ECMP spreads them) and each
  * block into the protocol's chunks and slices (CollectiveProtocol: chunks of up to 2 MiB in
  * two slices for Simple's all-reduce, as NCCL's), so a rank forwards a slice as soon as it has
- * it (pipelining).
+ * it (pipelining).  The all-reduce's, reduce-scatter's and all-gather's steps are computed from
+ * their index when read (a StepGenerator; StoreSteps stores them instead): stored, a ring of p
+ * ranks holds O(p^2) steps.
  */
 class RingCollectiveAlgorithm : public CollectiveAlgorithm
 {
@@ -55,6 +57,7 @@ class RingCollectiveAlgorithm : public CollectiveAlgorithm
 
     uint32_t m_channels{};
     bool m_railAligned{};
+    bool m_storeSteps{};
 };
 
 } // namespace ns3
