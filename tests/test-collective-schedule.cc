@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <tuple>
@@ -317,6 +318,8 @@ TEST(ScheduleKeep, APartBuiltAloneEqualsThatPartOfTheWhole)
 TEST(GeneratedRing, MatchesTheStoredSteps)
 {
     uint64_t compared = 0;
+    uint64_t depsTotal = 0;
+    uint64_t dependentsTotal = 0;
     uint32_t maxSlices = 0;
     for (CollectiveOperation op : {ALL_REDUCE, REDUCE_SCATTER, ALL_GATHER})
     {
@@ -380,7 +383,39 @@ TEST(GeneratedRing, MatchesTheStoredSteps)
                                 ASSERT_EQ(std::vector<uint32_t>(da.begin(), da.end()),
                                           std::vector<uint32_t>(db.begin(), db.end()))
                                     << where << " rank " << rank << " step " << i;
+                                const StepDeps na = generated.GetDependents(rank, i);
+                                const StepDeps nb = stored.GetDependents(rank, i);
+                                ASSERT_EQ(std::vector<uint32_t>(na.begin(), na.end()),
+                                          std::vector<uint32_t>(nb.begin(), nb.end()))
+                                    << where << " rank " << rank << " step " << i;
+                                // The stored index's dependents are the dependencies reversed.
+                                for (uint32_t d : db)
+                                {
+                                    const StepDeps back = stored.GetDependents(rank, d);
+                                    ASSERT_NE(std::find(back.begin(), back.end(), i), back.end())
+                                        << where << " rank " << rank << " step " << i;
+                                }
+                                depsTotal += db.size();
+                                dependentsTotal += nb.size();
                                 ++compared;
+                            }
+                            for (uint32_t peer = 0; peer < p; ++peer)
+                            {
+                                for (uint32_t channel = 0; channel <= channels; ++channel)
+                                {
+                                    for (auto kind : {CollectiveStep::SEND, CollectiveStep::RECV})
+                                    {
+                                        const MessageSteps ma =
+                                            generated.GetMessageSteps(rank, kind, peer, channel);
+                                        const MessageSteps mb =
+                                            stored.GetMessageSteps(rank, kind, peer, channel);
+                                        ASSERT_EQ(ma.size(), mb.size()) << where << " rank " << rank;
+                                        for (uint32_t k = 0; k < mb.size(); ++k)
+                                        {
+                                            ASSERT_EQ(ma[k], mb[k]) << where << " rank " << rank;
+                                        }
+                                    }
+                                }
                             }
                         }
                     }
@@ -390,6 +425,7 @@ TEST(GeneratedRing, MatchesTheStoredSteps)
     }
     EXPECT_GT(compared, 10000u); // the loops above ran
     EXPECT_GE(maxSlices, 2u);    // and cut blocks into slices
+    EXPECT_EQ(dependentsTotal, depsTotal);
 }
 
 TEST(ScheduleValidate, CatchesBrokenSchedules)

@@ -16,11 +16,11 @@ struct CollectiveApplication::Connection
     uint32_t peer;
     uint32_t channel;
     Ptr<MessageQueuePair> qp;
-    std::vector<uint32_t> sends; //!< the schedule's SEND steps on it, in order
-    std::size_t nextPost{0};     //!< next of those to post
+    MessageSteps sends;          //!< the schedule's SEND steps on it, in order
+    uint32_t nextPost{0};        //!< next of those to post
     std::deque<uint32_t> inFlight; //!< posted, not yet acknowledged
-    std::vector<uint32_t> recvs; //!< the schedule's RECV steps on it, in order
-    std::size_t nextMatch{0};    //!< the RECV the next arriving message belongs to
+    MessageSteps recvs;          //!< the schedule's RECV steps on it, in order
+    uint32_t nextMatch{0};       //!< the RECV the next arriving message belongs to
     /** Messages (wire bytes, arrival) that arrived before their schedule began. */
     std::deque<std::pair<uint64_t, Time>> early;
     Time hop; //!< the protocol's latency on messages from the peer
@@ -210,24 +210,8 @@ CollectiveApplication::Begin()
     m_done = m_pending.front().done;
     m_pending.pop_front();
     m_started = Simulator::Now();
-    const auto& steps = m_schedule->GetSteps(m_rank);
-    const std::size_t n = steps.size();
-    m_state.assign(n, 0);
-    // Dependents as one flat list (offsets per step): a 1,024-rank ring has 5 M steps.
-    m_dependentsBegin.assign(n + 1, 0);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        for (uint32_t d : m_schedule->GetDeps(m_rank, i))
-        {
-            ++m_dependentsBegin[d + 1];
-        }
-    }
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        m_dependentsBegin[i + 1] += m_dependentsBegin[i];
-    }
-    m_dependents.assign(m_dependentsBegin[n], 0);
-    m_stepStart.assign(n, Time());
+    m_launched = false;
+    const uint32_t n = m_schedule->GetNSteps(m_rank);
     m_stepsLeft = n;
     // One send budget per channel: the CTA that runs it feeds all of its queue pairs.
     const Ptr<const CollectiveProtocol> protocol = m_schedule->GetProtocol();
@@ -236,6 +220,7 @@ CollectiveApplication::Begin()
                                                 static_cast<double>(m_schedule->GetChannelsPerConnection())
                                           : DataRate(0);
     std::map<uint32_t, Ptr<SendRateLimiter>> limiters;
+    uint64_t messages = 0;
     for (auto& c : m_connections)
     {
         Ptr<SendRateLimiter>& limiter = limiters[c->channel];
@@ -244,35 +229,28 @@ CollectiveApplication::Begin()
             limiter = Create<SendRateLimiter>(channelRate);
         }
         c->qp->SetSendRateLimiter(limiter);
-        c->sends.clear();
-        c->recvs.clear();
+        c->sends = m_schedule->GetMessageSteps(m_rank, CollectiveStep::SEND, c->peer, c->channel);
+        c->recvs = m_schedule->GetMessageSteps(m_rank, CollectiveStep::RECV, c->peer, c->channel);
         c->nextPost = c->nextMatch = 0;
         c->hop = m_schedule->GetHopLatency(m_rank, c->peer);
+        messages += c->sends.size() + c->recvs.size();
     }
-    // Each step's dependents are filled from the end of its list (m_dependentsBegin[d + 1]
-    // counts down to d's start), so that no copy of the offsets is needed as a cursor; the
-    // offsets are shifted back after.
-    for (uint32_t i = n; i-- > 0;)
-    {
-        const StepDeps deps = m_schedule->GetDeps(m_rank, i);
-        NS_ABORT_MSG_IF(deps.size() > kWaitingMask,
-                        "rank " << m_rank << " step " << i << ": " << deps.size() << " dependencies");
-        m_state[i] = static_cast<uint32_t>(deps.size());
-        for (uint32_t d : deps)
-        {
-            m_dependents[--m_dependentsBegin[d + 1]] = i;
-        }
-    }
-    std::copy(m_dependentsBegin.begin() + 1, m_dependentsBegin.end(), m_dependentsBegin.begin());
-    m_dependentsBegin[n] = static_cast<uint32_t>(m_dependents.size());
+    // Every SEND and RECV must have its connection (else it would never run): count them.
+    uint64_t steps = 0;
     for (uint32_t i = 0; i < n; ++i)
     {
-        if (steps[i].kind == CollectiveStep::SEND || steps[i].kind == CollectiveStep::RECV)
+        const CollectiveStep step = m_schedule->GetStep(m_rank, i);
+        if (step.kind == CollectiveStep::SEND || step.kind == CollectiveStep::RECV)
         {
-            Connection& c = ConnectionOf(steps[i]);
-            (steps[i].kind == CollectiveStep::SEND ? c.sends : c.recvs).push_back(i);
+            NS_ABORT_MSG_IF(!HasConnection(step.peer, step.channel),
+                            "rank " << m_rank << " has no connection to rank " << step.peer
+                                    << " on channel " << step.channel);
+            ++steps;
         }
     }
+    NS_ABORT_MSG_IF(steps != messages, "rank " << m_rank << ": " << steps
+                                               << " message steps but " << messages
+                                               << " on its connections");
     for (auto& c : m_connections)
     {
         while (!c->early.empty() && c->nextMatch < c->recvs.size())
@@ -287,23 +265,60 @@ CollectiveApplication::Begin()
         Simulator::ScheduleNow(&CollectiveApplication::End, this);
         return;
     }
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        if ((m_state[i] & kWaitingMask) == 0)
-        {
-            m_ready.push_back(i);
-        }
-    }
     const Time launch = m_schedule->GetLaunchLatency();
     m_stepsBegan = Simulator::Now() + launch;
     if (launch.IsStrictlyPositive())
     {
-        Simulator::Schedule(launch, &CollectiveApplication::RunReady, this);
+        Simulator::Schedule(launch, &CollectiveApplication::Launch, this);
     }
     else
     {
-        RunReady();
+        Launch();
     }
+}
+
+void
+CollectiveApplication::Launch()
+{
+    // The steps without dependencies start in order; what they release waits on the ready
+    // list until all of them have started.
+    m_launched = true;
+    const uint32_t n = m_schedule->GetNSteps(m_rank);
+    for (uint32_t i = 0; i < n && !m_failed; ++i)
+    {
+        if (!m_schedule->GetDeps(m_rank, i).empty())
+        {
+            continue;
+        }
+        if (m_schedule->GetStep(m_rank, i).kind != CollectiveStep::RECV)
+        {
+            StartStep(i);
+            continue;
+        }
+        // A RECV without dependencies keeps no state once launched, unless its message came.
+        const auto it = m_live.find(i);
+        if (it != m_live.end())
+        {
+            it->second.word |= kStarted;
+            it->second.start = Simulator::Now();
+            FinishStep(i);
+        }
+    }
+    RunReady();
+}
+
+CollectiveApplication::Live&
+CollectiveApplication::Touch(uint32_t i)
+{
+    const auto [it, added] = m_live.try_emplace(i);
+    if (added)
+    {
+        const std::size_t deps = m_schedule->GetDeps(m_rank, i).size();
+        NS_ABORT_MSG_IF(deps > kWaitingMask,
+                        "rank " << m_rank << " step " << i << ": " << deps << " dependencies");
+        it->second.word = static_cast<uint32_t>(deps);
+    }
+    return it->second;
 }
 
 void
@@ -321,16 +336,17 @@ CollectiveApplication::RunReady()
 void
 CollectiveApplication::StartStep(uint32_t i)
 {
-    const CollectiveStep& step = m_schedule->GetSteps(m_rank)[i];
-    m_state[i] |= kStarted;
-    m_stepStart[i] = Simulator::Now();
+    const CollectiveStep step = m_schedule->GetStep(m_rank, i);
+    Live& live = Touch(i);
+    live.word |= kStarted;
+    live.start = Simulator::Now();
     switch (step.kind)
     {
     case CollectiveStep::SEND:
         PostReadySends(ConnectionOf(step));
         break;
     case CollectiveStep::RECV:
-        if (m_state[i] & kArrived)
+        if (live.word & kArrived)
         {
             FinishStep(i);
         }
@@ -359,12 +375,18 @@ CollectiveApplication::Finished(uint32_t i)
 void
 CollectiveApplication::PostReadySends(Connection& c)
 {
-    const auto& steps = m_schedule->GetSteps(m_rank);
-    while (c.nextPost < c.sends.size() && (m_state[c.sends[c.nextPost]] & kStarted))
+    while (c.nextPost < c.sends.size())
     {
-        const uint32_t i = c.sends[c.nextPost++];
+        const uint32_t i = c.sends[c.nextPost];
+        const auto it = m_live.find(i);
+        if (it == m_live.end() || !(it->second.word & kStarted))
+        {
+            break;
+        }
+        ++c.nextPost;
         c.inFlight.push_back(i);
-        c.qp->PostSend(m_schedule->WireBytes(steps[i].bytes, m_rank, c.peer), c.sent);
+        c.qp->PostSend(m_schedule->WireBytes(m_schedule->GetStep(m_rank, i).bytes, m_rank, c.peer),
+                       c.sent);
     }
 }
 
@@ -394,7 +416,7 @@ CollectiveApplication::Match(Connection& c, uint64_t bytes, Time arrival)
 {
     const uint32_t i = c.recvs[c.nextMatch++];
     const uint64_t expected =
-        m_schedule->WireBytes(m_schedule->GetSteps(m_rank)[i].bytes, c.peer, m_rank);
+        m_schedule->WireBytes(m_schedule->GetStep(m_rank, i).bytes, c.peer, m_rank);
     NS_ABORT_MSG_IF(bytes != expected, "rank " << m_rank << " step " << i << " expected "
                                                << expected << " B from rank " << c.peer
                                                << " and got " << bytes << " B");
@@ -412,12 +434,17 @@ CollectiveApplication::Match(Connection& c, uint64_t bytes, Time arrival)
 void
 CollectiveApplication::Deliver(uint32_t i)
 {
-    m_state[i] |= kArrived;
-    if (m_state[i] & kStarted)
+    const auto it = m_live.find(i);
+    const bool started = it != m_live.end()
+                             ? (it->second.word & kStarted) != 0
+                             : m_launched && m_schedule->GetDeps(m_rank, i).empty();
+    if (!started)
     {
-        FinishStep(i);
-        RunReady();
+        Touch(i).word |= kArrived;
+        return;
     }
+    FinishStep(i);
+    RunReady();
 }
 
 void
@@ -427,22 +454,28 @@ CollectiveApplication::FinishStep(uint32_t i)
     {
         return;
     }
-    const auto& steps = m_schedule->GetSteps(m_rank);
-    if (steps[i].kind != CollectiveStep::JOIN) // no work: nothing to trace
+    const CollectiveStep step = m_schedule->GetStep(m_rank, i);
+    Time start = m_stepsBegan; // a RECV without dependencies: the launch
+    const auto it = m_live.find(i);
+    if (it != m_live.end())
     {
-        const CollectiveStep& step = steps[i];
-        m_stepTrace(CollectiveStepRecord{m_rank, i, step.kind, step.peer, step.channel,
-                                         step.bytes, m_stepStart[i], Simulator::Now()});
+        start = it->second.start;
+        m_live.erase(it);
     }
-    for (uint32_t k = m_dependentsBegin[i]; k < m_dependentsBegin[i + 1]; ++k)
+    if (step.kind != CollectiveStep::JOIN) // no work: nothing to trace
     {
-        const uint32_t j = m_dependents[k];
-        NS_ASSERT((m_state[j] & kWaitingMask) != 0);
-        if ((--m_state[j] & kWaitingMask) != 0)
+        m_stepTrace(CollectiveStepRecord{m_rank, i, step.kind, step.peer, step.channel,
+                                         step.bytes, start, Simulator::Now()});
+    }
+    for (uint32_t j : m_schedule->GetDependents(m_rank, i))
+    {
+        Live& dependent = Touch(j);
+        NS_ASSERT((dependent.word & kWaitingMask) != 0);
+        if ((--dependent.word & kWaitingMask) != 0)
         {
             continue;
         }
-        if (steps[j].kind == CollectiveStep::JOIN)
+        if (m_schedule->GetStep(m_rank, j).kind == CollectiveStep::JOIN)
         {
             // At once, not through the ready list: what waits on the join becomes ready where
             // it would without it, so the order steps start in does not change.
@@ -471,16 +504,11 @@ CollectiveApplication::FinishStep(uint32_t i)
 void
 CollectiveApplication::ReleaseSteps()
 {
-    // Released, not kept for the next schedule: at 1,024 ranks of a ring they take about
-    // 140 MB.
-    std::vector<uint32_t>().swap(m_state);
-    std::vector<uint32_t>().swap(m_dependentsBegin);
-    std::vector<uint32_t>().swap(m_dependents);
-    std::vector<Time>().swap(m_stepStart);
+    std::unordered_map<uint32_t, Live>().swap(m_live);
     for (auto& c : m_connections)
     {
-        std::vector<uint32_t>().swap(c->sends);
-        std::vector<uint32_t>().swap(c->recvs);
+        c->sends = MessageSteps();
+        c->recvs = MessageSteps();
     }
 }
 

@@ -11,6 +11,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -100,6 +101,8 @@ class CollectiveApplication : public Application
     void StartApplication() override;
     void StopApplication() override;
     void Begin();
+    /** The launch latency has passed: start the steps without dependencies, in order. */
+    void Launch();
     void RunReady();
     void StartStep(uint32_t i);
     /** Step \p i is done: release its dependents (onto the ready list). */
@@ -117,6 +120,9 @@ class CollectiveApplication : public Application
     void End();
     /** Release the per-step state of the schedule that ended. */
     void ReleaseSteps();
+    struct Live;
+    /** Step \p i's state, made (waiting for all its dependencies) if it has none yet. */
+    Live& Touch(uint32_t i);
     /** A queue pair of the rank failed: stop. */
     void ConnectionFailed();
     /** An engine: one of the ranks it serves was given \p schedule. */
@@ -139,16 +145,22 @@ class CollectiveApplication : public Application
     std::shared_ptr<const CollectiveSchedule> m_schedule;
     DoneCallback m_done;
     /**
-     * Per step, in one word: the dependencies not yet finished (low bits), whether it started
-     * and (a RECV) whether its message arrived.
+     * The state of a step between its first finished dependency (or its start, or its
+     * message's arrival) and its end, in one word: the dependencies not yet finished (low
+     * bits), whether it started and (a RECV) whether its message arrived; and when it started.
+     * Only such steps have one, so the executor's memory follows the steps in flight, not the
+     * schedule's length.  A RECV without dependencies has none: it starts at the launch.
      */
-    std::vector<uint32_t> m_state;
+    struct Live
+    {
+        uint32_t word{0};
+        Time start;
+    };
+    std::unordered_map<uint32_t, Live> m_live;
     static constexpr uint32_t kStarted = 1U << 31;
     static constexpr uint32_t kArrived = 1U << 30;
     static constexpr uint32_t kWaitingMask = kArrived - 1;
-    std::vector<uint32_t> m_dependentsBegin; //!< per step: its first entry in m_dependents
-    std::vector<uint32_t> m_dependents;      //!< steps waiting on each step, step by step
-    std::vector<Time> m_stepStart;
+    bool m_launched{false}; //!< the current schedule's launch latency has passed
     std::deque<uint32_t> m_ready;           //!< steps whose dependencies are met, to start
     uint64_t m_stepsLeft{0};
     Time m_started;

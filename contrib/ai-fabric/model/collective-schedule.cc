@@ -197,6 +197,10 @@ CollectiveSchedule::Append(uint32_t rank,
 {
     NS_ABORT_MSG_IF(rank >= m_steps.size(), "CollectiveSchedule: no rank " << rank);
     NS_ABORT_MSG_IF(m_generator, "CollectiveSchedule: adding a step to a generated schedule");
+    if (!m_index.empty())
+    {
+        m_index.clear(); // the steps change
+    }
     if (step.kind == CollectiveStep::SEND || step.kind == CollectiveStep::RECV)
     {
         auto& peers = m_peers[rank];
@@ -301,6 +305,78 @@ CollectiveSchedule::GetSinks(uint32_t rank) const
     return sinks;
 }
 
+const CollectiveSchedule::RankIndex&
+CollectiveSchedule::IndexOf(uint32_t rank) const
+{
+    m_index.resize(GetNRanks());
+    if (!m_index[rank])
+    {
+        auto index = std::make_shared<RankIndex>();
+        const uint32_t n = GetNSteps(rank);
+        // Dependents filled from the end of each list (dependentsBegin[d + 1] counts down to
+        // d's start), so they come out ascending without a cursor copy, then shifted back.
+        index->dependentsBegin.assign(n + 1, 0);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            for (uint32_t d : GetDeps(rank, i))
+            {
+                ++index->dependentsBegin[d + 1];
+            }
+        }
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            index->dependentsBegin[i + 1] += index->dependentsBegin[i];
+        }
+        index->dependents.assign(index->dependentsBegin[n], 0);
+        for (uint32_t i = n; i-- > 0;)
+        {
+            for (uint32_t d : GetDeps(rank, i))
+            {
+                index->dependents[--index->dependentsBegin[d + 1]] = i;
+            }
+        }
+        std::copy(index->dependentsBegin.begin() + 1, index->dependentsBegin.end(),
+                  index->dependentsBegin.begin());
+        index->dependentsBegin[n] = static_cast<uint32_t>(index->dependents.size());
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            const CollectiveStep s = GetStep(rank, i);
+            if (s.kind == CollectiveStep::SEND || s.kind == CollectiveStep::RECV)
+            {
+                index->messages[{s.kind, s.peer, s.channel}].push_back(i);
+            }
+        }
+        m_index[rank] = std::move(index);
+    }
+    return *m_index[rank];
+}
+
+StepDeps
+CollectiveSchedule::GetDependents(uint32_t rank, uint32_t step) const
+{
+    if (m_generator)
+    {
+        return m_generator->GetDependents(rank, step);
+    }
+    const RankIndex& index = IndexOf(rank);
+    const uint32_t* list = index.dependents.data();
+    return {list + index.dependentsBegin[step], list + index.dependentsBegin[step + 1]};
+}
+
+MessageSteps
+CollectiveSchedule::GetMessageSteps(uint32_t rank, CollectiveStep::Kind kind, uint32_t peer,
+                                    uint32_t channel) const
+{
+    if (m_generator)
+    {
+        return IsKept(rank) ? MessageSteps(m_generator.get(), rank, kind, peer, channel)
+                            : MessageSteps();
+    }
+    const RankIndex& index = IndexOf(rank);
+    const auto it = index.messages.find({kind, peer, channel});
+    return MessageSteps(it == index.messages.end() ? nullptr : &it->second);
+}
+
 void
 CollectiveSchedule::SetGenerator(std::shared_ptr<const StepGenerator> generator)
 {
@@ -370,6 +446,7 @@ CollectiveSchedule::ClearSteps()
         m_count[r] = 0;
     }
     m_generator = nullptr;
+    m_index.clear();
     m_path.clear();
     m_channelsPerConnection = 1;
 }

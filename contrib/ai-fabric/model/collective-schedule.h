@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -119,8 +120,9 @@ struct CollectiveStep
 static_assert(sizeof(CollectiveStep) == 16, "CollectiveStep grew");
 
 /**
- * A step's dependencies: indices of earlier steps of its rank (CollectiveSchedule::GetDeps),
- * either a stored list or up to kInline values held by value (a generated step's).
+ * Indices of steps of one rank: a step's dependencies (CollectiveSchedule::GetDeps) or
+ * dependents (GetDependents), either a stored list or up to kInline values held by value (a
+ * generated step's).
  */
 class StepDeps
 {
@@ -176,8 +178,59 @@ class StepGenerator
     virtual CollectiveStep GetStep(uint32_t rank, uint32_t i) const = 0;
     /** Its dependencies (at most StepDeps::kInline). */
     virtual StepDeps GetDeps(uint32_t rank, uint32_t i) const = 0;
+    /** The steps that wait for \p rank's step \p i, ascending (at most StepDeps::kInline). */
+    virtual StepDeps GetDependents(uint32_t rank, uint32_t i) const = 0;
     /** Each (peer, channel) \p rank's steps use, in the order of first use. */
     virtual std::vector<std::pair<uint32_t, uint32_t>> GetPeers(uint32_t rank) const = 0;
+    /** How many of \p rank's steps are \p kind (SEND or RECV) with \p peer on \p channel. */
+    virtual uint32_t GetNMessages(uint32_t rank, CollectiveStep::Kind kind, uint32_t peer,
+                                  uint32_t channel) const = 0;
+    /** The index of the \p k-th of them. */
+    virtual uint32_t GetMessageStep(uint32_t rank, CollectiveStep::Kind kind, uint32_t peer,
+                                    uint32_t channel, uint32_t k) const = 0;
+};
+
+/**
+ * One rank's SEND (or RECV) steps on one connection, in order (CollectiveSchedule::
+ * GetMessageSteps): the step of its k-th message.  Valid while its schedule is.
+ */
+class MessageSteps
+{
+  public:
+    MessageSteps() = default;
+
+    explicit MessageSteps(const std::vector<uint32_t>* stored)
+        : m_stored(stored),
+          m_size(stored ? static_cast<uint32_t>(stored->size()) : 0)
+    {
+    }
+
+    MessageSteps(const StepGenerator* generator, uint32_t rank, CollectiveStep::Kind kind,
+                 uint32_t peer, uint32_t channel)
+        : m_generator(generator),
+          m_size(generator->GetNMessages(rank, kind, peer, channel)),
+          m_rank(rank),
+          m_peer(peer),
+          m_channel(channel),
+          m_kind(kind)
+    {
+    }
+
+    uint32_t size() const { return m_size; }
+    uint32_t operator[](uint32_t k) const
+    {
+        return m_stored ? (*m_stored)[k]
+                        : m_generator->GetMessageStep(m_rank, m_kind, m_peer, m_channel, k);
+    }
+
+  private:
+    const std::vector<uint32_t>* m_stored{nullptr};
+    const StepGenerator* m_generator{nullptr};
+    uint32_t m_size{0};
+    uint32_t m_rank{0};
+    uint32_t m_peer{0};
+    uint32_t m_channel{0};
+    CollectiveStep::Kind m_kind{CollectiveStep::SEND};
 };
 
 class CollectiveSchedule;
@@ -306,6 +359,15 @@ class CollectiveSchedule
         const uint32_t* deps = m_deps[rank].data();
         return {deps + (step == 0 ? 0 : m_depsEnd[rank][step - 1]), deps + m_depsEnd[rank][step]};
     }
+    /**
+     * The steps that wait for \p rank's step \p step, ascending.  A stored schedule indexes a
+     * rank's dependents and messages the first time they are asked for (kept until its steps
+     * change).
+     */
+    StepDeps GetDependents(uint32_t rank, uint32_t step) const;
+    /** \p rank's \p kind (SEND or RECV) steps with \p peer on \p channel, in order. */
+    MessageSteps GetMessageSteps(uint32_t rank, CollectiveStep::Kind kind, uint32_t peer,
+                                 uint32_t channel) const;
     /** All kept ranks' steps. */
     uint64_t GetNSteps() const;
     /**
@@ -416,6 +478,17 @@ class CollectiveSchedule
     std::vector<std::vector<uint32_t>> m_deps;
     std::vector<bool> m_kept;     //!< ranks whose steps are stored; empty: all
     std::shared_ptr<const StepGenerator> m_generator; //!< null: the steps are stored
+    /** A stored rank's dependents and message steps (GetDependents, GetMessageSteps). */
+    struct RankIndex
+    {
+        std::vector<uint32_t> dependentsBegin; //!< per step, then the end: into dependents
+        std::vector<uint32_t> dependents;
+        /** (kind, peer, channel): the steps, in order. */
+        std::map<std::tuple<uint8_t, uint32_t, uint32_t>, std::vector<uint32_t>> messages;
+    };
+    /** Per rank, built on first use (empty: none built); cleared when steps are added. */
+    mutable std::vector<std::shared_ptr<const RankIndex>> m_index;
+    const RankIndex& IndexOf(uint32_t rank) const;
     Ptr<const CollectiveProtocol> m_protocol;
     double m_engineEfficiency{1.0};
     bool m_algorithmLatencies{false}; //!< the three below replace the protocol's

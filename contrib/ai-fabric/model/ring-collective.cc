@@ -117,6 +117,61 @@ class RingSteps : public StepGenerator
         return {};
     }
 
+    StepDeps GetDependents(uint32_t, uint32_t i) const override
+    {
+        const Place x = Decode(i);
+        const uint32_t channelBase = x.channel * m_perChannel;
+        if (x.unit == 0)
+        {
+            return {}; // nothing waits for a SEND
+        }
+        if (x.scatter)
+        {
+            if (x.unit == 1)
+            {
+                return StepDeps(i + 1); // its REDUCE
+            }
+            // A reduction: the slice's SEND and REDUCE of the next ring step or, after the
+            // last, the slice's first all-gather SEND.
+            if (x.step + 2 < m_p)
+            {
+                const uint32_t next = channelBase + ((x.step + 1) * m_slices + x.slice) * 3;
+                return {next, next + 2};
+            }
+            return m_allGather ? StepDeps(channelBase + m_scatterSteps + x.slice * 2) : StepDeps();
+        }
+        // An all-gather RECV: the slice's SEND of the next ring step.
+        if (x.step + 2 < m_p)
+        {
+            return StepDeps(channelBase + m_scatterSteps + ((x.step + 1) * m_slices + x.slice) * 2);
+        }
+        return {};
+    }
+
+    uint32_t GetNMessages(uint32_t rank, CollectiveStep::Kind kind, uint32_t peer,
+                          uint32_t channel) const override
+    {
+        if (channel >= m_channels)
+        {
+            return 0;
+        }
+        const uint32_t j = m_position[channel][rank];
+        const uint32_t expected = kind == CollectiveStep::SEND   ? m_order[channel][(j + 1) % m_p]
+                                  : kind == CollectiveStep::RECV ? m_order[channel][(j + m_p - 1) % m_p]
+                                                                 : UINT32_MAX;
+        const uint32_t units = (m_p - 1) * m_slices;
+        return peer == expected ? units * ((m_reduceScatter ? 1 : 0) + (m_allGather ? 1 : 0)) : 0;
+    }
+
+    uint32_t GetMessageStep(uint32_t, CollectiveStep::Kind kind, uint32_t, uint32_t channel,
+                            uint32_t k) const override
+    {
+        // The k-th SEND (RECV) is the first (second) step of the k-th unit of the channel.
+        const uint32_t first = channel * m_perChannel + (kind == CollectiveStep::RECV ? 1 : 0);
+        const uint32_t scatterUnits = m_reduceScatter ? (m_p - 1) * m_slices : 0;
+        return k < scatterUnits ? first + 3 * k : first + m_scatterSteps + 2 * (k - scatterUnits);
+    }
+
     std::vector<std::pair<uint32_t, uint32_t>> GetPeers(uint32_t rank) const override
     {
         std::vector<std::pair<uint32_t, uint32_t>> peers;
