@@ -504,6 +504,7 @@ CollectiveApplication::FinishStep(uint32_t i)
 void
 CollectiveApplication::ReleaseSteps()
 {
+    m_schedule->ReleaseIndex(m_rank);
     std::unordered_map<uint32_t, Live>().swap(m_live);
     for (auto& c : m_connections)
     {
@@ -520,9 +521,9 @@ CollectiveApplication::End()
                         << (m_finished - m_started).As(Time::US));
     m_doneTrace(m_rank, m_started, m_finished);
     DoneCallback done = m_done;
+    ReleaseSteps();
     m_schedule = nullptr;
     m_done = DoneCallback();
-    ReleaseSteps();
     if (!done.IsNull())
     {
         done(m_rank);

@@ -149,12 +149,13 @@ class CollectiveApplication : public Application
      * message's arrival) and its end, in one word: the dependencies not yet finished (low
      * bits), whether it started and (a RECV) whether its message arrived; and when it started.
      * Only such steps have one, so the executor's memory follows the steps in flight, not the
-     * schedule's length.  A RECV without dependencies has none: it starts at the launch.
+     * schedule's length.  A RECV without dependencies starts at the launch and has none,
+     * unless its message arrived before the launch.
      */
     struct Live
     {
-        uint32_t word{0};
-        Time start;
+        uint32_t word{0}; //!< waiting count, kStarted, kArrived
+        Time start;       //!< when it started (once kStarted)
     };
     std::unordered_map<uint32_t, Live> m_live;
     static constexpr uint32_t kStarted = 1U << 31;

@@ -305,6 +305,64 @@ CollectiveSchedule::GetSinks(uint32_t rank) const
     return sinks;
 }
 
+void
+CollectiveSchedule::IndexDependents(uint32_t rank, RankIndex& index) const
+{
+    const uint32_t n = GetNSteps(rank);
+    // Filled from the end of each list (dependentsBegin[d + 1] counts down to d's start), so
+    // they come out ascending without a cursor copy, then shifted back.
+    index.dependentsBegin.assign(n + 1, 0);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        for (uint32_t d : GetDeps(rank, i))
+        {
+            ++index.dependentsBegin[d + 1];
+        }
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        index.dependentsBegin[i + 1] += index.dependentsBegin[i];
+    }
+    index.dependents.assign(index.dependentsBegin[n], 0);
+    for (uint32_t i = n; i-- > 0;)
+    {
+        for (uint32_t d : GetDeps(rank, i))
+        {
+            index.dependents[--index.dependentsBegin[d + 1]] = i;
+        }
+    }
+    std::copy(index.dependentsBegin.begin() + 1, index.dependentsBegin.end(),
+              index.dependentsBegin.begin());
+    index.dependentsBegin[n] = static_cast<uint32_t>(index.dependents.size());
+}
+
+void
+CollectiveSchedule::IndexMessages(uint32_t rank, RankIndex& index) const
+{
+    // One flat list sorted by (connection, step), not a container per connection: an
+    // all-to-all rank has one per peer.
+    using Key = std::tuple<uint8_t, uint32_t, uint32_t>;
+    std::vector<std::pair<Key, uint32_t>> all;
+    for (uint32_t i = 0; i < GetNSteps(rank); ++i)
+    {
+        const CollectiveStep s = GetStep(rank, i);
+        if (s.kind == CollectiveStep::SEND || s.kind == CollectiveStep::RECV)
+        {
+            all.emplace_back(Key{s.kind, s.peer, s.channel}, i);
+        }
+    }
+    std::sort(all.begin(), all.end());
+    index.messageSteps.reserve(all.size());
+    for (const auto& [key, step] : all)
+    {
+        if (index.messageKeys.empty() || index.messageKeys.back().first != key)
+        {
+            index.messageKeys.emplace_back(key, static_cast<uint32_t>(index.messageSteps.size()));
+        }
+        index.messageSteps.push_back(step);
+    }
+}
+
 const CollectiveSchedule::RankIndex&
 CollectiveSchedule::IndexOf(uint32_t rank) const
 {
@@ -312,43 +370,20 @@ CollectiveSchedule::IndexOf(uint32_t rank) const
     if (!m_index[rank])
     {
         auto index = std::make_shared<RankIndex>();
-        const uint32_t n = GetNSteps(rank);
-        // Dependents filled from the end of each list (dependentsBegin[d + 1] counts down to
-        // d's start), so they come out ascending without a cursor copy, then shifted back.
-        index->dependentsBegin.assign(n + 1, 0);
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            for (uint32_t d : GetDeps(rank, i))
-            {
-                ++index->dependentsBegin[d + 1];
-            }
-        }
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            index->dependentsBegin[i + 1] += index->dependentsBegin[i];
-        }
-        index->dependents.assign(index->dependentsBegin[n], 0);
-        for (uint32_t i = n; i-- > 0;)
-        {
-            for (uint32_t d : GetDeps(rank, i))
-            {
-                index->dependents[--index->dependentsBegin[d + 1]] = i;
-            }
-        }
-        std::copy(index->dependentsBegin.begin() + 1, index->dependentsBegin.end(),
-                  index->dependentsBegin.begin());
-        index->dependentsBegin[n] = static_cast<uint32_t>(index->dependents.size());
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            const CollectiveStep s = GetStep(rank, i);
-            if (s.kind == CollectiveStep::SEND || s.kind == CollectiveStep::RECV)
-            {
-                index->messages[{s.kind, s.peer, s.channel}].push_back(i);
-            }
-        }
+        IndexDependents(rank, *index);
+        IndexMessages(rank, *index);
         m_index[rank] = std::move(index);
     }
     return *m_index[rank];
+}
+
+void
+CollectiveSchedule::ReleaseIndex(uint32_t rank) const
+{
+    if (rank < m_index.size())
+    {
+        m_index[rank] = nullptr;
+    }
 }
 
 StepDeps
@@ -373,15 +408,26 @@ CollectiveSchedule::GetMessageSteps(uint32_t rank, CollectiveStep::Kind kind, ui
                             : MessageSteps();
     }
     const RankIndex& index = IndexOf(rank);
-    const auto it = index.messages.find({kind, peer, channel});
-    return MessageSteps(it == index.messages.end() ? nullptr : &it->second);
+    const std::tuple<uint8_t, uint32_t, uint32_t> key{kind, peer, channel};
+    const auto it = std::lower_bound(index.messageKeys.begin(), index.messageKeys.end(), key,
+                                     [](const auto& entry, const auto& k) { return entry.first < k; });
+    if (it == index.messageKeys.end() || it->first != key)
+    {
+        return {};
+    }
+    const uint32_t end = it + 1 == index.messageKeys.end()
+                             ? static_cast<uint32_t>(index.messageSteps.size())
+                             : (it + 1)->second;
+    return {index.messageSteps.data() + it->second, end - it->second};
 }
 
 void
 CollectiveSchedule::SetGenerator(std::shared_ptr<const StepGenerator> generator)
 {
-    NS_ABORT_MSG_IF(GetNSteps() != 0, "CollectiveSchedule::SetGenerator: steps are stored already");
+    NS_ABORT_MSG_IF(std::any_of(m_count.begin(), m_count.end(), [](uint32_t n) { return n != 0; }),
+                    "CollectiveSchedule::SetGenerator: the schedule has steps already");
     m_generator = std::move(generator);
+    m_index.clear();
 }
 
 std::vector<std::vector<uint32_t>>

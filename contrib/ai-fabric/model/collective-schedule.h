@@ -9,7 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
-#include <map>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -127,8 +127,9 @@ static_assert(sizeof(CollectiveStep) == 16, "CollectiveStep grew");
 class StepDeps
 {
   public:
-    static constexpr std::size_t kInline = 2;
+    static constexpr std::size_t kInline = 2; //!< the most held by value
 
+    /** The stored list [\p begin, \p end). */
     StepDeps(const uint32_t* begin, const uint32_t* end)
         : m_stored(begin),
           m_size(static_cast<uint32_t>(end - begin))
@@ -138,13 +139,14 @@ class StepDeps
     /** No dependencies. */
     StepDeps() = default;
 
-    /** One or two dependencies, held by value. */
+    /** One, held by value. */
     explicit StepDeps(uint32_t a)
         : m_size(1),
           m_own{a, 0}
     {
     }
 
+    /** Two, held by value. */
     StepDeps(uint32_t a, uint32_t b)
         : m_size(2),
           m_own{a, b}
@@ -192,19 +194,23 @@ class StepGenerator
 
 /**
  * One rank's SEND (or RECV) steps on one connection, in order (CollectiveSchedule::
- * GetMessageSteps): the step of its k-th message.  Valid while its schedule is.
+ * GetMessageSteps): the step of its k-th message.  Valid until its schedule's steps change or
+ * the rank's index is released (CollectiveSchedule::ReleaseIndex).
  */
 class MessageSteps
 {
   public:
+    /** No messages. */
     MessageSteps() = default;
 
-    explicit MessageSteps(const std::vector<uint32_t>* stored)
-        : m_stored(stored),
-          m_size(stored ? static_cast<uint32_t>(stored->size()) : 0)
+    /** \p size steps stored at \p steps. */
+    MessageSteps(const uint32_t* steps, uint32_t size)
+        : m_stored(steps),
+          m_size(size)
     {
     }
 
+    /** \p rank's \p kind steps with \p peer on \p channel, as \p generator computes them. */
     MessageSteps(const StepGenerator* generator, uint32_t rank, CollectiveStep::Kind kind,
                  uint32_t peer, uint32_t channel)
         : m_generator(generator),
@@ -216,16 +222,19 @@ class MessageSteps
     {
     }
 
+    /** The number of messages. */
     uint32_t size() const { return m_size; }
+
+    /** The step of message \p k (< size()). */
     uint32_t operator[](uint32_t k) const
     {
-        return m_stored ? (*m_stored)[k]
-                        : m_generator->GetMessageStep(m_rank, m_kind, m_peer, m_channel, k);
+        return m_generator ? m_generator->GetMessageStep(m_rank, m_kind, m_peer, m_channel, k)
+                           : m_stored[k];
     }
 
   private:
-    const std::vector<uint32_t>* m_stored{nullptr};
-    const StepGenerator* m_generator{nullptr};
+    const uint32_t* m_stored{nullptr};        //!< stored steps (no generator)
+    const StepGenerator* m_generator{nullptr}; //!< or the generator that computes them
     uint32_t m_size{0};
     uint32_t m_rank{0};
     uint32_t m_peer{0};
@@ -236,12 +245,14 @@ class MessageSteps
 class CollectiveSchedule;
 
 /**
- * One rank's steps, read through its schedule (stored or generated): indexable and iterable;
- * elements are returned by value.
+ * \ingroup ai-fabric
+ * \brief One rank's steps, read through its schedule (stored or generated): indexable and
+ * iterable (an input range); elements are returned by value.
  */
 class StepRange
 {
   public:
+    /** The \p size steps of \p rank of \p schedule. */
     StepRange(const CollectiveSchedule* schedule, uint32_t rank, uint32_t size)
         : m_schedule(schedule),
           m_rank(rank),
@@ -249,9 +260,16 @@ class StepRange
     {
     }
 
+    /** An input iterator over the steps (dereferences to a copy). */
     class Iterator
     {
       public:
+        using iterator_category = std::input_iterator_tag;
+        using value_type = CollectiveStep;
+        using difference_type = std::ptrdiff_t;
+        using pointer = void;
+        using reference = CollectiveStep;
+
         Iterator(const StepRange* range, uint32_t i)
             : m_range(range),
               m_i(i)
@@ -265,12 +283,14 @@ class StepRange
             return *this;
         }
         bool operator!=(const Iterator& o) const { return m_i != o.m_i; }
+        bool operator==(const Iterator& o) const { return m_i == o.m_i; }
 
       private:
         const StepRange* m_range;
         uint32_t m_i;
     };
 
+    /** Step \p i. */
     inline CollectiveStep operator[](uint32_t i) const;
     uint32_t size() const { return m_size; }
     bool empty() const { return m_size == 0; }
@@ -368,6 +388,11 @@ class CollectiveSchedule
     /** \p rank's \p kind (SEND or RECV) steps with \p peer on \p channel, in order. */
     MessageSteps GetMessageSteps(uint32_t rank, CollectiveStep::Kind kind, uint32_t peer,
                                  uint32_t channel) const;
+    /**
+     * Release \p rank's index (GetDependents, GetMessageSteps of a stored schedule), which
+     * otherwise lives as long as the schedule: the executor does when the rank has run it.
+     */
+    void ReleaseIndex(uint32_t rank) const;
     /** All kept ranks' steps. */
     uint64_t GetNSteps() const;
     /**
@@ -482,13 +507,18 @@ class CollectiveSchedule
     struct RankIndex
     {
         std::vector<uint32_t> dependentsBegin; //!< per step, then the end: into dependents
-        std::vector<uint32_t> dependents;
-        /** (kind, peer, channel): the steps, in order. */
-        std::map<std::tuple<uint8_t, uint32_t, uint32_t>, std::vector<uint32_t>> messages;
+        std::vector<uint32_t> dependents;      //!< each step's dependents, ascending
+        /** (kind, peer, channel) of each connection's steps, sorted, and where they begin. */
+        std::vector<std::pair<std::tuple<uint8_t, uint32_t, uint32_t>, uint32_t>> messageKeys;
+        std::vector<uint32_t> messageSteps; //!< grouped by key, in order; messageKeys' ends
     };
-    /** Per rank, built on first use (empty: none built); cleared when steps are added. */
+    /** Per rank, built on first use (null: none built); cleared when steps are added. */
     mutable std::vector<std::shared_ptr<const RankIndex>> m_index;
     const RankIndex& IndexOf(uint32_t rank) const;
+    /** \p rank's dependents, ascending, into \p index. */
+    void IndexDependents(uint32_t rank, RankIndex& index) const;
+    /** \p rank's SEND and RECV steps by connection, into \p index. */
+    void IndexMessages(uint32_t rank, RankIndex& index) const;
     Ptr<const CollectiveProtocol> m_protocol;
     double m_engineEfficiency{1.0};
     bool m_algorithmLatencies{false}; //!< the three below replace the protocol's
