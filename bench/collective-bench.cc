@@ -74,7 +74,8 @@ main(int argc, char** argv)
     uint64_t bytes = 0;
     CommandLine cmd;
     cmd.AddValue("cases", "comma-separated GPU counts (multiples of 8)", cases);
-    cmd.AddValue("bytes", "all-reduce size of every case (0: 256 MiB below 1,024 GPUs, 64 MiB from it)",
+    cmd.AddValue("bytes",
+                 "all-reduce size of every case (0: 256 MiB below 1,024 GPUs, 64 MiB from it)",
                  bytes);
     cmd.Parse(argc, argv);
     // ai-fabric-run's event scheduler.
@@ -87,7 +88,10 @@ main(int argc, char** argv)
     while (std::getline(list, item, ','))
     {
         const uint32_t gpus = static_cast<uint32_t>(std::stoul(item));
-        const Case c{gpus, bytes != 0 ? bytes : gpus >= 1024 ? uint64_t(64) << 20 : uint64_t(256) << 20};
+        const Case c{gpus,
+                     bytes != 0     ? bytes
+                     : gpus >= 1024 ? uint64_t(64) << 20
+                                    : uint64_t(256) << 20};
         if (c.gpus < 16 || c.gpus % 8 != 0)
         {
             std::fprintf(stderr, "collective-bench: --cases: %u is not a multiple of 8 >= 16\n", c.gpus);

@@ -6,11 +6,10 @@
 #include "ns3/boolean.h"
 #include "ns3/uinteger.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <gtest/gtest.h>
 #include <tuple>
 
 using namespace ns3;
@@ -365,8 +364,12 @@ TEST(GeneratedRing, MatchesTheStoredSteps)
                         EXPECT_EQ(generated.Validate(), "") << where;
                         EXPECT_EQ(generated.GetConnections(), stored.GetConnections()) << where;
                         ASSERT_EQ(generated.GetNSteps(), stored.GetNSteps()) << where;
-                        const uint32_t perStep = op == ALL_REDUCE ? 5 : op == REDUCE_SCATTER ? 3 : 2;
-                        maxSlices = std::max(maxSlices, stored.GetNSteps(p / 2) / (channels * (p - 1) * perStep));
+                        const uint32_t perStep = op == ALL_REDUCE       ? 5
+                                                 : op == REDUCE_SCATTER ? 3
+                                                                        : 2;
+                        maxSlices =
+                            std::max(maxSlices,
+                                     stored.GetNSteps(p / 2) / (channels * (p - 1) * perStep));
                         for (uint32_t rank = 0; rank < p; ++rank)
                         {
                             ASSERT_EQ(generated.GetNSteps(rank), stored.GetNSteps(rank)) << where;
@@ -375,8 +378,9 @@ TEST(GeneratedRing, MatchesTheStoredSteps)
                             {
                                 const CollectiveStep a = generated.GetStep(rank, i);
                                 const CollectiveStep b = stored.GetStep(rank, i);
-                                ASSERT_EQ(std::make_tuple(a.kind, uint32_t(a.peer), a.channel, a.bytes),
-                                          std::make_tuple(b.kind, uint32_t(b.peer), b.channel, b.bytes))
+                                ASSERT_EQ(
+                                    std::make_tuple(a.kind, uint32_t(a.peer), a.channel, a.bytes),
+                                    std::make_tuple(b.kind, uint32_t(b.peer), b.channel, b.bytes))
                                     << where << " rank " << rank << " step " << i;
                                 const StepDeps da = generated.GetDeps(rank, i);
                                 const StepDeps db = stored.GetDeps(rank, i);
@@ -409,7 +413,8 @@ TEST(GeneratedRing, MatchesTheStoredSteps)
                                             generated.GetMessageSteps(rank, kind, peer, channel);
                                         const MessageSteps mb =
                                             stored.GetMessageSteps(rank, kind, peer, channel);
-                                        ASSERT_EQ(ma.size(), mb.size()) << where << " rank " << rank;
+                                        ASSERT_EQ(ma.size(), mb.size())
+                                            << where << " rank " << rank;
                                         for (uint32_t k = 0; k < mb.size(); ++k)
                                         {
                                             ASSERT_EQ(ma[k], mb[k]) << where << " rank " << rank;

@@ -6,9 +6,8 @@
 #include "ns3/boolean.h"
 #include "ns3/uinteger.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+#include <gtest/gtest.h>
 #include <iostream>
 #include <tuple>
 
@@ -329,8 +328,14 @@ struct StepLog
 
     void Record(const CollectiveStepRecord& r)
     {
-        records.emplace_back(r.rank, r.index, r.kind, r.peer, r.channel, r.bytes,
-                             r.start.GetTimeStep(), r.end.GetTimeStep());
+        records.emplace_back(r.rank,
+                             r.index,
+                             r.kind,
+                             r.peer,
+                             r.channel,
+                             r.bytes,
+                             r.start.GetTimeStep(),
+                             r.end.GetTimeStep());
     }
 };
 
@@ -352,7 +357,8 @@ RunQueuedRings(bool storeSteps)
     for (uint32_t rank = 0; rank < group->GetNRanks(); ++rank)
     {
         group->GetApplication(rank)->TraceConnectWithoutContext(
-            "Step", MakeCallback(&StepLog::Record, &log));
+            "Step",
+            MakeCallback(&StepLog::Record, &log));
     }
     Ptr<CollectiveAlgorithm> ring = CollectiveAlgorithm::Create("ring");
     ring->SetAttribute("Channels", UintegerValue(2));

@@ -16,11 +16,11 @@ struct CollectiveApplication::Connection
     uint32_t peer;
     uint32_t channel;
     Ptr<MessageQueuePair> qp;
-    MessageSteps sends;          //!< the schedule's SEND steps on it, in order
-    uint32_t nextPost{0};        //!< next of those to post
+    MessageSteps sends;            //!< the schedule's SEND steps on it, in order
+    uint32_t nextPost{0};          //!< next of those to post
     std::deque<uint32_t> inFlight; //!< posted, not yet acknowledged
-    MessageSteps recvs;          //!< the schedule's RECV steps on it, in order
-    uint32_t nextMatch{0};       //!< the RECV the next arriving message belongs to
+    MessageSteps recvs;            //!< the schedule's RECV steps on it, in order
+    uint32_t nextMatch{0};         //!< the RECV the next arriving message belongs to
     /** Messages (wire bytes, arrival) that arrived before their schedule began. */
     std::deque<std::pair<uint64_t, Time>> early;
     Time hop; //!< the protocol's latency on messages from the peer
@@ -248,9 +248,9 @@ CollectiveApplication::Begin()
             ++steps;
         }
     }
-    NS_ABORT_MSG_IF(steps != messages, "rank " << m_rank << ": " << steps
-                                               << " message steps but " << messages
-                                               << " on its connections");
+    NS_ABORT_MSG_IF(steps != messages,
+                    "rank " << m_rank << ": " << steps << " message steps but " << messages
+                            << " on its connections");
     for (auto& c : m_connections)
     {
         while (!c->early.empty() && c->nextMatch < c->recvs.size())
@@ -435,9 +435,8 @@ void
 CollectiveApplication::Deliver(uint32_t i)
 {
     const auto it = m_live.find(i);
-    const bool started = it != m_live.end()
-                             ? (it->second.word & kStarted) != 0
-                             : m_launched && m_schedule->GetDeps(m_rank, i).empty();
+    const bool started = it != m_live.end() ? (it->second.word & kStarted) != 0
+                                            : m_launched && m_schedule->GetDeps(m_rank, i).empty();
     if (!started)
     {
         Touch(i).word |= kArrived;
@@ -464,8 +463,14 @@ CollectiveApplication::FinishStep(uint32_t i)
     }
     if (step.kind != CollectiveStep::JOIN) // no work: nothing to trace
     {
-        m_stepTrace(CollectiveStepRecord{m_rank, i, step.kind, step.peer, step.channel,
-                                         step.bytes, start, Simulator::Now()});
+        m_stepTrace(CollectiveStepRecord{m_rank,
+                                         i,
+                                         step.kind,
+                                         step.peer,
+                                         step.channel,
+                                         step.bytes,
+                                         start,
+                                         Simulator::Now()});
     }
     for (uint32_t j : m_schedule->GetDependents(m_rank, i))
     {

@@ -144,6 +144,7 @@ class CollectiveApplication : public Application
     // The schedule being executed.
     std::shared_ptr<const CollectiveSchedule> m_schedule;
     DoneCallback m_done;
+
     /**
      * The state of a step between its first finished dependency (or its start, or its
      * message's arrival) and its end, in one word: the dependencies not yet finished (low
@@ -157,11 +158,12 @@ class CollectiveApplication : public Application
         uint32_t word{0}; //!< waiting count, kStarted, kArrived
         Time start;       //!< when it started (once kStarted)
     };
+
     std::unordered_map<uint32_t, Live> m_live;
     static constexpr uint32_t kStarted = 1U << 31;
     static constexpr uint32_t kArrived = 1U << 30;
     static constexpr uint32_t kWaitingMask = kArrived - 1;
-    bool m_launched{false}; //!< the current schedule's launch latency has passed
+    bool m_launched{false};                 //!< the current schedule's launch latency has passed
     std::deque<uint32_t> m_ready;           //!< steps whose dependencies are met, to start
     uint64_t m_stepsLeft{0};
     Time m_started;

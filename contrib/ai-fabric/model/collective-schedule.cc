@@ -331,7 +331,8 @@ CollectiveSchedule::IndexDependents(uint32_t rank, RankIndex& index) const
             index.dependents[--index.dependentsBegin[d + 1]] = i;
         }
     }
-    std::copy(index.dependentsBegin.begin() + 1, index.dependentsBegin.end(),
+    std::copy(index.dependentsBegin.begin() + 1,
+              index.dependentsBegin.end(),
               index.dependentsBegin.begin());
     index.dependentsBegin[n] = static_cast<uint32_t>(index.dependents.size());
 }
@@ -399,7 +400,9 @@ CollectiveSchedule::GetDependents(uint32_t rank, uint32_t step) const
 }
 
 MessageSteps
-CollectiveSchedule::GetMessageSteps(uint32_t rank, CollectiveStep::Kind kind, uint32_t peer,
+CollectiveSchedule::GetMessageSteps(uint32_t rank,
+                                    CollectiveStep::Kind kind,
+                                    uint32_t peer,
                                     uint32_t channel) const
 {
     if (m_generator)
@@ -409,8 +412,11 @@ CollectiveSchedule::GetMessageSteps(uint32_t rank, CollectiveStep::Kind kind, ui
     }
     const RankIndex& index = IndexOf(rank);
     const std::tuple<uint8_t, uint32_t, uint32_t> key{kind, peer, channel};
-    const auto it = std::lower_bound(index.messageKeys.begin(), index.messageKeys.end(), key,
-                                     [](const auto& entry, const auto& k) { return entry.first < k; });
+    const auto it =
+        std::lower_bound(index.messageKeys.begin(),
+                         index.messageKeys.end(),
+                         key,
+                         [](const auto& entry, const auto& k) { return entry.first < k; });
     if (it == index.messageKeys.end() || it->first != key)
     {
         return {};

@@ -153,10 +153,25 @@ class StepDeps
     {
     }
 
-    const uint32_t* begin() const { return m_stored ? m_stored : m_own; }
-    const uint32_t* end() const { return begin() + m_size; }
-    std::size_t size() const { return m_size; }
-    bool empty() const { return m_size == 0; }
+    const uint32_t* begin() const
+    {
+        return m_stored ? m_stored : m_own;
+    }
+
+    const uint32_t* end() const
+    {
+        return begin() + m_size;
+    }
+
+    std::size_t size() const
+    {
+        return m_size;
+    }
+
+    bool empty() const
+    {
+        return m_size == 0;
+    }
 
   private:
     const uint32_t* m_stored{nullptr}; //!< null: the values are m_own
@@ -185,11 +200,16 @@ class StepGenerator
     /** Each (peer, channel) \p rank's steps use, in the order of first use. */
     virtual std::vector<std::pair<uint32_t, uint32_t>> GetPeers(uint32_t rank) const = 0;
     /** How many of \p rank's steps are \p kind (SEND or RECV) with \p peer on \p channel. */
-    virtual uint32_t GetNMessages(uint32_t rank, CollectiveStep::Kind kind, uint32_t peer,
+    virtual uint32_t GetNMessages(uint32_t rank,
+                                  CollectiveStep::Kind kind,
+                                  uint32_t peer,
                                   uint32_t channel) const = 0;
     /** The index of the \p k-th of them. */
-    virtual uint32_t GetMessageStep(uint32_t rank, CollectiveStep::Kind kind, uint32_t peer,
-                                    uint32_t channel, uint32_t k) const = 0;
+    virtual uint32_t GetMessageStep(uint32_t rank,
+                                    CollectiveStep::Kind kind,
+                                    uint32_t peer,
+                                    uint32_t channel,
+                                    uint32_t k) const = 0;
 };
 
 /**
@@ -211,8 +231,11 @@ class MessageSteps
     }
 
     /** \p rank's \p kind steps with \p peer on \p channel, as \p generator computes them. */
-    MessageSteps(const StepGenerator* generator, uint32_t rank, CollectiveStep::Kind kind,
-                 uint32_t peer, uint32_t channel)
+    MessageSteps(const StepGenerator* generator,
+                 uint32_t rank,
+                 CollectiveStep::Kind kind,
+                 uint32_t peer,
+                 uint32_t channel)
         : m_generator(generator),
           m_size(generator->GetNMessages(rank, kind, peer, channel)),
           m_rank(rank),
@@ -223,7 +246,10 @@ class MessageSteps
     }
 
     /** The number of messages. */
-    uint32_t size() const { return m_size; }
+    uint32_t size() const
+    {
+        return m_size;
+    }
 
     /** The step of message \p k (< size()). */
     uint32_t operator[](uint32_t k) const
@@ -233,7 +259,7 @@ class MessageSteps
     }
 
   private:
-    const uint32_t* m_stored{nullptr};        //!< stored steps (no generator)
+    const uint32_t* m_stored{nullptr};         //!< stored steps (no generator)
     const StepGenerator* m_generator{nullptr}; //!< or the generator that computes them
     uint32_t m_size{0};
     uint32_t m_rank{0};
@@ -276,14 +302,26 @@ class StepRange
         {
         }
 
-        CollectiveStep operator*() const { return (*m_range)[m_i]; }
+        CollectiveStep operator*() const
+        {
+            return (*m_range)[m_i];
+        }
+
         Iterator& operator++()
         {
             ++m_i;
             return *this;
         }
-        bool operator!=(const Iterator& o) const { return m_i != o.m_i; }
-        bool operator==(const Iterator& o) const { return m_i == o.m_i; }
+
+        bool operator!=(const Iterator& o) const
+        {
+            return m_i != o.m_i;
+        }
+
+        bool operator==(const Iterator& o) const
+        {
+            return m_i == o.m_i;
+        }
 
       private:
         const StepRange* m_range;
@@ -292,10 +330,26 @@ class StepRange
 
     /** Step \p i. */
     inline CollectiveStep operator[](uint32_t i) const;
-    uint32_t size() const { return m_size; }
-    bool empty() const { return m_size == 0; }
-    Iterator begin() const { return {this, 0}; }
-    Iterator end() const { return {this, m_size}; }
+
+    uint32_t size() const
+    {
+        return m_size;
+    }
+
+    bool empty() const
+    {
+        return m_size == 0;
+    }
+
+    Iterator begin() const
+    {
+        return {this, 0};
+    }
+
+    Iterator end() const
+    {
+        return {this, m_size};
+    }
 
   private:
     const CollectiveSchedule* m_schedule;
@@ -355,15 +409,22 @@ class CollectiveSchedule
     void ShrinkToFit();
     /** Whether this schedule stores \p rank's steps (CollectiveRequest::simulatedRanks). */
     bool IsKept(uint32_t rank) const { return m_kept.empty() || m_kept[rank]; }
-    uint32_t GetNRanks() const { return static_cast<uint32_t>(m_steps.size()); }
+    uint32_t GetNRanks() const { return static_cast<uint32_t>(m_steps.size());
+    }
+
     /** The steps of \p rank (none unless kept). */
-    StepRange GetSteps(uint32_t rank) const { return {this, rank, GetNSteps(rank)}; }
+    StepRange GetSteps(uint32_t rank) const
+    {
+        return {this, rank, GetNSteps(rank)};
+    }
+
     /** The number of steps of \p rank (0 unless kept). */
     uint32_t GetNSteps(uint32_t rank) const
     {
         return m_generator ? (IsKept(rank) ? m_generator->GetNSteps(rank) : 0)
                            : static_cast<uint32_t>(m_steps[rank].size());
     }
+
     /** \p rank's step \p i. */
     CollectiveStep GetStep(uint32_t rank, uint32_t i) const
     {
@@ -379,6 +440,7 @@ class CollectiveSchedule
         const uint32_t* deps = m_deps[rank].data();
         return {deps + (step == 0 ? 0 : m_depsEnd[rank][step - 1]), deps + m_depsEnd[rank][step]};
     }
+
     /**
      * The steps that wait for \p rank's step \p step, ascending.  A stored schedule indexes a
      * rank's dependents and messages the first time they are asked for (kept until its steps
@@ -386,7 +448,9 @@ class CollectiveSchedule
      */
     StepDeps GetDependents(uint32_t rank, uint32_t step) const;
     /** \p rank's \p kind (SEND or RECV) steps with \p peer on \p channel, in order. */
-    MessageSteps GetMessageSteps(uint32_t rank, CollectiveStep::Kind kind, uint32_t peer,
+    MessageSteps GetMessageSteps(uint32_t rank,
+                                 CollectiveStep::Kind kind,
+                                 uint32_t peer,
                                  uint32_t channel) const;
     /**
      * Release \p rank's index (GetDependents, GetMessageSteps of a stored schedule), which
@@ -401,8 +465,12 @@ class CollectiveSchedule
      * proven against its algorithm's stored steps by the tests.
      */
     void SetGenerator(std::shared_ptr<const StepGenerator> generator);
+
     /** Whether the steps are generated (SetGenerator) rather than stored. */
-    bool IsGenerated() const { return m_generator != nullptr; }
+    bool IsGenerated() const
+    {
+        return m_generator != nullptr;
+    }
     /** How its messages are carried (null: data alone, no latency). */
     Ptr<const CollectiveProtocol> GetProtocol() const { return m_protocol; }
     /** Bytes on the wire for a message of \p payload bytes: the protocol's. */
@@ -503,6 +571,7 @@ class CollectiveSchedule
     std::vector<std::vector<uint32_t>> m_deps;
     std::vector<bool> m_kept;     //!< ranks whose steps are stored; empty: all
     std::shared_ptr<const StepGenerator> m_generator; //!< null: the steps are stored
+
     /** A stored rank's dependents and message steps (GetDependents, GetMessageSteps). */
     struct RankIndex
     {
@@ -512,6 +581,7 @@ class CollectiveSchedule
         std::vector<std::pair<std::tuple<uint8_t, uint32_t, uint32_t>, uint32_t>> messageKeys;
         std::vector<uint32_t> messageSteps; //!< grouped by key, in order; messageKeys' ends
     };
+
     /** Per rank, built on first use (null: none built); cleared when steps are added. */
     mutable std::vector<std::shared_ptr<const RankIndex>> m_index;
     const RankIndex& IndexOf(uint32_t rank) const;

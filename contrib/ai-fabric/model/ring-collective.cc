@@ -36,7 +36,9 @@ After(uint32_t step)
 class RingSteps : public StepGenerator
 {
   public:
-    RingSteps(const CollectiveRequest& r, uint32_t channels, uint32_t slices,
+    RingSteps(const CollectiveRequest& r,
+              uint32_t channels,
+              uint32_t slices,
               std::vector<std::vector<uint32_t>> orders)
         : m_bytes(r.bytes),
           m_elementBytes(r.elementBytes),
@@ -65,7 +67,10 @@ class RingSteps : public StepGenerator
         m_perChannel = static_cast<uint32_t>(perChannel);
     }
 
-    uint32_t GetNSteps(uint32_t) const override { return m_perChannel * m_channels; }
+    uint32_t GetNSteps(uint32_t) const override
+    {
+        return m_perChannel * m_channels;
+    }
 
     CollectiveStep GetStep(uint32_t rank, uint32_t i) const override
     {
@@ -74,13 +79,18 @@ class RingSteps : public StepGenerator
         const uint32_t offset = x.scatter ? 0 : m_gatherOffset;
         if (x.unit == 0)
         {
-            return {CollectiveStep::SEND, m_order[x.channel][(j + 1) % m_p], x.channel,
+            return {CollectiveStep::SEND,
+                    m_order[x.channel][(j + 1) % m_p],
+                    x.channel,
                     Piece((j + m_p + offset - x.step) % m_p, x.channel, x.slice)};
         }
         const uint64_t bytes = Piece((j + m_p + offset - x.step - 1) % m_p, x.channel, x.slice);
         if (x.unit == 1)
         {
-            return {CollectiveStep::RECV, m_order[x.channel][(j + m_p - 1) % m_p], x.channel, bytes};
+            return {CollectiveStep::RECV,
+                    m_order[x.channel][(j + m_p - 1) % m_p],
+                    x.channel,
+                    bytes};
         }
         return {CollectiveStep::REDUCE, 0, 0, bytes};
     }
@@ -108,7 +118,8 @@ class RingSteps : public StepGenerator
         // first, for the slice's last reduction.
         if (x.step > 0)
         {
-            return StepDeps(channelBase + m_scatterSteps + ((x.step - 1) * m_slices + x.slice) * 2 + 1);
+            return StepDeps(channelBase + m_scatterSteps + ((x.step - 1) * m_slices + x.slice) * 2 +
+                            1);
         }
         if (m_reduceScatter)
         {
@@ -148,7 +159,9 @@ class RingSteps : public StepGenerator
         return {};
     }
 
-    uint32_t GetNMessages(uint32_t rank, CollectiveStep::Kind kind, uint32_t peer,
+    uint32_t GetNMessages(uint32_t rank,
+                          CollectiveStep::Kind kind,
+                          uint32_t peer,
                           uint32_t channel) const override
     {
         if (channel >= m_channels)
@@ -156,14 +169,18 @@ class RingSteps : public StepGenerator
             return 0;
         }
         const uint32_t j = m_position[channel][rank];
-        const uint32_t expected = kind == CollectiveStep::SEND   ? m_order[channel][(j + 1) % m_p]
-                                  : kind == CollectiveStep::RECV ? m_order[channel][(j + m_p - 1) % m_p]
-                                                                 : UINT32_MAX;
+        const uint32_t expected = kind == CollectiveStep::SEND ? m_order[channel][(j + 1) % m_p]
+                                  : kind == CollectiveStep::RECV
+                                      ? m_order[channel][(j + m_p - 1) % m_p]
+                                      : UINT32_MAX;
         const uint32_t units = (m_p - 1) * m_slices;
         return peer == expected ? units * ((m_reduceScatter ? 1 : 0) + (m_allGather ? 1 : 0)) : 0;
     }
 
-    uint32_t GetMessageStep(uint32_t, CollectiveStep::Kind kind, uint32_t, uint32_t channel,
+    uint32_t GetMessageStep(uint32_t,
+                            CollectiveStep::Kind kind,
+                            uint32_t,
+                            uint32_t channel,
                             uint32_t k) const override
     {
         // The k-th SEND (RECV) is the first (second) step of the k-th unit of the channel.
@@ -194,10 +211,10 @@ class RingSteps : public StepGenerator
     struct Place
     {
         uint32_t channel;
-        bool scatter; //!< in the reduce-scatter pass (else the all-gather pass)
-        uint32_t step;  //!< ring step, 0 .. p - 2
+        bool scatter;  //!< in the reduce-scatter pass (else the all-gather pass)
+        uint32_t step; //!< ring step, 0 .. p - 2
         uint32_t slice;
-        uint32_t unit;  //!< 0: SEND, 1: RECV, 2: REDUCE
+        uint32_t unit; //!< 0: SEND, 1: RECV, 2: REDUCE
     };
 
     Place Decode(uint32_t i) const
@@ -219,7 +236,9 @@ class RingSteps : public StepGenerator
     uint64_t Piece(uint32_t b, uint32_t c, uint32_t k) const
     {
         const uint64_t block = SplitPiece(m_bytes, m_p, b, m_elementBytes);
-        return SplitPiece(SplitPiece(block, m_channels, c, m_elementBytes), m_slices, k,
+        return SplitPiece(SplitPiece(block, m_channels, c, m_elementBytes),
+                          m_slices,
+                          k,
                           m_elementBytes);
     }
 
