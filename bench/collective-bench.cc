@@ -7,9 +7,11 @@
 //
 // Larger counts (4,096) run the 1,024-GPU case's 64 MiB.  --bytes gives every case one size
 // instead, so that a case's message size (bytes / GPUs per ring step) can be held constant
-// across GPU counts.
+// across GPU counts.  --stop-us stops each case at that simulated time (packets and rates then
+// cover that part; sim_us is the stop), for memory and rate at counts whose whole run would take
+// hours: the ring's state in flight is much the same all along.
 //
-//   collective-bench [--cases=128,1024] [--bytes=N]
+//   collective-bench [--cases=128,1024] [--bytes=N] [--stop-us=T]
 #include "bench-run.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -33,7 +35,7 @@ struct Case
 };
 
 Result
-RunRing(const Case& c)
+RunRing(const Case& c, double stopUs)
 {
     Time::SetResolution(Time::PS);
     const auto start = std::chrono::steady_clock::now();
@@ -57,13 +59,17 @@ RunRing(const Case& c)
     }
     Ptr<CollectiveGroup> group = CollectiveHelper().Install(net, rdma, hosts);
     group->Run(CollectiveAlgorithm::Create("ring"), group->MakeRequest(ALL_REDUCE, c.bytes));
+    if (stopUs > 0)
+    {
+        Simulator::Stop(MicroSeconds(stopUs));
+    }
     Simulator::Run();
     double finish = 0;
     for (uint32_t rank = 0; rank < c.gpus; ++rank)
     {
         finish = std::max(finish, group->GetApplication(rank)->GetFinishTime().GetSeconds());
     }
-    return Finish(start, DataFramesSent(net), finish);
+    return Finish(start, DataFramesSent(net), stopUs > 0 ? Simulator::Now().GetSeconds() : finish);
 }
 } // namespace
 
@@ -72,12 +78,19 @@ main(int argc, char** argv)
 {
     std::string cases = "128,1024";
     uint64_t bytes = 0;
+    double stopUs = 0;
     CommandLine cmd;
     cmd.AddValue("cases", "comma-separated GPU counts (multiples of 8)", cases);
     cmd.AddValue("bytes",
                  "all-reduce size of every case (0: 256 MiB below 1,024 GPUs, 64 MiB from it)",
                  bytes);
+    cmd.AddValue("stop-us", "stop each case at this simulated time, in us (0: at its end)", stopUs);
     cmd.Parse(argc, argv);
+    if (stopUs < 0)
+    {
+        std::fprintf(stderr, "collective-bench: --stop-us: %g is negative\n", stopUs);
+        return 2;
+    }
     // ai-fabric-run's event scheduler.
     GlobalValue::Bind("SchedulerType", StringValue("ns3::FabricScheduler"));
     std::printf("collective-bench: ring all-reduce, rail-optimized, 8 GPUs per server, 400G NICs\n");
@@ -97,7 +110,7 @@ main(int argc, char** argv)
             std::fprintf(stderr, "collective-bench: --cases: %u is not a multiple of 8 >= 16\n", c.gpus);
             return 2;
         }
-        const Result r = InChild([&]() { return RunRing(c); }, item.c_str());
+        const Result r = InChild([&]() { return RunRing(c, stopUs); }, item.c_str());
         std::printf("%6u %10lu %12lu %12lu %9.1f %12.0f %9.1f %11.1f %10.1f\n", c.gpus,
                     static_cast<unsigned long>(c.bytes), static_cast<unsigned long>(r.packets),
                     static_cast<unsigned long>(r.events), r.wallSeconds, r.packets / r.wallSeconds,
