@@ -1,3 +1,5 @@
+#include "runner-fixture.h"
+
 #include "ns3/nstime.h"
 
 #include <gtest/gtest.h>
@@ -8,5 +10,10 @@ main(int argc, char** argv)
     // Frame times at 400G are fractions of a nanosecond: the fabric needs picoseconds.
     ns3::Time::SetResolution(ns3::Time::PS);
     testing::InitGoogleTest(&argc, argv);
-    return RUN_ALL_TESTS();
+    const int failed = RUN_ALL_TESTS();
+    if (failed == 0)
+    {
+        aifabric_test::RemoveScratch(); // kept, for a look, when a test failed
+    }
+    return failed;
 }

@@ -16,6 +16,22 @@ namespace fs = std::filesystem;
 namespace aifabric_test
 {
 
+namespace
+{
+std::vector<fs::path> g_scratch; //!< the folders Scratch made in this process
+} // namespace
+
+void
+RemoveScratch()
+{
+    for (const fs::path& dir : g_scratch)
+    {
+        std::error_code ignored;
+        fs::remove_all(dir, ignored);
+    }
+    g_scratch.clear();
+}
+
 fs::path
 Scratch(const std::string& name)
 {
@@ -23,6 +39,7 @@ Scratch(const std::string& name)
                          ("ai-fabric-test-" + std::to_string(::getpid()) + "-" + name);
     fs::remove_all(dir);
     fs::create_directories(dir);
+    g_scratch.push_back(dir);
     return dir;
 }
 

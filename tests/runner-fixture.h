@@ -17,8 +17,13 @@ struct Outcome
     std::string stderrText;
 };
 
-/** An empty folder under the temporary directory, unique to this process and \p name. */
+/**
+ * An empty folder under the temporary directory, unique to this process and \p name; removed
+ * at the end of the test program when every test passed (RemoveScratch).
+ */
 std::filesystem::path Scratch(const std::string& name);
+/** Remove the folders Scratch made. */
+void RemoveScratch();
 
 /** The whole of file \p p ("" if it cannot be read). */
 std::string ReadFile(const std::filesystem::path& p);
