@@ -7,9 +7,10 @@
 //
 // Larger counts (4,096) run the 1,024-GPU case's 64 MiB.  --bytes gives every case one size
 // instead, so that a case's message size (bytes / GPUs per ring step) can be held constant
-// across GPU counts.  --stop-us stops each case at that simulated time (packets and rates then
-// cover that part; sim_us is the stop), for memory and rate at counts whose whole run would take
-// hours: the ring's state in flight is much the same all along.
+// across GPU counts.  --stop-us stops each case at that simulated time (packets then cover that
+// part; sim_us is the stop unless the collective finished first), for memory at counts whose
+// whole run would take hours: the ring's state in flight is much the same all along.  Wall time
+// includes building the cluster and the schedule, so a short stop understates the packet rate.
 //
 //   collective-bench [--cases=128,1024] [--bytes=N] [--stop-us=T]
 #include "bench-run.h"
@@ -18,6 +19,7 @@
 #include "ns3/core-module.h"
 
 #include <chrono>
+#include <cmath>
 #include <sstream>
 
 using namespace ns3;
@@ -65,11 +67,13 @@ RunRing(const Case& c, double stopUs)
     }
     Simulator::Run();
     double finish = 0;
+    bool done = true;
     for (uint32_t rank = 0; rank < c.gpus; ++rank)
     {
         finish = std::max(finish, group->GetApplication(rank)->GetFinishTime().GetSeconds());
+        done = done && !group->GetApplication(rank)->IsBusy();
     }
-    return Finish(start, DataFramesSent(net), stopUs > 0 ? Simulator::Now().GetSeconds() : finish);
+    return Finish(start, DataFramesSent(net), done ? finish : Simulator::Now().GetSeconds());
 }
 } // namespace
 
@@ -78,17 +82,28 @@ main(int argc, char** argv)
 {
     std::string cases = "128,1024";
     uint64_t bytes = 0;
-    double stopUs = 0;
+    std::string stop = "0";
     CommandLine cmd;
     cmd.AddValue("cases", "comma-separated GPU counts (multiples of 8)", cases);
     cmd.AddValue("bytes",
                  "all-reduce size of every case (0: 256 MiB below 1,024 GPUs, 64 MiB from it)",
                  bytes);
-    cmd.AddValue("stop-us", "stop each case at this simulated time, in us (0: at its end)", stopUs);
+    cmd.AddValue("stop-us", "stop each case at this simulated time, in us (0: at its end)", stop);
     cmd.Parse(argc, argv);
-    if (stopUs < 0)
+    double stopUs = -1;
+    std::size_t used = 0;
+    try
     {
-        std::fprintf(stderr, "collective-bench: --stop-us: %g is negative\n", stopUs);
+        stopUs = std::stod(stop, &used);
+    }
+    catch (const std::exception&)
+    {
+        used = 0;
+    }
+    if (used != stop.size() || !(stopUs >= 0) || std::isinf(stopUs))
+    {
+        std::fprintf(stderr, "collective-bench: --stop-us: '%s' is not a number of us >= 0\n",
+                     stop.c_str());
         return 2;
     }
     // ai-fabric-run's event scheduler.

@@ -6,10 +6,11 @@
 #include "ns3/boolean.h"
 #include "ns3/uinteger.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <gtest/gtest.h>
 #include <tuple>
 
 using namespace ns3;

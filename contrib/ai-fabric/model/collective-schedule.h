@@ -122,7 +122,8 @@ static_assert(sizeof(CollectiveStep) == 16, "CollectiveStep grew");
 /**
  * Indices of steps of one rank: a step's dependencies (CollectiveSchedule::GetDeps) or
  * dependents (GetDependents), either a stored list or up to kInline values held by value (a
- * generated step's).
+ * generated step's).  A stored list is valid until the schedule's steps change or, for
+ * dependents, the rank's index is released (CollectiveSchedule::ReleaseIndex).
  */
 class StepDeps
 {
@@ -409,8 +410,7 @@ class CollectiveSchedule
     void ShrinkToFit();
     /** Whether this schedule stores \p rank's steps (CollectiveRequest::simulatedRanks). */
     bool IsKept(uint32_t rank) const { return m_kept.empty() || m_kept[rank]; }
-    uint32_t GetNRanks() const { return static_cast<uint32_t>(m_steps.size());
-    }
+    uint32_t GetNRanks() const { return static_cast<uint32_t>(m_steps.size()); }
 
     /** The steps of \p rank (none unless kept). */
     StepRange GetSteps(uint32_t rank) const
@@ -444,7 +444,7 @@ class CollectiveSchedule
     /**
      * The steps that wait for \p rank's step \p step, ascending.  A stored schedule indexes a
      * rank's dependents and messages the first time they are asked for (kept until its steps
-     * change).
+     * change or the rank's index is released, ReleaseIndex).
      */
     StepDeps GetDependents(uint32_t rank, uint32_t step) const;
     /** \p rank's \p kind (SEND or RECV) steps with \p peer on \p channel, in order. */
