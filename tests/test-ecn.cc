@@ -12,7 +12,7 @@ namespace
 /** Owns a port and ignores what it receives. */
 struct IgnoringOwner : FabricPortOwner
 {
-    void ReceiveFrame(FabricNetDevice*, FrameRef, const FrameInfo&) override {}
+    void ReceiveFrame(FabricNetDevice*, const FrameInfo&) override {}
     void FrameDequeued(uint16_t, uint16_t, uint8_t, uint32_t) override {}
 };
 
@@ -82,7 +82,7 @@ TEST(Ecn, MarkingProbabilityFollowsRedRamp)
         {
             DataFrameSpec spec;
             spec.payloadBytes = 64;
-            a->Enqueue(roce::MakeDataFrame(spec), roce::InfoOf(spec), 0);
+            a->Enqueue(roce::InfoOf(spec), 0);
         }
     };
     const uint32_t rounds = 20;

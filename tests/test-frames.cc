@@ -6,6 +6,20 @@
 #include <gtest/gtest.h>
 
 using namespace ns3;
+using namespace aifabric_test;
+
+namespace
+{
+const Mac48Address kSrcMac("02:00:00:00:01:0a"); //!< the link's MACs the frames are built with
+const Mac48Address kDstMac("02:00:00:00:ff:03");
+
+/** The packet of the frame \p spec describes, as a port makes it for a trace sink. */
+Ptr<Packet>
+FrameOf(const DataFrameSpec& spec)
+{
+    return roce::MakeDataFrame(roce::InfoOf(spec), kSrcMac, kDstMac);
+}
+} // namespace
 
 TEST(Frames, DataFrameSizeIsPayloadPlusHeaders)
 {
@@ -14,7 +28,7 @@ TEST(Frames, DataFrameSizeIsPayloadPlusHeaders)
     {
         DataFrameSpec spec;
         spec.payloadBytes = payload;
-        Ptr<Packet> p = roce::MakeDataFrame(spec);
+        Ptr<Packet> p = FrameOf(spec);
         EXPECT_EQ(p->GetSize(), payload + 18 + 20 + 8 + 12 + 4 + 4);
     }
     // Preamble+SFD 8 and IFG 12 on the wire; frames pad to 64 bytes.
@@ -34,7 +48,7 @@ TEST(Frames, DataFrameFieldsRoundTrip)
     spec.destQp = 0xabcdef;
     spec.psn = 0x123456;
     spec.payloadBytes = 1000;
-    Ptr<Packet> p = roce::MakeDataFrame(spec);
+    Ptr<Packet> p = FrameOf(spec);
     FrameInfo info;
     ASSERT_TRUE(roce::ParseDataFrame(*p, info));
     EXPECT_EQ(info.srcHost, 7u);
@@ -61,8 +75,10 @@ TEST(Frames, DataFrameFieldsRoundTrip)
     EXPECT_EQ((b[38 + 4] << 8) | b[38 + 5], 8 + 12 + 1000 + 4); // UDP length
     EXPECT_EQ(b[46], BthHeader::RC_SEND_MIDDLE);
 
+    // A port marks a frame CE in its info; the packet it makes for a trace sink says so.
     FrameInfo carried = roce::InfoOf(spec);
-    roce::MarkCongestionExperienced(p, carried);
+    carried.ecn = Ipv4Header::ECN_CE;
+    p = roce::MakeDataFrame(carried, kSrcMac, kDstMac);
     ASSERT_TRUE(roce::ParseDataFrame(*p, info));
     EXPECT_EQ(info.ecn, Ipv4Header::ECN_CE);
     EXPECT_EQ(carried, info);
@@ -77,8 +93,6 @@ std::vector<DataFrameSpec>
 VariedFrames()
 {
     DataFrameSpec data;
-    data.srcMac = Mac48Address("02:00:00:00:01:0a");
-    data.dstMac = Mac48Address("02:00:00:00:ff:03");
     data.srcHost = 3;
     data.dstHost = 70000;
     data.udpSrcPort = 60001;
@@ -112,7 +126,7 @@ TEST(Frames, CarriedInfoIsWhatTheBytesSay)
     for (const DataFrameSpec& spec : VariedFrames())
     {
         FrameInfo parsed;
-        Ptr<Packet> p = roce::MakeDataFrame(spec);
+        Ptr<Packet> p = FrameOf(spec);
         ASSERT_TRUE(roce::ParseDataFrame(*p, parsed));
         EXPECT_EQ(roce::InfoOf(spec), parsed) << "opcode " << unsigned(spec.opcode);
         // Hops take the frame's size from its info, not from the packet.
@@ -123,13 +137,14 @@ TEST(Frames, CarriedInfoIsWhatTheBytesSay)
 namespace
 {
 /** The frame \p s describes as ns-3's per-layer headers write it (RoceHeaderStack), the
- * reference for MakeDataFrame's own writer; \p ecn overrides the spec's codepoint. */
+ * reference for MakeDataFrame's own writer; \p ecn overrides the spec's codepoint.  The MACs
+ * are kSrcMac and kDstMac. */
 std::vector<uint8_t>
 StackBytes(const DataFrameSpec& s, Ipv4Header::EcnType ecn)
 {
     RoceHeaderStack h;
-    h.eth.SetSource(s.srcMac);
-    h.eth.SetDestination(s.dstMac);
+    h.eth.SetSource(kSrcMac);
+    h.eth.SetDestination(kDstMac);
     h.eth.SetVlanTag(s.priority, 0);
     h.eth.SetEtherType(VlanEthernetHeader::kEtherTypeIpv4);
     h.bth.SetOpcode(s.opcode);
@@ -167,17 +182,18 @@ BytesOf(const Ptr<Packet>& p)
 
 TEST(Frames, HeaderBytesAreThoseOfTheStack)
 {
-    // MakeDataFrame writes the header bytes itself (no per-layer header objects on the
-    // per-packet path); ns-3's Ipv4Header, UdpHeader and ours must read the same bytes, the
-    // IPv4 checksum included, before and after a CE mark.
+    // MakeDataFrame writes the header bytes itself (no per-layer header objects); ns-3's
+    // Ipv4Header, UdpHeader and ours must read the same bytes, the IPv4 checksum included,
+    // with and without a CE mark.
     for (const DataFrameSpec& spec : VariedFrames())
     {
-        Ptr<Packet> p = roce::MakeDataFrame(spec);
+        Ptr<Packet> p = FrameOf(spec);
         const auto ecn = spec.ecnCapable ? Ipv4Header::ECN_ECT0 : Ipv4Header::ECN_NotECT;
         EXPECT_EQ(BytesOf(p), StackBytes(spec, ecn)) << "opcode " << unsigned(spec.opcode);
         FrameInfo info = roce::InfoOf(spec);
-        roce::MarkCongestionExperienced(p, info);
-        EXPECT_EQ(BytesOf(p), StackBytes(spec, Ipv4Header::ECN_CE))
+        info.ecn = Ipv4Header::ECN_CE;
+        EXPECT_EQ(BytesOf(roce::MakeDataFrame(info, kSrcMac, kDstMac)),
+                  StackBytes(spec, Ipv4Header::ECN_CE))
             << "CE, opcode " << unsigned(spec.opcode);
     }
 }
@@ -210,7 +226,7 @@ TEST(Frames, AckCarriesAethAfterBth)
     spec.syndrome = AethHeader::kNakSequenceError;
     spec.msn = 77;
     spec.psn = 1234;
-    Ptr<Packet> p = roce::MakeDataFrame(spec);
+    Ptr<Packet> p = FrameOf(spec);
     EXPECT_EQ(p->GetSize(), roce::kDataFrameOverheadBytes + 4); // BTH + AETH, no payload
     std::vector<uint8_t> b(p->GetSize());
     p->CopyData(b.data(), b.size());
@@ -223,4 +239,82 @@ TEST(Frames, AckCarriesAethAfterBth)
     EXPECT_EQ(info.syndrome, AethHeader::kNakSequenceError);
     EXPECT_EQ(info.msn, 77u);
     EXPECT_EQ(info.psn, 1234u);
+}
+
+namespace
+{
+/** Every data frame a trace sink was handed, with the port whose trace it was. */
+struct SeenFrames
+{
+    struct Seen
+    {
+        Ptr<FabricNetDevice> port;
+        bool outgoing;
+        Mac48Address src;
+        Mac48Address dst;
+        FrameInfo info;
+    };
+    std::vector<Seen> frames;
+
+    static void Record(SeenFrames* s, Ptr<FabricNetDevice> port, bool outgoing, Ptr<const Packet> p)
+    {
+        RoceHeaderStack h;
+        p->PeekHeader(h);
+        Seen seen{port, outgoing, h.eth.GetSource(), h.eth.GetDestination(), {}};
+        if (roce::ParseDataFrame(*p, seen.info))
+        {
+            s->frames.push_back(seen);
+        }
+    }
+};
+} // namespace
+
+TEST(Frames, PacketsAreMadeOnlyForSinksWithTheirLinksMacs)
+{
+    // A data frame travels as its FrameInfo: a transfer without trace sinks makes no packet
+    // (ns-3 numbers packets in the order they are made: the probe after it is the next).
+    {
+        Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
+        RdmaHelper rdma;
+        rdma.Install(net);
+        auto [a, b] = rdma.Connect(net, 0, 1);
+        a->PostSend(1 << 20, {});
+        const uint64_t before = Create<Packet>()->GetUid();
+        Simulator::Run();
+        EXPECT_EQ(b->GetCounters().payloadReceived, uint64_t(1) << 20);
+        EXPECT_EQ(Create<Packet>()->GetUid(), before + 1);
+        Simulator::Destroy();
+    }
+    // With sinks on both links of host 0 -> switch -> host 1, each packet carries the MACs of
+    // the link it is on (a routed fabric's hop-by-hop rewrite) and the frame's info.
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.Install(net);
+    auto [a, b] = rdma.Connect(net, 0, 1);
+    SeenFrames seen;
+    for (uint32_t h : {0u, 1u})
+    {
+        const Ptr<FabricNetDevice> host = net->GetEndpoint(h)->GetPort(0);
+        const Ptr<FabricNetDevice> sw = host->GetFabricChannel()->GetPeer(host);
+        for (const Ptr<FabricNetDevice>& port : {host, sw})
+        {
+            port->TraceConnectWithoutContext("Tx", MakeBoundCallback(&SeenFrames::Record, &seen, port, true));
+            port->TraceConnectWithoutContext("Rx", MakeBoundCallback(&SeenFrames::Record, &seen, port, false));
+        }
+    }
+    a->PostSend(64 << 10, {});
+    Simulator::Run();
+    const uint32_t frames = (64 << 10) / net->GetEndpoint(0)->GetPort(0)->GetPayloadMtu();
+    // Data frames and their ACKs, each seen leaving and arriving on two links.
+    EXPECT_GE(seen.frames.size(), 2u * 2 * 2 * frames);
+    uint32_t data = 0;
+    for (const auto& s : seen.frames)
+    {
+        const Ptr<FabricNetDevice> peer = s.port->GetFabricChannel()->GetPeer(s.port);
+        EXPECT_EQ(s.src, s.outgoing ? s.port->GetMacAddress() : peer->GetMacAddress());
+        EXPECT_EQ(s.dst, s.outgoing ? peer->GetMacAddress() : s.port->GetMacAddress());
+        data += s.info.payloadBytes > 0 && s.info.srcHost == 0 && s.info.dstHost == 1;
+    }
+    EXPECT_EQ(data, 2u * 2 * frames); // every data frame: 2 links, sent and received
+    Simulator::Destroy();
 }

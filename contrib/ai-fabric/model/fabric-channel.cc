@@ -148,16 +148,16 @@ FabricChannel::GetPeer(Ptr<const FabricNetDevice> device) const
 }
 
 void
-FabricChannel::Transmit(FrameRef p,
+FabricChannel::Transmit(const Ptr<Packet>& control,
                         const FrameInfo* info,
                         const FabricNetDevice* sender,
                         Time txTime,
                         Time extraDelay)
 {
     const bool corrupted =
-        Corrupts(sender, info ? roce::FrameBytes(*info) : p.Share()->GetSize());
+        Corrupts(sender, info ? roce::FrameBytes(*info) : control->GetSize());
     ScheduleArrival(PeerOf(sender),
-                    std::move(p),
+                    control,
                     info,
                     txTime + m_delay + extraDelay,
                     m_epoch,
@@ -167,7 +167,7 @@ FabricChannel::Transmit(FrameRef p,
 
 void
 FabricChannel::ScheduleArrival(const Ptr<FabricNetDevice>& port,
-                               FrameRef p,
+                               const Ptr<Packet>& control,
                                const FrameInfo* info,
                                Time delay,
                                uint32_t epoch,
@@ -176,7 +176,7 @@ FabricChannel::ScheduleArrival(const Ptr<FabricNetDevice>& port,
 {
     Simulator::ScheduleWithContext(port->GetNodeId(),
                                    delay,
-                                   new FrameArrival(port, std::move(p), info, epoch, corrupted,
+                                   new FrameArrival(port, control, info, epoch, corrupted,
                                                     pipelined));
 }
 

@@ -1,7 +1,6 @@
 #ifndef AI_FABRIC_FABRIC_CHANNEL_H
 #define AI_FABRIC_FABRIC_CHANNEL_H
 
-#include "frame-ref.h"
 
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
@@ -56,9 +55,10 @@ class FabricChannel : public Channel
     /**
      * Hand a frame whose last bit leaves \p sender after \p txTime to the far end; it arrives
      * after the propagation delay plus \p extraDelay (the far end's forwarding latency).
-     * \p info: a data frame's FrameInfo, which travels with it; null for a MAC control frame.
+     * The frame is the data frame \p info (which travels without a packet), or, \p info null,
+     * the MAC control frame \p control (null for a data frame).
      */
-    virtual void Transmit(FrameRef p,
+    virtual void Transmit(const Ptr<Packet>& control,
                           const FrameInfo* info,
                           const FabricNetDevice* sender,
                           Time txTime,
@@ -113,12 +113,12 @@ class FabricChannel : public Channel
     /** Whether bit errors hit a frame of \p bytes that \p sender puts on the wire now. */
     bool Corrupts(const FabricNetDevice* sender, uint32_t bytes) const;
     /**
-     * Hand \p p (with its \p info, null for a MAC control frame) to \p port after \p delay
-     * through a FrameArrival, sent in link epoch \p epoch (lost if the link went down since);
-     * \p pipelined if the delay includes the port's forwarding latency.
+     * Hand the data frame \p info, or (\p info null) the MAC control frame \p control, to
+     * \p port after \p delay through a FrameArrival, sent in link epoch \p epoch (lost if the
+     * link went down since); \p pipelined if the delay includes the port's forwarding latency.
      */
     void ScheduleArrival(const Ptr<FabricNetDevice>& port,
-                         FrameRef p,
+                         const Ptr<Packet>& control,
                          const FrameInfo* info,
                          Time delay,
                          uint32_t epoch,

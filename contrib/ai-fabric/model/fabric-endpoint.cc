@@ -109,22 +109,16 @@ FabricEndpoint::Send(DataFrameSpec spec, Route& route)
         route.dstHost = spec.dstHost;
         route.udpSrcPort = spec.udpSrcPort;
         route.port = PeekPointer(port);
-        if (port)
-        {
-            route.srcMac = port->GetMacAddress();
-            route.dstMac = port->GetFabricChannel()->PeerOf(route.port)->GetMacAddress();
-        }
     }
     spec.srcHost = m_hostId;
+    const FrameInfo info = roce::InfoOf(spec);
     if (!route.port)
     {
         NS_LOG_WARN("host " << m_hostId << " has no route to " << spec.dstHost);
-        GetSmallestMtuPort()->RecordDrop(roce::MakeDataFrame(spec), DropReason::NoRoute);
+        GetSmallestMtuPort()->RecordDrop(info, FabricNetDevice::Side::Out, DropReason::NoRoute);
         return false;
     }
-    spec.srcMac = route.srcMac;
-    spec.dstMac = route.dstMac;
-    return route.port->Enqueue(roce::MakeDataFrame(spec), roce::InfoOf(spec), 0);
+    return route.port->Enqueue(info, 0);
 }
 
 void
@@ -153,32 +147,33 @@ FabricEndpoint::SetReceiveCallback(ReceiveCallback receive)
 }
 
 void
-FabricEndpoint::ReceiveFrame(FabricNetDevice* port, FrameRef p, const FrameInfo& info)
+FabricEndpoint::ReceiveFrame(FabricNetDevice* port, const FrameInfo& info)
 {
     if (info.dstHost == m_hostId)
     {
         ++m_delivered;
-        const Ptr<Packet> packet = p.Share(); // its last stop: freed after this
         if (!m_receive.IsNull())
         {
-            m_receive(packet, info);
+            m_receive(info);
         }
-        m_deliverTrace(packet, info);
+        if (!m_deliverTrace.IsEmpty())
+        {
+            m_deliverTrace(port->MakePacket(info, FabricNetDevice::Side::In), info);
+        }
         return;
     }
     if (!m_transit)
     {
-        port->RecordDrop(p.Share(), DropReason::NoRoute);
+        port->RecordDrop(info, FabricNetDevice::Side::In, DropReason::NoRoute);
         return;
     }
     const auto& hops = m_table.NextHops(info.dstHost);
     if (hops.empty())
     {
-        port->RecordDrop(p.Share(), DropReason::NoRoute);
+        port->RecordDrop(info, FabricNetDevice::Side::In, DropReason::NoRoute);
         return;
     }
-    m_ports[HashEgress(hops, info)]->Enqueue(std::move(p), info,
-                                             static_cast<uint16_t>(port->GetIfIndex()));
+    m_ports[HashEgress(hops, info)]->Enqueue(info, static_cast<uint16_t>(port->GetIfIndex()));
 }
 
 } // namespace ns3

@@ -69,7 +69,7 @@ class FabricEndpoint : public Object, public FabricPortOwner
     /** The port a flow with hash entropy \p udpSrcPort to \p dstHost leaves by (null if none). */
     Ptr<FabricNetDevice> PortToward(uint32_t dstHost, uint16_t udpSrcPort) const;
     /**
-     * Where a sender's frames leave: the port and MAC addresses Send chose for a destination
+     * Where a sender's frames leave: the port Send chose for a destination
      * and entropy, kept by the sender between frames so that a frame costs no route lookup.
      * Send chooses again for another destination or entropy, or when the forwarding table, the
      * ports or the ECMP seed have changed since.
@@ -77,8 +77,6 @@ class FabricEndpoint : public Object, public FabricPortOwner
     struct Route
     {
         FabricNetDevice* port{nullptr}; //!< null: no route
-        Mac48Address srcMac;
-        Mac48Address dstMac;
         uint64_t tableVersion{0}; //!< the table it was chosen under (0: never)
         uint32_t dstHost{0};
         uint16_t udpSrcPort{0};
@@ -96,7 +94,7 @@ class FabricEndpoint : public Object, public FabricPortOwner
         }
     };
     /**
-     * Build and send a data frame per \p spec (source fields are filled in here).  Returns
+     * Send a data frame per \p spec (its source host is filled in here).  Returns
      * false, counting the drop, if there is no route or the port's link is down.
      */
     bool Send(DataFrameSpec spec);
@@ -108,7 +106,7 @@ class FabricEndpoint : public Object, public FabricPortOwner
      */
     void NotifyWhenPortDequeues(uint32_t port, Callback<void> ready);
     /** Receives the frames delivered to this host: the host's transport. */
-    using ReceiveCallback = Callback<void, Ptr<const Packet>, const FrameInfo&>;
+    using ReceiveCallback = Callback<void, const FrameInfo&>;
     /**
      * The host's transport (its RDMA NIC): called with every frame delivered here, before the
      * Deliver trace's observers.  One per host.
@@ -121,7 +119,7 @@ class FabricEndpoint : public Object, public FabricPortOwner
     void DoDispose() override;
 
   private:
-    void ReceiveFrame(FabricNetDevice* port, FrameRef p, const FrameInfo& info) override;
+    void ReceiveFrame(FabricNetDevice* port, const FrameInfo& info) override;
     void FrameDequeued(uint16_t port, uint16_t ingress, uint8_t priority, uint32_t bytes) override;
 
     uint32_t m_hostId{0};

@@ -267,16 +267,16 @@ FabricNetDevice::ShouldMarkEcn(uint64_t queueBytes)
 }
 
 bool
-FabricNetDevice::Enqueue(FrameRef p, const FrameInfo& info, uint16_t ingressPort)
+FabricNetDevice::Enqueue(const FrameInfo& info, uint16_t ingressPort)
 {
     if (!m_linkUp)
     {
-        RecordDrop(p.Share(), DropReason::LinkDown);
+        RecordDrop(info, Side::Out, DropReason::LinkDown);
         return false;
     }
     NS_ASSERT_MSG(m_owner, "a fabric port needs an owner (FabricSwitch or FabricEndpoint)");
     const uint8_t c = info.priority;
-    m_queues[c].push_back({std::move(p), info, ingressPort});
+    m_queues[c].push_back({info, ingressPort});
     m_backlog |= uint8_t(1u << c);
     const uint64_t before = m_queueBytes[c];
     m_queueBytes[c] += roce::FrameBytes(info);
@@ -362,6 +362,26 @@ FabricNetDevice::RecordDrop(Ptr<const Packet> p, DropReason reason)
     m_dropTrace(p, reason);
 }
 
+void
+FabricNetDevice::RecordDrop(const FrameInfo& info, Side side, DropReason reason)
+{
+    const auto r = static_cast<std::size_t>(reason);
+    ++m_counters.dropFrames[r];
+    m_counters.dropBytes[r] += roce::FrameBytes(info);
+    if (!m_dropTrace.IsEmpty())
+    {
+        m_dropTrace(MakePacket(info, side), reason);
+    }
+}
+
+Ptr<Packet>
+FabricNetDevice::MakePacket(const FrameInfo& info, Side side) const
+{
+    const Mac48Address& peer = m_channel->PeerOf(this)->GetMacAddress();
+    return side == Side::Out ? roce::MakeDataFrame(info, m_address, peer)
+                             : roce::MakeDataFrame(info, peer, m_address);
+}
+
 bool
 FabricNetDevice::IsPaused(uint8_t priority) const
 {
@@ -444,9 +464,9 @@ FabricNetDevice::TransmitNext(Time now)
     NS_ASSERT(now >= m_txEnd);
     if (!m_controlQueue.empty())
     {
-        FrameRef p(m_controlQueue.front());
+        Ptr<Packet> p = m_controlQueue.front();
         m_controlQueue.pop_front();
-        StartTransmission(std::move(p), nullptr, Time(0), now); // MAC control frames skip the pipeline
+        StartTransmission(p, nullptr, Time(0), now); // MAC control frames skip the pipeline
         return;
     }
     const int c = SelectClass();
@@ -470,33 +490,35 @@ FabricNetDevice::TransmitNext(Time now)
         f.info.ecn == Ipv4Header::ECN_ECT0 || f.info.ecn == Ipv4Header::ECN_ECT1;
     if (m_ecnEnabled && ecnCapable && ShouldMarkEcn(m_queueBytes[c]))
     {
-        const Ptr<Packet> p = f.packet.Share();
-        roce::MarkCongestionExperienced(p, f.info);
+        f.info.ecn = Ipv4Header::ECN_CE; // RFC 3168
         ++m_counters.ecnMarked;
-        m_ecnMarkTrace(p);
+        if (!m_ecnMarkTrace.IsEmpty())
+        {
+            m_ecnMarkTrace(MakePacket(f.info, Side::Out));
+        }
     }
-    StartTransmission(std::move(f.packet), &f.info, m_peerForwardingLatency, now);
+    StartTransmission(nullptr, &f.info, m_peerForwardingLatency, now);
     // After the frame is on the wire, so an owner that queues another one sees a busy port.
     m_owner->FrameDequeued(static_cast<uint16_t>(m_ifIndex), f.ingressPort, static_cast<uint8_t>(c), size);
 }
 
 void
-FabricNetDevice::StartTransmission(FrameRef p,
+FabricNetDevice::StartTransmission(const Ptr<Packet>& control,
                                    const FrameInfo* info,
                                    Time peerLatency,
                                    Time now)
 {
-    const uint32_t bytes = info ? roce::FrameBytes(*info) : p.Share()->GetSize();
+    const uint32_t bytes = info ? roce::FrameBytes(*info) : control->GetSize();
     const Time txTime = TransmissionTime(bytes);
     m_txEnd = now + txTime;
     ++m_counters.txFrames;
     m_counters.txBytes += bytes;
     m_counters.busyTime += txTime;
-    if (!m_txTrace.IsEmpty()) // only a sink makes the packet's Ptr
+    if (!m_txTrace.IsEmpty()) // only a sink makes a data frame's packet
     {
-        m_txTrace(p.Share());
+        m_txTrace(info ? MakePacket(*info, Side::Out) : control);
     }
-    m_channel->Transmit(std::move(p), info, this, txTime, peerLatency);
+    m_channel->Transmit(control, info, this, txTime, peerLatency);
     // The link's one pending event: only when frames wait for it.  A frame that arrives to an
     // idle port later starts at once, without an event of its own.
     if ((m_queuedFrames > 0 || !m_controlQueue.empty()) && !m_completionPending)
@@ -523,36 +545,39 @@ FabricNetDevice::TransmitComplete()
 }
 
 void
-FabricNetDevice::Receive(FrameRef p, const FrameInfo* info, uint32_t epoch, bool corrupted)
+FabricNetDevice::Receive(const Ptr<Packet>& control, const FrameInfo* info, uint32_t epoch, bool corrupted)
 {
-    if (epoch != m_channel->GetEpoch())
+    const bool lost = epoch != m_channel->GetEpoch(); // in flight when the link went down
+    if (lost || corrupted)
     {
-        RecordDrop(p.Share(), DropReason::LinkDown); // lost in flight when the link went down
-        return;
-    }
-    if (corrupted)
-    {
-        RecordDrop(p.Share(), DropReason::FcsError);
+        const DropReason reason = lost ? DropReason::LinkDown : DropReason::FcsError;
+        if (info)
+        {
+            RecordDrop(*info, Side::In, reason);
+        }
+        else
+        {
+            RecordDrop(control, reason);
+        }
         return;
     }
     ++m_counters.rxFrames;
     if (!info)
     {
-        const Ptr<Packet> pfc = p.Share();
-        m_counters.rxBytes += pfc->GetSize();
+        m_counters.rxBytes += control->GetSize();
         if (!m_rxTrace.IsEmpty())
         {
-            m_rxTrace(pfc);
+            m_rxTrace(control);
         }
-        ReceivePfc(pfc);
+        ReceivePfc(control);
         return;
     }
     m_counters.rxBytes += roce::FrameBytes(*info);
     if (!m_rxTrace.IsEmpty())
     {
-        m_rxTrace(p.Share());
+        m_rxTrace(MakePacket(*info, Side::In));
     }
-    m_owner->ReceiveFrame(this, std::move(p), *info);
+    m_owner->ReceiveFrame(this, *info);
 }
 
 void
@@ -689,7 +714,7 @@ FabricNetDevice::Flush()
             m_queueBytes[c] -= size;
             m_queueBytesTrace(c, m_queueBytes[c] + size, m_queueBytes[c]);
             m_owner->FrameDequeued(static_cast<uint16_t>(m_ifIndex), f.ingressPort, c, size);
-            RecordDrop(f.packet.Share(), DropReason::LinkDown);
+            RecordDrop(f.info, Side::Out, DropReason::LinkDown);
         }
     }
     m_backlog = 0;

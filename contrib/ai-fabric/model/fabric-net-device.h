@@ -1,7 +1,6 @@
 #ifndef AI_FABRIC_FABRIC_NET_DEVICE_H
 #define AI_FABRIC_FABRIC_NET_DEVICE_H
 
-#include "frame-ref.h"
 #include "roce-frame.h"
 
 #include "ns3/data-rate.h"
@@ -64,8 +63,8 @@ class FabricPortOwner
 {
   public:
     virtual ~FabricPortOwner() = default;
-    /** A data frame \p p with \p info arrived at \p port (the owner takes it on or drops it). */
-    virtual void ReceiveFrame(FabricNetDevice* port, FrameRef p, const FrameInfo& info) = 0;
+    /** The data frame \p info arrived at \p port (the owner takes it on or drops it). */
+    virtual void ReceiveFrame(FabricNetDevice* port, const FrameInfo& info) = 0;
     /**
      * A data frame of class \p priority and \p bytes (header to FCS) that entered through
      * \p ingress left port \p egress (an ifIndex) for the wire, or was dropped from its queue
@@ -115,16 +114,32 @@ class FabricNetDevice : public NetDevice
      * Queue a data frame for transmission in class \p info.priority (if ECN-capable it may be
      * marked CE by the RED ramp when it leaves).  \p ingressPort is passed to the owner's
      * FrameDequeued.  A port whose link is down drops the frame (LinkDown) and returns false.
-     * The frame's size is read from \p info (roce::FrameBytes), not from \p p.
+     * The frame is its FrameInfo: no packet travels with it (see MakePacket).
      */
-    bool Enqueue(FrameRef p, const FrameInfo& info, uint16_t ingressPort);
+    bool Enqueue(const FrameInfo& info, uint16_t ingressPort);
     /**
      * Ask the peer to stop (true) or resume (false) sending class \p priority: sends a PFC
      * frame ahead of all data, and while asserted re-sends it every half pause time.
      */
     void AssertPause(uint8_t priority, bool pause);
-    /** Count a drop that the owner decided for a frame meant for this egress. */
-    void RecordDrop(Ptr<const Packet> p, DropReason reason);
+    /** Which way a data frame crosses this port's link: the MACs its packet carries. */
+    enum class Side : uint8_t
+    {
+        Out, //!< leaving through this port: from this port's MAC to the peer's
+        In,  //!< arriving at this port: from the peer's MAC to this port's
+    };
+    /**
+     * Count a drop that the owner decided for the data frame \p info, met on \p side of this
+     * port (Drop trace sinks get its packet, MakePacket).
+     */
+    void RecordDrop(const FrameInfo& info, Side side, DropReason reason);
+    /**
+     * The ns-3 packet of the data frame \p info as it crosses this port's link on \p side:
+     * real header bytes (roce::MakeDataFrame) with the link's MACs, as a routed fabric rewrites
+     * them at every hop.  Frames travel without one; a port makes one only for a trace sink
+     * (Tx, Rx, Drop, EcnMark), PCAP, or a rank boundary, each a new packet.
+     */
+    Ptr<Packet> MakePacket(const FrameInfo& info, Side side) const;
 
     /** The switch or endpoint that receives this port's data frames (it outlives them). */
     void SetOwner(FabricPortOwner* owner) { m_owner = owner; }
@@ -164,10 +179,10 @@ class FabricNetDevice : public NetDevice
 
     // Called by FabricChannel.
     /**
-     * A frame sent in link epoch \p epoch arrives with its \p info (null for a MAC control
-     * frame); \p corrupted if bit errors hit it.
+     * A frame sent in link epoch \p epoch arrives: the data frame \p info, or (\p info null)
+     * the MAC control frame \p control (null for a data frame); \p corrupted if bit errors hit it.
      */
-    void Receive(FrameRef p, const FrameInfo* info, uint32_t epoch, bool corrupted);
+    void Receive(const Ptr<Packet>& control, const FrameInfo* info, uint32_t epoch, bool corrupted);
     void NotifyLinkState(bool up);
     void NotifyRateChanged();
 
@@ -210,8 +225,7 @@ class FabricNetDevice : public NetDevice
 
     struct QueuedFrame
     {
-        FrameRef packet;
-        FrameInfo info; //!< travels with the frame to the next port
+        FrameInfo info; //!< the frame: travels to the next port
         uint16_t ingressPort;
     };
 
@@ -219,10 +233,13 @@ class FabricNetDevice : public NetDevice
     /** Start the next frame, the port being idle at \p now (the simulator's time). */
     void TransmitNext(Time now);
     /**
-     * Put \p p (a data frame's \p info, or null) on the wire at \p now; it reaches the peer's
-     * queues \p peerLatency after its last bit.
+     * Put the data frame \p info, or (\p info null) the MAC control frame \p control, on the
+     * wire at \p now; it reaches the peer's queues \p peerLatency after its last bit.
      */
-    void StartTransmission(FrameRef p, const FrameInfo* info, Time peerLatency, Time now);
+    void StartTransmission(const Ptr<Packet>& control,
+                           const FrameInfo* info,
+                           Time peerLatency,
+                           Time now);
     void TransmitComplete();
     /** Schedule this port's transmit completion (a PortCompletion) \p delay from now. */
     void ScheduleCompletion(Time delay);
@@ -230,6 +247,7 @@ class FabricNetDevice : public NetDevice
     int SelectDwrr();
     bool Eligible(uint8_t c) const;
     bool ShouldMarkEcn(uint64_t queueBytes);
+    void RecordDrop(Ptr<const Packet> p, DropReason reason); // a MAC control frame's
     void ReceivePfc(Ptr<Packet> p);
     void SendPfcFrame(uint8_t priority, uint16_t quanta);
     void RefreshPause(uint8_t priority);

@@ -97,17 +97,19 @@ FabricRemoteChannel::Attach(Ptr<FabricNetDevice> device)
 }
 
 void
-FabricRemoteChannel::Transmit(FrameRef frame,
-                              const FrameInfo*,
+FabricRemoteChannel::Transmit(const Ptr<Packet>& control,
+                              const FrameInfo* info,
                               const FabricNetDevice* sender,
                               Time txTime,
                               Time extraDelay)
 {
-    const Ptr<Packet> p = frame.Share(); // it crosses to the other rank as bytes
-    Ptr<Packet> tagged = p->Copy(); // the frame's bytes are shared; the tag is this copy's
+    // It crosses to the other rank as bytes: a data frame's are made here, a control frame's
+    // are shared with its trace sinks (the tag is a copy's).
+    const Ptr<Packet> tagged =
+        info ? sender->MakePacket(*info, FabricNetDevice::Side::Out) : control->Copy();
     LinkEpochTag tag;
     tag.epoch = GetEpoch();
-    tag.corrupted = Corrupts(sender, p->GetSize()); // the copy touched the packet already
+    tag.corrupted = Corrupts(sender, tagged->GetSize());
     tagged->AddPacketTag(tag);
     NS_ABORT_MSG_IF(tagged->GetSerializedSize() + kMpiHeaderBytes > kMpiMessageBytes,
                     "FabricRemoteChannel: a frame of " << tagged->GetSerializedSize()
@@ -129,7 +131,12 @@ FabricRemoteChannel::Deliver(Ptr<FabricNetDevice> port, Ptr<Packet> p)
     NS_ABORT_MSG_UNLESS(p->RemovePacketTag(tag), "FabricRemoteChannel: a frame without its epoch");
     const bool data = roce::ParseDataFrame(*p, info);
     const bool pipelined = data && port->GetForwardingLatency().IsStrictlyPositive();
-    ScheduleArrival(port, p, data ? &info : nullptr, HandOver(), tag.epoch, tag.corrupted,
+    ScheduleArrival(port,
+                    data ? nullptr : p, // a data frame travels as its info
+                    data ? &info : nullptr,
+                    HandOver(),
+                    tag.epoch,
+                    tag.corrupted,
                     pipelined);
 }
 

@@ -33,7 +33,7 @@ class FabricRemoteChannel : public FabricChannel
 
     /** Attach a port; a port of this rank gets an MpiReceiver for the frames that cross. */
     void Attach(Ptr<FabricNetDevice> device) override;
-    void Transmit(FrameRef p,
+    void Transmit(const Ptr<Packet>& control,
                   const FrameInfo* info,
                   const FabricNetDevice* sender,
                   Time txTime,

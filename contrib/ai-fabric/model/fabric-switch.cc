@@ -117,30 +117,30 @@ FabricSwitch::HashEgress(const ForwardingTable::PortSet& hops, const FrameInfo& 
 }
 
 void
-FabricSwitch::ReceiveFrame(FabricNetDevice* ingress, FrameRef p, const FrameInfo& info)
+FabricSwitch::ReceiveFrame(FabricNetDevice* ingress, const FrameInfo& info)
 {
     const ForwardingTable::PortSet& hops = m_table.NextHops(info.dstHost);
     if (hops.empty())
     {
-        ingress->RecordDrop(p.Share(), DropReason::NoRoute);
+        ingress->RecordDrop(info, FabricNetDevice::Side::In, DropReason::NoRoute);
         return;
     }
     const uint16_t e = ChooseEgress(hops, info);
     const Ptr<FabricNetDevice>& egress = m_ports[e];
     if (!egress->IsLinkUp())
     {
-        egress->RecordDrop(p.Share(), DropReason::LinkDown);
+        egress->RecordDrop(info, FabricNetDevice::Side::Out, DropReason::LinkDown);
         return;
     }
     const auto in = static_cast<uint16_t>(ingress->GetIfIndex());
     DropReason reason = DropReason::BufferFull;
     if (!m_mmu->Admit(in, e, info.priority, roce::FrameBytes(info), reason))
     {
-        egress->RecordDrop(p.Share(), reason);
+        egress->RecordDrop(info, FabricNetDevice::Side::Out, reason);
         return;
     }
     ++m_forwarded;
-    egress->Enqueue(std::move(p), info, in);
+    egress->Enqueue(info, in);
 }
 
 void

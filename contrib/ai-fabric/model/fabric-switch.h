@@ -66,7 +66,7 @@ class FabricSwitch : public Object, public FabricPortOwner
     void DoDispose() override;
 
   private:
-    void ReceiveFrame(FabricNetDevice* ingress, FrameRef p, const FrameInfo& info) override;
+    void ReceiveFrame(FabricNetDevice* ingress, const FrameInfo& info) override;
     void FrameDequeued(uint16_t egress, uint16_t ingress, uint8_t priority, uint32_t bytes) override;
     void PauseIngress(uint16_t ingress, uint8_t priority, bool pause);
     uint16_t ChooseEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info);

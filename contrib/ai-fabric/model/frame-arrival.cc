@@ -6,13 +6,13 @@ namespace ns3
 {
 
 FrameArrival::FrameArrival(const Ptr<FabricNetDevice>& port,
-                           FrameRef p,
+                           const Ptr<Packet>& control,
                            const FrameInfo* info,
                            uint32_t epoch,
                            bool corrupted,
                            bool pipelined)
     : m_port(port),
-      m_packet(std::move(p)),
+      m_control(control),
       m_tieKey(2 * port->GetPortKey() + (pipelined ? 1 : 0)),
       m_info(info ? *info : FrameInfo()),
       m_epoch(epoch),
@@ -24,7 +24,7 @@ FrameArrival::FrameArrival(const Ptr<FabricNetDevice>& port,
 void
 FrameArrival::Notify()
 {
-    m_port->Receive(std::move(m_packet), m_data ? &m_info : nullptr, m_epoch, m_corrupted);
+    m_port->Receive(m_control, m_data ? &m_info : nullptr, m_epoch, m_corrupted);
 }
 
 } // namespace ns3

@@ -1,7 +1,6 @@
 #ifndef AI_FABRIC_FRAME_ARRIVAL_H
 #define AI_FABRIC_FRAME_ARRIVAL_H
 
-#include "frame-ref.h"
 #include "recycled-event.h"
 #include "roce-frame.h"
 
@@ -20,22 +19,22 @@ class FabricNetDevice;
  * by receiving port (its MAC address), and at one port a frame that skipped the forwarding
  * pipeline (a MAC control frame) before one that went through it.  The key depends only on
  * the fabric, never on when the event was scheduled, so that ties resolve alike in a single
- * process and in any split over MPI ranks.  A data frame's FrameInfo rides along, so the
- * receiving port does not parse its headers.
+ * process and in any split over MPI ranks.  A data frame is its FrameInfo (no packet), so the
+ * receiving port parses no headers.
  */
 class FrameArrival final : public RecycledEvent
 {
   public:
     /**
      * \param port the receiving port
-     * \param p the frame, moved in
-     * \param info a data frame's info (copied); null for a MAC control frame
+     * \param control a MAC control frame; null for a data frame
+     * \param info a data frame (copied); null for a MAC control frame
      * \param epoch the link epoch it was sent in
      * \param corrupted whether bit errors hit it
      * \param pipelined whether its arrival includes the receiver's forwarding latency
      */
     FrameArrival(const Ptr<FabricNetDevice>& port,
-                 FrameRef p,
+                 const Ptr<Packet>& control,
                  const FrameInfo* info,
                  uint32_t epoch,
                  bool corrupted,
@@ -48,7 +47,7 @@ class FrameArrival final : public RecycledEvent
     void Notify() override;
 
     Ptr<FabricNetDevice> m_port;
-    FrameRef m_packet; //!< moved on to the port when the event runs
+    Ptr<Packet> m_control; //!< a MAC control frame (null: the data frame m_info)
     uint64_t m_tieKey;
     FrameInfo m_info;
     uint32_t m_epoch;

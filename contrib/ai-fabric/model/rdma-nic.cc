@@ -86,7 +86,7 @@ RdmaNic::GetTotals() const
 }
 
 void
-RdmaNic::Deliver(Ptr<const Packet>, const FrameInfo& info)
+RdmaNic::Deliver(const FrameInfo& info)
 {
     // A frame for no QP of ours (or from another host than the QP's peer: a MessageSource's
     // flow id in the DestQP field) is not the transport's.

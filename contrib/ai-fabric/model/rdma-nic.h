@@ -47,7 +47,7 @@ class RdmaNic : public Object
     void DoDispose() override;
 
   private:
-    void Deliver(Ptr<const Packet> p, const FrameInfo& info);
+    void Deliver(const FrameInfo& info);
 
     Ptr<FabricEndpoint> m_endpoint;
     TypeId m_ccType;

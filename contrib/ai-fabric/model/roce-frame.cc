@@ -108,23 +108,21 @@ class HeaderBytes : public Header
     static constexpr uint32_t kBth = 46; //!< of the BTH
     static constexpr uint32_t kAeth = 58; //!< of an ACK's AETH
 
-    /** Write the headers of the frame \p s describes. */
-    void Write(const DataFrameSpec& s)
+    /** Write the headers of the frame \p s describes, with the link's MACs. */
+    void Write(const FrameInfo& s, Mac48Address srcMac, Mac48Address dstMac)
     {
         NS_ASSERT_MSG(s.destQp < (1u << 24), "DestQP is a 24-bit field");
         NS_ASSERT_MSG(s.priority < 8, "the 802.1Q PCP is a 3-bit field");
         const bool ack = s.opcode == BthHeader::RC_ACKNOWLEDGE;
         m_size = ack ? kAeth + 4 : kAeth;
-        s.dstMac.CopyTo(m_b);
-        s.srcMac.CopyTo(m_b + 6);
+        dstMac.CopyTo(m_b);
+        srcMac.CopyTo(m_b + 6);
         Put16(12, VlanEthernetHeader::kTpid8021Q);
         Put16(14, static_cast<uint16_t>(s.priority << 13)); // PCP, DEI 0, VID 0
         Put16(16, VlanEthernetHeader::kEtherTypeIpv4);
         const uint32_t udpLength = 8 + 12 + (ack ? 4 : 0) + s.payloadBytes + kIcrcBytes;
         m_b[kIp] = 0x45; // version 4, IHL 5
-        m_b[kIp + 1] = static_cast<uint8_t>((s.priority << 5) | // DSCP CS<priority>
-                                            (s.ecnCapable ? Ipv4Header::ECN_ECT0
-                                                          : Ipv4Header::ECN_NotECT));
+        m_b[kIp + 1] = static_cast<uint8_t>((s.priority << 5) | s.ecn); // DSCP CS<priority>
         Put16(kIp + 2, static_cast<uint16_t>(20 + udpLength));
         Put32(kIp + 4, 0); // identification, flags, fragment offset
         m_b[kIp + 8] = 64; // TTL
@@ -145,13 +143,6 @@ class HeaderBytes : public Header
         {
             Put32(kAeth, (uint32_t(s.syndrome) << 24) | (s.msn & 0xffffff));
         }
-    }
-
-    /** Rewrite the IPv4 ECN codepoint (and the header checksum). */
-    void SetEcn(Ipv4Header::EcnType ecn)
-    {
-        m_b[kIp + 1] = static_cast<uint8_t>((m_b[kIp + 1] & 0xfc) | ecn);
-        SetChecksum();
     }
 
     TypeId GetInstanceTypeId() const override { return RoceHeaderStack::GetTypeId(); }
@@ -206,14 +197,14 @@ class HeaderBytes : public Header
 } // namespace
 
 Ptr<Packet>
-MakeDataFrame(const DataFrameSpec& s)
+MakeDataFrame(const FrameInfo& info, Mac48Address srcMac, Mac48Address dstMac)
 {
     // The payload is followed by the ICRC and the FCS, both zero: corruption is an event of the
     // link, not a checked CRC, so neither is computed, and their bytes are part of the zeroed
     // payload area rather than two trailers to add to every frame.
-    Ptr<Packet> p = Create<Packet>(s.payloadBytes + kIcrcBytes + kFcsBytes);
+    Ptr<Packet> p = Create<Packet>(info.payloadBytes + kIcrcBytes + kFcsBytes);
     HeaderBytes h;
-    h.Write(s);
+    h.Write(info, srcMac, dstMac);
     p->AddHeader(h);
     return p;
 }
@@ -264,16 +255,6 @@ ParseDataFrame(const Packet& p, FrameInfo& info)
         info.msn = h.aeth.GetMsn();
     }
     return true;
-}
-
-void
-MarkCongestionExperienced(Ptr<Packet> p, FrameInfo& info)
-{
-    info.ecn = Ipv4Header::ECN_CE;
-    HeaderBytes h;
-    p->RemoveHeader(h);
-    h.SetEcn(Ipv4Header::ECN_CE);
-    p->AddHeader(h);
 }
 
 } // namespace roce

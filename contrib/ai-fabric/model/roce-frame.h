@@ -133,8 +133,9 @@ class RoceHeaderStack : public Header
     AethHeader aeth;        //!< present only when HasAeth()
 };
 
-/** What a hop needs to know of a data frame: made with the frame (InfoOf) and carried with it
- * from port to port, so no hop parses its headers. */
+/** A data frame as it travels: what a hop needs to know of it, and all its header bytes
+ * hold (the Ethernet MACs are the link's).  Carried from port to port instead of a packet, so
+ * no hop parses headers or touches a packet; roce::MakeDataFrame builds the bytes on demand. */
 struct FrameInfo
 {
     uint32_t srcHost{0};     //!< sending host id
@@ -161,8 +162,6 @@ struct FrameInfo
 /** Fields of a data frame to build. */
 struct DataFrameSpec
 {
-    Mac48Address srcMac;
-    Mac48Address dstMac;
     uint32_t srcHost{0};
     uint32_t dstHost{0};
     uint16_t udpSrcPort{0};
@@ -189,19 +188,18 @@ FrameBytes(const FrameInfo& info)
            (info.opcode == BthHeader::RC_ACKNOWLEDGE ? 4 : 0); // the AETH
 }
 
-/** Build a RoCEv2 frame (headers, AETH for an ACK, zero-filled payload, then the ICRC and FCS
- * as 8 zero bytes: neither is computed). */
-Ptr<Packet> MakeDataFrame(const DataFrameSpec& spec);
 /**
- * What ParseDataFrame reads from MakeDataFrame(\p spec): the frame's FrameInfo, which travels
- * with it from port to port so that no hop parses its headers.
+ * Build the RoCEv2 frame \p info describes as it crosses the link from \p srcMac to \p dstMac
+ * (headers, AETH for an ACK, zero-filled payload, then the ICRC and FCS as 8 zero bytes: neither
+ * is computed).  Frames travel as their FrameInfo; a port builds the packet only for a trace
+ * sink, PCAP or a rank boundary (FabricNetDevice::MakePacket), with its link's MACs, as a
+ * routed (L3) fabric rewrites them at every hop.
  */
+Ptr<Packet> MakeDataFrame(const FrameInfo& info, Mac48Address srcMac, Mac48Address dstMac);
+/** The FrameInfo of the frame \p spec describes (what ParseDataFrame reads from its bytes). */
 FrameInfo InfoOf(const DataFrameSpec& spec);
 /** Classify a frame; false if it is not an IPv4 RoCEv2 data frame. */
 bool ParseDataFrame(const Packet& p, FrameInfo& info);
-/** Rewrite the IPv4 ECN codepoint of a data frame to CE (RFC 3168), in its bytes and in the
- * \p info that travels with it. */
-void MarkCongestionExperienced(Ptr<Packet> p, FrameInfo& info);
 } // namespace roce
 
 } // namespace ns3
