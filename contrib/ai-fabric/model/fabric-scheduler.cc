@@ -40,11 +40,14 @@ void
 FabricScheduler::Insert(const Event& ev)
 {
     // Type checks, not a dynamic_cast: both arrivals are final, and this runs for every event.
-    const std::type_info& type = typeid(*ev.impl);
+    // By address: each arrival's type_info is emitted once, in this library, beside its key
+    // function (Notify), where std::type_info's == would compare names (strcmp) for every
+    // other event.
+    const std::type_info* type = &typeid(*ev.impl);
     const uint64_t order =
-        type == typeid(FrameArrival)     ? static_cast<const FrameArrival*>(ev.impl)->GetTieKey()
-        : type == typeid(ControlArrival) ? static_cast<const ControlArrival*>(ev.impl)->GetTieKey()
-                                         : std::numeric_limits<uint64_t>::max();
+        type == &typeid(FrameArrival)     ? static_cast<const FrameArrival*>(ev.impl)->GetTieKey()
+        : type == &typeid(ControlArrival) ? static_cast<const ControlArrival*>(ev.impl)->GetTieKey()
+                                          : std::numeric_limits<uint64_t>::max();
     m_heap.push_back({});
     SiftUp(m_heap.size() - 1, {ev.key.m_ts, order, ev.key.m_uid, ev.key.m_context, ev.impl});
 }
