@@ -177,9 +177,9 @@ FabricNetDevice::DoDispose()
 {
     m_node = nullptr;
     m_channel = nullptr;
-    for (auto& q : m_queues)
+    for (FrameQueue& q : m_queues)
     {
-        q.clear();
+        q.Clear();
     }
     m_queueBytes.fill(0);
     m_queuedFrames = 0;
@@ -276,7 +276,7 @@ FabricNetDevice::Enqueue(const FrameInfo& info, uint16_t ingressPort)
     }
     NS_ASSERT_MSG(m_owner, "a fabric port needs an owner (FabricSwitch or FabricEndpoint)");
     const uint8_t c = info.priority;
-    m_queues[c].push_back({info, ingressPort});
+    m_queues[c].Push(info, ingressPort);
     m_backlog |= uint8_t(1u << c);
     const uint64_t before = m_queueBytes[c];
     m_queueBytes[c] += roce::FrameBytes(info);
@@ -428,14 +428,14 @@ FabricNetDevice::SelectDwrr()
                 m_deficit[c] += m_dwrrQuantum;
                 m_dwrrVisitStarted = true;
             }
-            const uint32_t size = roce::FrameBytes(m_queues[c].front().info);
+            const uint32_t size = roce::FrameBytes(m_queues[c].Front().info);
             if (m_deficit[c] >= size)
             {
                 m_deficit[c] -= size;
                 return c;
             }
         }
-        else if (m_queues[c].empty())
+        else if (m_queues[c].IsEmpty())
         {
             m_deficit[c] = 0;
         }
@@ -464,8 +464,8 @@ FabricNetDevice::TransmitNext(Time now)
     NS_ASSERT(now >= m_txEnd);
     if (!m_controlQueue.empty())
     {
-        Ptr<Packet> p = m_controlQueue.front();
-        m_controlQueue.pop_front();
+        const Ptr<Packet> p = m_controlQueue.front();
+        m_controlQueue.erase(m_controlQueue.begin());
         StartTransmission(p, nullptr, Time(0), now); // MAC control frames skip the pipeline
         return;
     }
@@ -474,9 +474,9 @@ FabricNetDevice::TransmitNext(Time now)
     {
         return;
     }
-    QueuedFrame f = std::move(m_queues[c].front());
-    m_queues[c].pop_front();
-    if (m_queues[c].empty())
+    QueuedFrame f = m_queues[c].Front();
+    m_queues[c].Pop();
+    if (m_queues[c].IsEmpty())
     {
         m_backlog &= uint8_t(~(1u << c));
     }
@@ -705,10 +705,10 @@ FabricNetDevice::Flush()
 {
     for (uint8_t c = 0; c < kClasses; ++c)
     {
-        while (!m_queues[c].empty())
+        while (!m_queues[c].IsEmpty())
         {
-            QueuedFrame f = std::move(m_queues[c].front());
-            m_queues[c].pop_front();
+            const QueuedFrame f = m_queues[c].Front();
+            m_queues[c].Pop();
             --m_queuedFrames;
             const uint32_t size = roce::FrameBytes(f.info);
             m_queueBytes[c] -= size;

@@ -1,6 +1,7 @@
 #ifndef AI_FABRIC_FABRIC_NET_DEVICE_H
 #define AI_FABRIC_FABRIC_NET_DEVICE_H
 
+#include "frame-queue.h"
 #include "roce-frame.h"
 
 #include "ns3/data-rate.h"
@@ -13,7 +14,7 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
-#include <deque>
+#include <vector>
 
 namespace ns3
 {
@@ -223,12 +224,6 @@ class FabricNetDevice : public NetDevice
   private:
     friend class PortCompletion; //!< the completion event calls TransmitComplete
 
-    struct QueuedFrame
-    {
-        FrameInfo info; //!< the frame: travels to the next port
-        uint16_t ingressPort;
-    };
-
     void Kick();
     /** Start the next frame, the port being idle at \p now (the simulator's time). */
     void TransmitNext(Time now);
@@ -274,11 +269,11 @@ class FabricNetDevice : public NetDevice
     Time m_forwardingLatency;
     Time m_peerForwardingLatency;  //!< the far end's, added to a data frame's arrival
 
-    std::array<std::deque<QueuedFrame>, kClasses> m_queues;
+    std::array<FrameQueue, kClasses> m_queues;
     std::array<uint64_t, kClasses> m_queueBytes{};
     uint8_t m_backlog{0}; //!< bit c: class c has data frames queued
     uint64_t m_queuedFrames{0}; //!< data frames waiting in all classes
-    std::deque<Ptr<Packet>> m_controlQueue;
+    std::vector<Ptr<Packet>> m_controlQueue; //!< PFC frames to send first (rarely more than one)
 
     Scheduler m_scheduler{};
     uint32_t m_dwrrQuantum{};
