@@ -318,3 +318,43 @@ TEST(Frames, PacketsAreMadeOnlyForSinksWithTheirLinksMacs)
     EXPECT_EQ(data, 2u * 2 * frames); // every data frame: 2 links, sent and received
     Simulator::Destroy();
 }
+
+TEST(FrameQueue, KeepsOrderAcrossWrapAndGrowth)
+{
+    // A port's class queue is a ring that doubles when full: frames leave in the order they
+    // came whether the ring wrapped or grew while wrapped.
+    FrameQueue q;
+    EXPECT_TRUE(q.IsEmpty());
+    uint32_t pushed = 0;
+    uint32_t popped = 0;
+    const auto push = [&](uint32_t n) {
+        for (uint32_t i = 0; i < n; ++i, ++pushed)
+        {
+            FrameInfo info;
+            info.psn = pushed;
+            q.Push(info, static_cast<uint16_t>(pushed % 7));
+        }
+    };
+    const auto pop = [&](uint32_t n) {
+        for (uint32_t i = 0; i < n; ++i, ++popped)
+        {
+            ASSERT_FALSE(q.IsEmpty());
+            EXPECT_EQ(q.Front().info.psn, popped);
+            EXPECT_EQ(q.Front().ingressPort, popped % 7);
+            q.Pop();
+        }
+    };
+    push(3); // 4 slots
+    pop(2);
+    push(3); // wraps: slots 3, 0, 1 after 2
+    push(4); // full while wrapped: grows to 8, then 16
+    EXPECT_EQ(q.GetSize(), 8u);
+    pop(5);
+    push(20);
+    pop(23);
+    EXPECT_TRUE(q.IsEmpty());
+    EXPECT_EQ(pushed, popped);
+    q.Clear();
+    push(1);
+    pop(1);
+}
