@@ -256,7 +256,10 @@ struct SeenFrames
     };
     std::vector<Seen> frames;
 
-    static void Record(SeenFrames* s, Ptr<FabricNetDevice> port, bool outgoing, Ptr<const Packet> p)
+    static void Record(SeenFrames* s,
+                       Ptr<FabricNetDevice> port,
+                       bool outgoing,
+                       Ptr<const Packet> p)
     {
         RoceHeaderStack h;
         p->PeekHeader(h);
@@ -271,10 +274,13 @@ struct SeenFrames
 
 TEST(Frames, PacketsAreMadeOnlyForSinksWithTheirLinksMacs)
 {
-    // A data frame travels as its FrameInfo: a transfer without trace sinks makes no packet
-    // (ns-3 numbers packets in the order they are made: the probe after it is the next).
+    // A data frame travels as its FrameInfo: a transfer without packet trace sinks makes no
+    // packet, with the statistics every scenario keeps (ns-3 numbers packets in the order they
+    // are made: the probe after the run is the next).
     {
         Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
+        FabricStatsHelper stats;
+        stats.Install(net, MessageSourceHelper());
         RdmaHelper rdma;
         rdma.Install(net);
         auto [a, b] = rdma.Connect(net, 0, 1);
@@ -283,6 +289,7 @@ TEST(Frames, PacketsAreMadeOnlyForSinksWithTheirLinksMacs)
         Simulator::Run();
         EXPECT_EQ(b->GetCounters().payloadReceived, uint64_t(1) << 20);
         EXPECT_EQ(Create<Packet>()->GetUid(), before + 1);
+        EXPECT_EQ(stats.GetPayloadDelivered(), uint64_t(1) << 20);
         Simulator::Destroy();
     }
     // With sinks on both links of host 0 -> switch -> host 1, each packet carries the MACs of
@@ -298,8 +305,12 @@ TEST(Frames, PacketsAreMadeOnlyForSinksWithTheirLinksMacs)
         const Ptr<FabricNetDevice> sw = host->GetFabricChannel()->GetPeer(host);
         for (const Ptr<FabricNetDevice>& port : {host, sw})
         {
-            port->TraceConnectWithoutContext("Tx", MakeBoundCallback(&SeenFrames::Record, &seen, port, true));
-            port->TraceConnectWithoutContext("Rx", MakeBoundCallback(&SeenFrames::Record, &seen, port, false));
+            port->TraceConnectWithoutContext(
+                "Tx",
+                MakeBoundCallback(&SeenFrames::Record, &seen, port, true));
+            port->TraceConnectWithoutContext(
+                "Rx",
+                MakeBoundCallback(&SeenFrames::Record, &seen, port, false));
         }
     }
     a->PostSend(64 << 10, {});
@@ -316,6 +327,24 @@ TEST(Frames, PacketsAreMadeOnlyForSinksWithTheirLinksMacs)
         data += s.info.payloadBytes > 0 && s.info.srcHost == 0 && s.info.dstHost == 1;
     }
     EXPECT_EQ(data, 2u * 2 * frames); // every data frame: 2 links, sent and received
+    // A drop's packet too: a frame host 0 has no route for is dropped at its port, as sent.
+    struct Dropped
+    {
+        std::vector<Mac48Address> macs;
+        void Record(Ptr<const Packet> p, DropReason)
+        {
+            RoceHeaderStack h;
+            p->PeekHeader(h);
+            macs = {h.eth.GetSource(), h.eth.GetDestination()};
+        }
+    } dropped;
+    const Ptr<FabricNetDevice> host = net->GetEndpoint(0)->GetPort(0);
+    host->TraceConnectWithoutContext("Drop", MakeCallback(&Dropped::Record, &dropped));
+    DataFrameSpec nowhere;
+    nowhere.dstHost = 99;
+    EXPECT_FALSE(net->GetEndpoint(0)->Send(nowhere));
+    const Mac48Address sw = host->GetFabricChannel()->GetPeer(host)->GetMacAddress();
+    EXPECT_EQ(dropped.macs, (std::vector<Mac48Address>{host->GetMacAddress(), sw}));
     Simulator::Destroy();
 }
 
@@ -347,7 +376,7 @@ TEST(FrameQueue, KeepsOrderAcrossWrapAndGrowth)
     push(3); // 4 slots
     pop(2);
     push(3); // wraps: slots 3, 0, 1 after 2
-    push(4); // full while wrapped: grows to 8, then 16
+    push(4); // full while wrapped: grows to 8 (push(20) below grows it to 16, then 32)
     EXPECT_EQ(q.GetSize(), 8u);
     pop(5);
     push(20);

@@ -23,7 +23,7 @@ DeliveredByClass(FabricNetDevice::Scheduler scheduler, Time at)
     high.SetAttribute("FlowId", UintegerValue(1));
     high.Install(net, 2, 0, 4 << 20, Time(0));
     std::pair<uint64_t, uint64_t> counts{0, 0};
-    auto count = [&counts, at](Ptr<const Packet>, const FrameInfo& info) {
+    auto count = [&counts, at](const FrameInfo& info) {
         if (Simulator::Now() <= at)
         {
             ++(info.priority == 3 ? counts.first : counts.second);
@@ -31,7 +31,7 @@ DeliveredByClass(FabricNetDevice::Scheduler scheduler, Time at)
     };
     net->GetEndpoint(0)->TraceConnectWithoutContext(
         "Deliver",
-        Callback<void, Ptr<const Packet>, const FrameInfo&>(count));
+        Callback<void, const FrameInfo&>(count));
     RunAndDestroy();
     return counts;
 }

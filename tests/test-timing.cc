@@ -12,7 +12,7 @@ namespace
 struct Arrivals
 {
     std::vector<Time> times;
-    void Record(Ptr<const Packet>, const FrameInfo&) { times.push_back(Simulator::Now()); }
+    void Record(const FrameInfo&) { times.push_back(Simulator::Now()); }
 };
 } // namespace
 

@@ -68,7 +68,7 @@ FabricStatsHelper::MessageAcknowledged(uint32_t flowId)
 }
 
 void
-FabricStatsHelper::Delivered(Ptr<const Packet> p, const FrameInfo& info)
+FabricStatsHelper::Delivered(const FrameInfo& info)
 {
     ++m_framesDelivered;
     m_payloadDelivered += info.payloadBytes;

@@ -83,7 +83,7 @@ class FabricStatsHelper
   private:
     /** Flow \p flowId's record (made if new), its ends and size set. */
     FlowRecord& Record(uint32_t flowId, uint32_t src, uint32_t dst, uint64_t bytes);
-    void Delivered(Ptr<const Packet> p, const FrameInfo& info);
+    void Delivered(const FrameInfo& info);
 
     Ptr<FabricNetwork> m_network;
     std::vector<FlowRecord> m_flows; //!< by flow id

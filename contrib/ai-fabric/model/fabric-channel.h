@@ -1,7 +1,6 @@
 #ifndef AI_FABRIC_FABRIC_CHANNEL_H
 #define AI_FABRIC_FABRIC_CHANNEL_H
 
-
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
 #include "ns3/nstime.h"

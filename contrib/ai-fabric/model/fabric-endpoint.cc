@@ -1,7 +1,6 @@
 #include "fabric-endpoint.h"
 
 #include "ecmp-hash.h"
-#include "fabric-channel.h"
 
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
@@ -28,7 +27,8 @@ FabricEndpoint::GetTypeId()
                                                &FabricEndpoint::GetEcmpSeed),
                           MakeUintegerChecker<uint32_t>())
             .AddTraceSource("Deliver",
-                            "A data frame addressed to this host arrived.",
+                            "A data frame addressed to this host arrived: its FrameInfo "
+                            "(no packet: the port's Rx trace has one).",
                             MakeTraceSourceAccessor(&FabricEndpoint::m_deliverTrace),
                             "ns3::FabricEndpoint::DeliverTracedCallback");
     return tid;
@@ -156,10 +156,7 @@ FabricEndpoint::ReceiveFrame(FabricNetDevice* port, const FrameInfo& info)
         {
             m_receive(info);
         }
-        if (!m_deliverTrace.IsEmpty())
-        {
-            m_deliverTrace(port->MakePacket(info, FabricNetDevice::Side::In), info);
-        }
+        m_deliverTrace(info);
         return;
     }
     if (!m_transit)

@@ -4,7 +4,6 @@
 #include "fabric-net-device.h"
 #include "forwarding-table.h"
 
-#include "ns3/mac48-address.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
@@ -131,7 +130,7 @@ class FabricEndpoint : public Object, public FabricPortOwner
     uint32_t m_seed{};
     uint64_t m_delivered{0};
     ReceiveCallback m_receive;
-    TracedCallback<Ptr<const Packet>, const FrameInfo&> m_deliverTrace;
+    TracedCallback<const FrameInfo&> m_deliverTrace;
 };
 
 } // namespace ns3

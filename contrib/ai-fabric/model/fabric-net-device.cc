@@ -127,19 +127,24 @@ FabricNetDevice::GetTypeId()
                           MakeUintegerAccessor(&FabricNetDevice::m_pauseQuanta),
                           MakeUintegerChecker<uint16_t>(1))
             .AddTraceSource("Tx",
-                            "A frame starts on the wire.",
+                            "A frame starts on the wire.  A data frame's packet is made for "
+                            "the sinks at each call (the link's MACs; uids and tags do not "
+                            "persist from hop to hop).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_txTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("Rx",
-                            "A frame was received from the wire.",
+                            "A frame was received from the wire (a data frame's packet made "
+                            "for the sinks, as for Tx).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_rxTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("Drop",
-                            "A frame was dropped; the second argument names why.",
+                            "A frame was dropped; the second argument names why (a data "
+                            "frame's packet made for the sinks, as for Tx).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_dropTrace),
                             "ns3::FabricNetDevice::DropTracedCallback")
             .AddTraceSource("EcnMark",
-                            "A data frame was marked CE on egress.",
+                            "A data frame was marked CE on egress (its packet made for the "
+                            "sinks, as for Tx).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_ecnMarkTrace),
                             "ns3::Packet::TracedCallback")
             .AddTraceSource("PfcRx",
@@ -275,6 +280,7 @@ FabricNetDevice::Enqueue(const FrameInfo& info, uint16_t ingressPort)
         return false;
     }
     NS_ASSERT_MSG(m_owner, "a fabric port needs an owner (FabricSwitch or FabricEndpoint)");
+    NS_ASSERT_MSG(info.priority < kClasses, "the 802.1Q PCP is a 3-bit field");
     const uint8_t c = info.priority;
     m_queues[c].Push(info, ingressPort);
     m_backlog |= uint8_t(1u << c);
@@ -377,6 +383,8 @@ FabricNetDevice::RecordDrop(const FrameInfo& info, Side side, DropReason reason)
 Ptr<Packet>
 FabricNetDevice::MakePacket(const FrameInfo& info, Side side) const
 {
+    NS_ASSERT_MSG(m_channel && m_channel->GetNDevices() == 2,
+                  "a port makes a frame's packet only on a link with two ends");
     const Mac48Address& peer = m_channel->PeerOf(this)->GetMacAddress();
     return side == Side::Out ? roce::MakeDataFrame(info, m_address, peer)
                              : roce::MakeDataFrame(info, peer, m_address);
@@ -545,7 +553,10 @@ FabricNetDevice::TransmitComplete()
 }
 
 void
-FabricNetDevice::Receive(const Ptr<Packet>& control, const FrameInfo* info, uint32_t epoch, bool corrupted)
+FabricNetDevice::Receive(const Ptr<Packet>& control,
+                         const FrameInfo* info,
+                         uint32_t epoch,
+                         bool corrupted)
 {
     const bool lost = epoch != m_channel->GetEpoch(); // in flight when the link went down
     if (lost || corrupted)

@@ -93,9 +93,10 @@ namespace
 {
 
 /**
- * The bytes of a RoceHeaderStack, written straight from a DataFrameSpec: what
+ * The bytes of a RoceHeaderStack, written straight from a FrameInfo and the link's MACs: what
  * RoceHeaderStack::Serialize writes, without building its five per-layer ns-3 headers and
- * writing them a field at a time (every frame is made here, so this is on the per-packet path).
+ * writing them a field at a time (each packet a trace sink, PCAP or another rank asks for is
+ * made here).
  * The packet's metadata names it a RoceHeaderStack (GetInstanceTypeId), which it is byte for
  * byte: RoceHeaderStack reads, prints and removes it.  Test Frames.HeaderBytesAreThoseOfTheStack
  * compares the two writers.

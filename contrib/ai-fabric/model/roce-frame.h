@@ -159,7 +159,7 @@ struct FrameInfo
     }
 };
 
-/** Fields of a data frame to build. */
+/** What a sender asks for: the fields of a data frame to send (FabricEndpoint::Send). */
 struct DataFrameSpec
 {
     uint32_t srcHost{0};
