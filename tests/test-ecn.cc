@@ -12,7 +12,9 @@ namespace
 /** Owns a port and ignores what it receives. */
 struct IgnoringOwner : FabricPortOwner
 {
-    void ReceiveFrame(FabricNetDevice*, const FrameInfo&) override {}
+    void ReceiveFrame(FabricNetDevice*, const FrameInfo&) override
+    {
+    }
     void FrameDequeued(uint16_t, uint16_t, uint8_t, uint32_t) override {}
 };
 
@@ -137,6 +139,7 @@ TEST(Ecn, EveryMarkReachesTheReceiverInTheFrameAndItsBytes)
             markedBytes += roce::ParseDataFrame(*p, parsed) && parsed.ecn == Ipv4Header::ECN_CE;
         }
     } check;
+
     std::vector<Ptr<FabricNetDevice>> ports;
     for (uint32_t h = 0; h < net->GetNHosts(); ++h)
     {

@@ -254,12 +254,10 @@ struct SeenFrames
         Mac48Address dst;
         FrameInfo info;
     };
+
     std::vector<Seen> frames;
 
-    static void Record(SeenFrames* s,
-                       Ptr<FabricNetDevice> port,
-                       bool outgoing,
-                       Ptr<const Packet> p)
+    static void Record(SeenFrames* s, Ptr<FabricNetDevice> port, bool outgoing, Ptr<const Packet> p)
     {
         RoceHeaderStack h;
         p->PeekHeader(h);
@@ -327,10 +325,12 @@ TEST(Frames, PacketsAreMadeOnlyForSinksWithTheirLinksMacs)
         data += s.info.payloadBytes > 0 && s.info.srcHost == 0 && s.info.dstHost == 1;
     }
     EXPECT_EQ(data, 2u * 2 * frames); // every data frame: 2 links, sent and received
+
     // A drop's packet too: a frame host 0 has no route for is dropped at its port, as sent.
     struct Dropped
     {
         std::vector<Mac48Address> macs;
+
         void Record(Ptr<const Packet> p, DropReason)
         {
             RoceHeaderStack h;
@@ -338,6 +338,7 @@ TEST(Frames, PacketsAreMadeOnlyForSinksWithTheirLinksMacs)
             macs = {h.eth.GetSource(), h.eth.GetDestination()};
         }
     } dropped;
+
     const Ptr<FabricNetDevice> host = net->GetEndpoint(0)->GetPort(0);
     host->TraceConnectWithoutContext("Drop", MakeCallback(&Dropped::Record, &dropped));
     DataFrameSpec nowhere;

@@ -291,7 +291,11 @@ TEST(Rdma, DataQueuePairsAreNumberedAboveTheReservedQp0AndQp1)
     struct Seen
     {
         std::set<uint32_t>* qps;
-        void Deliver(const FrameInfo& info) { qps->insert(info.destQp); }
+
+        void Deliver(const FrameInfo& info)
+        {
+            qps->insert(info.destQp);
+        }
     } seen{&destQps};
     for (uint32_t h = 0; h < 2; ++h)
     {

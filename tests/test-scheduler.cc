@@ -29,9 +29,8 @@ DeliveredByClass(FabricNetDevice::Scheduler scheduler, Time at)
             ++(info.priority == 3 ? counts.first : counts.second);
         }
     };
-    net->GetEndpoint(0)->TraceConnectWithoutContext(
-        "Deliver",
-        Callback<void, const FrameInfo&>(count));
+    net->GetEndpoint(0)->TraceConnectWithoutContext("Deliver",
+                                                    Callback<void, const FrameInfo&>(count));
     RunAndDestroy();
     return counts;
 }

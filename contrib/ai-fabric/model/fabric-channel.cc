@@ -154,8 +154,7 @@ FabricChannel::Transmit(const Ptr<Packet>& control,
                         Time txTime,
                         Time extraDelay)
 {
-    const bool corrupted =
-        Corrupts(sender, info ? roce::FrameBytes(*info) : control->GetSize());
+    const bool corrupted = Corrupts(sender, info ? roce::FrameBytes(*info) : control->GetSize());
     ScheduleArrival(PeerOf(sender),
                     control,
                     info,
@@ -174,10 +173,10 @@ FabricChannel::ScheduleArrival(const Ptr<FabricNetDevice>& port,
                                bool corrupted,
                                bool pipelined) const
 {
-    Simulator::ScheduleWithContext(port->GetNodeId(),
-                                   delay,
-                                   new FrameArrival(port, control, info, epoch, corrupted,
-                                                    pipelined));
+    Simulator::ScheduleWithContext(
+        port->GetNodeId(),
+        delay,
+        new FrameArrival(port, control, info, epoch, corrupted, pipelined));
 }
 
 void

@@ -19,13 +19,13 @@ FabricEndpoint::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("AiFabric")
             .AddConstructor<FabricEndpoint>()
-            .AddAttribute("EcmpSeed",
-                          "Seed of the hash choosing among equal-cost ports of a multi-port "
-                          "host.",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&FabricEndpoint::SetEcmpSeed,
-                                               &FabricEndpoint::GetEcmpSeed),
-                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute(
+                "EcmpSeed",
+                "Seed of the hash choosing among equal-cost ports of a multi-port "
+                "host.",
+                UintegerValue(0),
+                MakeUintegerAccessor(&FabricEndpoint::SetEcmpSeed, &FabricEndpoint::GetEcmpSeed),
+                MakeUintegerChecker<uint32_t>())
             .AddTraceSource("Deliver",
                             "A data frame addressed to this host arrived: its FrameInfo "
                             "(no packet: the port's Rx trace has one).",

@@ -67,6 +67,7 @@ class FabricEndpoint : public Object, public FabricPortOwner
     bool IsTransit() const { return m_transit; }
     /** The port a flow with hash entropy \p udpSrcPort to \p dstHost leaves by (null if none). */
     Ptr<FabricNetDevice> PortToward(uint32_t dstHost, uint16_t udpSrcPort) const;
+
     /**
      * Where a sender's frames leave: the port Send chose for a destination
      * and entropy, kept by the sender between frames so that a frame costs no route lookup.
@@ -92,6 +93,7 @@ class FabricEndpoint : public Object, public FabricPortOwner
             }
         }
     };
+
     /**
      * Send a data frame per \p spec (its source host is filled in here).  Returns
      * false, counting the drop, if there is no route or the port's link is down.

@@ -74,10 +74,7 @@ FabricNetDevice::GetTypeId()
                           "How traffic classes share the transmitter.",
                           EnumValue(STRICT_PRIORITY),
                           MakeEnumAccessor(&FabricNetDevice::m_scheduler),
-                          MakeEnumChecker(STRICT_PRIORITY,
-                                          "StrictPriority",
-                                          DWRR,
-                                          "Dwrr"))
+                          MakeEnumChecker(STRICT_PRIORITY, "StrictPriority", DWRR, "Dwrr"))
             .AddAttribute("DwrrQuantum",
                           "Bytes each class may send per DWRR round.  Default: one jumbo "
                           "frame (9000 B), so every class sends at least one frame a round.",

@@ -183,10 +183,7 @@ class FabricNetDevice : public NetDevice
      * A frame sent in link epoch \p epoch arrives: the data frame \p info, or (\p info null)
      * the MAC control frame \p control (null for a data frame); \p corrupted if bit errors hit it.
      */
-    void Receive(const Ptr<Packet>& control,
-                 const FrameInfo* info,
-                 uint32_t epoch,
-                 bool corrupted);
+    void Receive(const Ptr<Packet>& control, const FrameInfo* info, uint32_t epoch, bool corrupted);
     void NotifyLinkState(bool up);
     void NotifyRateChanged();
 

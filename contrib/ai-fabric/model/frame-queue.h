@@ -37,9 +37,16 @@ class FrameQueue
 {
   public:
     /** Whether no frame waits. */
-    bool IsEmpty() const { return m_size == 0; }
+    bool IsEmpty() const
+    {
+        return m_size == 0;
+    }
+
     /** Frames waiting. */
-    uint32_t GetSize() const { return m_size; }
+    uint32_t GetSize() const
+    {
+        return m_size;
+    }
 
     /** The oldest frame (the queue must not be empty). */
     const QueuedFrame& Front() const

@@ -78,7 +78,11 @@ namespace
 struct Arrivals
 {
     std::vector<Time> times;
-    void Record(const FrameInfo&) { times.push_back(Simulator::Now()); }
+
+    void Record(const FrameInfo&)
+    {
+        times.push_back(Simulator::Now());
+    }
 };
 } // namespace
 
