@@ -111,7 +111,8 @@ FabricScheduler::RemoveAt(std::size_t i)
 {
     // Bottom-up: move the hole down along the earlier child to a leaf, then sift the last
     // entry up from there.  The last entry usually belongs near the bottom, so this takes about
-    // half the comparisons of sifting it down from the top.
+    // half the comparisons of sifting it down from the top.  Each level waits on the load of
+    // the two children; the children's children are fetched one level ahead.
     const Entry last = m_heap.back();
     m_heap.pop_back();
     const std::size_t n = m_heap.size();
@@ -119,14 +120,22 @@ FabricScheduler::RemoveAt(std::size_t i)
     {
         return;
     }
+    Entry* heap = m_heap.data();
     std::size_t child = 2 * i + 1;
     while (child < n)
     {
-        if (child + 1 < n && Before(m_heap[child + 1], m_heap[child]))
+        if (2 * child + 4 < n)
+        {
+            // The children of child and child + 1: 128 bytes, over up to three cache lines.
+            __builtin_prefetch(heap + 2 * child + 1);
+            __builtin_prefetch(heap + 2 * child + 2);
+            __builtin_prefetch(heap + 2 * child + 4);
+        }
+        if (child + 1 < n && Before(heap[child + 1], heap[child]))
         {
             ++child;
         }
-        m_heap[i] = m_heap[child];
+        heap[i] = heap[child];
         i = child;
         child = 2 * i + 1;
     }
