@@ -3,13 +3,16 @@
 #define AI_FABRIC_BENCH_RUN_H
 
 #include "ns3/ai-fabric-module.h"
+#include "ns3/global-value.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <string>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -96,6 +99,41 @@ DataFramesSent(ns3::Ptr<ns3::FabricNetwork> net)
         frames += net->GetHostNode(h)->GetObject<ns3::RdmaNic>()->GetTotals().framesSent;
     }
     return frames;
+}
+
+/**
+ * Binds the simulator core \p core and the event scheduler \p scheduler for every run of the
+ * benchmark.  The core is ns3::FabricSimulatorImpl (ai-fabric-run's, on ns3::FabricScheduler
+ * only) or ns3::DefaultSimulatorImpl; the scheduler any ns-3 scheduler.  On other values it
+ * prints what is allowed, prefixed with \p program, and returns false.
+ */
+inline bool
+UseSimulator(const char* program, const std::string& core, const std::string& scheduler)
+{
+    ns3::TypeId tid;
+    if (!ns3::TypeId::LookupByNameFailSafe(scheduler, &tid) ||
+        !tid.IsChildOf(ns3::Scheduler::GetTypeId()) || !tid.HasConstructor())
+    {
+        std::fprintf(stderr, "%s: --scheduler: '%s' is not an ns-3 event scheduler (such as "
+                     "ns3::FabricScheduler or ns3::MapScheduler)\n", program, scheduler.c_str());
+        return false;
+    }
+    if (core != "ns3::FabricSimulatorImpl" && core != "ns3::DefaultSimulatorImpl")
+    {
+        std::fprintf(stderr, "%s: --simulator: '%s' is not ns3::FabricSimulatorImpl or "
+                     "ns3::DefaultSimulatorImpl\n", program, core.c_str());
+        return false;
+    }
+    if (core == "ns3::FabricSimulatorImpl" && scheduler != "ns3::FabricScheduler")
+    {
+        std::fprintf(stderr, "%s: --simulator: ns3::FabricSimulatorImpl runs on "
+                     "ns3::FabricScheduler only, not --scheduler=%s\n", program,
+                     scheduler.c_str());
+        return false;
+    }
+    ns3::GlobalValue::Bind("SimulatorImplementationType", ns3::StringValue(core));
+    ns3::GlobalValue::Bind("SchedulerType", ns3::StringValue(scheduler));
+    return true;
 }
 
 } // namespace aifabric_bench

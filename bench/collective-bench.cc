@@ -13,6 +13,7 @@
 // includes building the cluster and the schedule, so a short stop understates the packet rate.
 //
 //   collective-bench [--cases=128,1024] [--bytes=N] [--stop-us=T]
+//                    [--simulator=ns3::FabricSimulatorImpl]
 #include "bench-run.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -89,6 +90,11 @@ main(int argc, char** argv)
                  "all-reduce size of every case (0: 256 MiB below 1,024 GPUs, 64 MiB from it)",
                  bytes);
     cmd.AddValue("stop-us", "stop each case at this simulated time, in us (0: at its end)", stop);
+    std::string core = "ns3::FabricSimulatorImpl";
+    cmd.AddValue("simulator",
+                 "the simulator core (ns3::FabricSimulatorImpl, ai-fabric-run's, or "
+                 "ns3::DefaultSimulatorImpl)",
+                 core);
     cmd.Parse(argc, argv);
     double stopUs = -1;
     std::size_t used = 0;
@@ -107,7 +113,10 @@ main(int argc, char** argv)
         return 2;
     }
     // ai-fabric-run's event scheduler.
-    GlobalValue::Bind("SchedulerType", StringValue("ns3::FabricScheduler"));
+    if (!aifabric_bench::UseSimulator("collective-bench", core, "ns3::FabricScheduler"))
+    {
+        return 2;
+    }
     std::printf("collective-bench: ring all-reduce, rail-optimized, 8 GPUs per server, 400G NICs\n");
     std::printf("%6s %10s %12s %12s %9s %12s %9s %11s %10s\n", "gpus", "bytes", "packets",
                 "events", "wall_s", "packets/s", "rss_MiB", "rss_KiB/gpu", "sim_us");

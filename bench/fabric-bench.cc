@@ -19,6 +19,7 @@
 //
 //   fabric-bench [--workload=open,closed] [--k=4,8] [--bytes=16777216] [--closed-bytes=N]
 //                [--htsim=PATH] [--scheduler=ns3::FabricScheduler]
+//                [--simulator=ns3::FabricSimulatorImpl]
 #include "bench-run.h"
 
 #include "ns3/ai-fabric-module.h"
@@ -301,10 +302,18 @@ main(int argc, char** argv)
     cmd.AddValue("htsim", "an htsim_roce binary to run beside the closed loop", htsim);
     std::string scheduler = "ns3::FabricScheduler";
     cmd.AddValue("scheduler", "the event scheduler both simulators run on", scheduler);
+    std::string core = "ns3::FabricSimulatorImpl";
+    cmd.AddValue("simulator",
+                 "the simulator core both simulators run on (ns3::FabricSimulatorImpl, on "
+                 "ns3::FabricScheduler only, or ns3::DefaultSimulatorImpl)",
+                 core);
     cmd.Parse(argc, argv);
-    // Both simulators on the same event scheduler (by default ai-fabric-run's), so the ratio
-    // measures the models, not the queue.
-    GlobalValue::Bind("SchedulerType", StringValue(scheduler));
+    // Both simulators on the same core and event scheduler (by default ai-fabric-run's), so the
+    // ratio measures the models, not the queue.
+    if (!aifabric_bench::UseSimulator("fabric-bench", core, scheduler))
+    {
+        return 2;
+    }
     bool open = false;
     bool closed = false;
     std::stringstream names(workloads);

@@ -6,7 +6,6 @@
 #include "scenario-run.h"
 
 #include "ns3/double.h"
-#include "ns3/global-value.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
@@ -341,7 +340,7 @@ RunAvailability(Scenario& s, ResultsFolder* folderOfRoot, const std::string& pro
     if (d.IsDistributed())
     {
         // The horizon has no fabric: rank 0 runs it alone, in one process's simulator.
-        GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+        UseOneProcessSimulator();
     }
     // The horizon: the policy's interval first, then each swept fixed interval.
     std::vector<ObjectFactory> models{v.model};

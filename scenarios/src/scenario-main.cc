@@ -120,8 +120,16 @@ InitSimulator()
     // Same-time events in an order that does not depend on the MPI split (and a binary heap,
     // faster than ns-3's default std::map scheduler).
     ns3::GlobalValue::Bind("SchedulerType", ns3::StringValue("ns3::FabricScheduler"));
+    UseOneProcessSimulator();
     // Progress and logs on stderr: stdout carries only results (the collective table).
     spdlog::set_default_logger(spdlog::stderr_color_mt("ai-fabric"));
+}
+
+void
+UseOneProcessSimulator()
+{
+    ns3::GlobalValue::Bind("SimulatorImplementationType",
+                           ns3::StringValue("ns3::FabricSimulatorImpl"));
 }
 
 namespace

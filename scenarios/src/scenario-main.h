@@ -33,8 +33,18 @@ void CheckArgumentText(int argc, char** argv);
  */
 void HandleNs3InfoFlag(const std::string& program, const std::string& arg);
 
-/** Picosecond time and the binary-heap scheduler: call first in main. */
+/**
+ * Picosecond time, the binary-heap scheduler and the one-process simulator core
+ * (UseOneProcessSimulator): call first in main.
+ */
 void InitSimulator();
+
+/**
+ * Run the next simulation in one process on ns3::FabricSimulatorImpl (ns-3's default core
+ * without its per-event hooks; the same results); a distributed run binds ns-3's distributed
+ * core instead (EnableMpi).
+ */
+void UseOneProcessSimulator();
 
 /**
  * Build the scenario of \p document, run it, write the results folder \p out and log a summary; returns the exit code.  Bad input, a destination that is not a

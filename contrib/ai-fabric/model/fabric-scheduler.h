@@ -32,7 +32,7 @@ namespace ns3
  * event, which still runs.  Events a frame arrival may cancel check their own state when they
  * run (FabricNetDevice's PFC events and refreshes, RdmaQueuePair's timeout and pacing).
  */
-class FabricScheduler : public Scheduler
+class FabricScheduler final : public Scheduler
 {
   public:
     static TypeId GetTypeId();
