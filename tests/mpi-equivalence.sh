@@ -12,6 +12,7 @@
 #  - the same with link events (inside each rank and on a cut link) and routing convergence;
 #  - the same with injected failures (a flap, a switch, lane loss, a link inside the other rank);
 #  - the same with bit errors on cut links (frames crossing either way) and inside rank 0;
+#  - the same with packet spraying and selective repeat (selective NAKs crossing the cut);
 #  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
 #    byte-identical iterations.csv, ranks.csv, links.csv and flows.csv, as does one process;
 #  - the availability model (scenarios/availability-8gpu.json with a barrier the ranks can keep
@@ -133,6 +134,14 @@ agree ber "$d/bit-errors.json" collectives.csv links.csv flows.csv failures.csv
 # FCS drops where c0 (rank 0) sends to p2a0 (rank 1) and c1 (rank 1) to p1a0 (rank 0).
 awk -F, '(($2 == "p2a0-c0" && $3 == "p2a0") || ($2 == "p1a0-c1" && $3 == "p1a0")) && $17 > 0 \
          { n++ } END { exit !(n == 2) }' "$d/ber2/links.csv"
+
+# Packet spraying with selective repeat: frames reordered on paths through either rank, and
+# selective NAKs (8-byte AETHs) crossing the cut.
+/usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
+s['switch'] = {'load_balancing': 'PacketSpray'}; s['rdma']['retransmission_mode'] = 'SelectiveRepeat'; \
+json.dump(s, open('$d/spray.json','w'))"
+agree sr "$d/spray.json" collectives.csv links.csv flows.csv
+grep -q '"naks_sent": [1-9]' "$d/sr2/summary.json"
 
 # A training job (PP 2 x DP 8; stage 1 on the other rank): its pipeline transfers and its
 # barrier's notices cross the ranks, and every process records the same iterations.

@@ -113,10 +113,13 @@ VariedFrames()
     ack.payloadBytes = 0;
     ack.syndrome = AethHeader::kNakSequenceError;
     ack.msn = 0x1abcdef;
+    DataFrameSpec sack = ack;
+    sack.syndrome = AethHeader::kNakSelective;
+    sack.sackPsn = 0x1234567; // 24 bits kept
     DataFrameSpec cnp = ack;
     cnp.opcode = BthHeader::CNP;
     cnp.payloadBytes = 16;
-    return {data, small, ack, cnp};
+    return {data, small, ack, sack, cnp};
 }
 } // namespace
 
@@ -152,7 +155,9 @@ StackBytes(const DataFrameSpec& s, Ipv4Header::EcnType ecn)
     h.bth.SetPsn(s.psn);
     h.aeth.SetSyndrome(s.syndrome);
     h.aeth.SetMsn(s.msn);
-    const uint32_t udpPayload = 12 + (h.HasAeth() ? 4 : 0) + s.payloadBytes + roce::kIcrcBytes;
+    h.aeth.SetSackPsn(s.sackPsn);
+    const uint32_t udpPayload =
+        12 + (h.HasAeth() ? h.aeth.GetSerializedSize() : 0) + s.payloadBytes + roce::kIcrcBytes;
     h.udp.SetSourcePort(s.udpSrcPort);
     h.udp.SetDestinationPort(roce::kUdpPort);
     h.udp.ForcePayloadSize(static_cast<uint16_t>(8 + udpPayload));
@@ -238,6 +243,32 @@ TEST(Frames, AckCarriesAethAfterBth)
     EXPECT_EQ(info.payloadBytes, 0u);
     EXPECT_EQ(info.syndrome, AethHeader::kNakSequenceError);
     EXPECT_EQ(info.msn, 77u);
+    EXPECT_EQ(info.psn, 1234u);
+}
+
+TEST(Frames, SelectiveNakCarriesItsSackPsnAfterTheAeth)
+{
+    DataFrameSpec spec;
+    spec.opcode = BthHeader::RC_ACKNOWLEDGE;
+    spec.syndrome = AethHeader::kNakSelective;
+    spec.msn = 5;
+    spec.psn = 1234;
+    spec.sackPsn = 0xabcdef;
+    Ptr<Packet> p = FrameOf(spec);
+    EXPECT_EQ(p->GetSize(), roce::kDataFrameOverheadBytes + 8); // AETH and the SACK word
+    std::vector<uint8_t> b(p->GetSize());
+    p->CopyData(b.data(), b.size());
+    EXPECT_EQ(b[58], AethHeader::kNakSelective);
+    EXPECT_EQ(b[62], 0); // reserved
+    EXPECT_EQ((b[63] << 16) | (b[64] << 8) | b[65], 0xabcdef);
+    RoceHeaderStack h;
+    EXPECT_EQ(p->PeekHeader(h), 66u);
+    EXPECT_TRUE(h.aeth.IsNak() && h.aeth.IsSelective());
+    EXPECT_EQ(h.aeth.GetSackPsn(), 0xabcdefu);
+    FrameInfo info;
+    ASSERT_TRUE(roce::ParseDataFrame(*p, info));
+    EXPECT_EQ(info.payloadBytes, 0u);
+    EXPECT_EQ(info.sackPsn, 0xabcdefu);
     EXPECT_EQ(info.psn, 1234u);
 }
 

@@ -3,6 +3,7 @@
 #include "fabric-channel.h"
 #include "fabric-endpoint.h"
 
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -18,6 +19,8 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaQueuePair);
 namespace
 {
 constexpr uint32_t kPsnMask = 0xffffff;
+constexpr uint8_t kSacked = 1; //!< a selective NAK reported the frame received
+constexpr uint8_t kResent = 2; //!< the frame was deemed lost and queued to resend
 
 bool
 IsLastOfMessage(uint8_t opcode)
@@ -96,6 +99,39 @@ RdmaQueuePair::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&RdmaQueuePair::m_startingPsn),
                           MakeUintegerChecker<uint32_t>(0, (1u << 24) - 1))
+            .AddAttribute("RetransmissionMode",
+                          "How lost frames are recovered; both ends of a connection must use "
+                          "the same.  GoBackN: IBA RC, frames accepted in order only, a gap "
+                          "makes the requester resend everything from the first lost frame "
+                          "(what RoCE NICs do by default).  SelectiveRepeat: frames placed out "
+                          "of order and only lost frames resent, as IRN (Mittal et al., SIGCOMM "
+                          "2018) and out-of-order transports for sprayed fabrics do.",
+                          EnumValue(GO_BACK_N),
+                          MakeEnumAccessor(&RdmaQueuePair::m_mode),
+                          MakeEnumChecker(GO_BACK_N, "GoBackN", SELECTIVE_REPEAT,
+                                          "SelectiveRepeat"))
+            .AddAttribute("SelectiveRepeatWindow",
+                          "SelectiveRepeat: the frames the responder places ahead of the next "
+                          "expected one, and the requester's limit of frames past its oldest "
+                          "unacknowledged one (its bitmaps' size).  Default 1024 frames (4 MiB "
+                          "at a 4096-byte MTU), above the bandwidth-delay product of 800G over "
+                          "a 40 us round trip; IRN caps its frames in flight at one BDP.",
+                          UintegerValue(1024),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_window),
+                          MakeUintegerChecker<uint32_t>(1, 1u << 22))
+            .AddAttribute("ReorderThreshold",
+                          "SelectiveRepeat: a frame is deemed lost once a frame this many PSNs "
+                          "or more after it was selectively acknowledged (1: at the first later "
+                          "frame, IRN's rule for a fabric that keeps order).  Larger values "
+                          "tolerate deeper reordering and detect a loss later; the "
+                          "retransmission timeout catches what it misses.  Default 512, half "
+                          "the default window: under PFC a sprayed fabric's paths differ by "
+                          "whole paused queues (a 64 MiB tree all-reduce on a sprayed k=4 "
+                          "fat-tree at 400G resent frames that had arrived at 256 and none at "
+                          "512), and 512 frames at 400G take 43 us, far below the timeout.",
+                          UintegerValue(512),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_reorderThreshold),
+                          MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("UdpSourcePort",
                           "UDP source port of this QP's frames, its ECMP entropy; 0 derives "
                           "one in 49152-65535 (RFC 6335) from the host and the QP's ordinal "
@@ -140,6 +176,9 @@ RdmaQueuePair::DoDispose()
     m_route = FabricEndpoint::Route();
     m_cc = nullptr;
     m_messages.clear();
+    m_sentState = std::vector<uint8_t>();
+    m_resend = std::vector<uint64_t>();
+    m_placed = std::vector<Placed>();
     MessageQueuePair::DoDispose();
 }
 
@@ -154,6 +193,7 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
     m_cc = cc;
     m_currentRto = m_rto;
     m_endSeq = m_sndNxt = m_sndUna = m_highestSent = m_startingPsn;
+    m_lossScan = m_highestSacked = m_startingPsn;
     if (m_udpSrcPort == 0)
     {
         m_udpSrcPort = roce::QueuePairEntropy(endpoint->GetHostId(), localQpn);
@@ -213,10 +253,16 @@ void
 RdmaQueuePair::SendNext()
 {
     m_waitingForPort = false;
-    while (!m_failed && m_sndNxt < m_endSeq)
+    while (!m_failed)
     {
+        // Selective repeat resends lost frames before new ones (go-back-N queues none).
+        const bool resend = ResendDue();
+        if (!resend && (m_sndNxt >= m_endSeq || !InWindow(m_sndNxt)))
+        {
+            return;
+        }
         Produce();
-        if (m_produced && m_sndNxt >= m_highestSent && m_readyAt > Simulator::Now())
+        if (!resend && m_produced && m_sndNxt >= m_highestSent && m_readyAt > Simulator::Now())
         {
             m_pacing = true;
             m_paceEvent = Simulator::Schedule(m_readyAt - Simulator::Now(),
@@ -229,11 +275,18 @@ RdmaQueuePair::SendNext()
             SendWhenPortHasRoom();
             return;
         }
-        if (m_sndNxt >= m_highestSent)
+        if (resend)
         {
-            m_produced = false;
+            SendFrame(m_resend[m_resendHead++]);
         }
-        SendFrame(m_sndNxt++);
+        else
+        {
+            if (m_sndNxt >= m_highestSent)
+            {
+                m_produced = false;
+            }
+            SendFrame(m_sndNxt++);
+        }
         m_framesInFlight = m_sndNxt - m_sndUna;
         Produce(); // the next frame is written while this one is on its way
         int64_t gap = 0; // ps
@@ -350,12 +403,14 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
         return;
     }
     const bool nak = (info.syndrome >> 5) == 0x3;
+    const bool selective = info.syndrome == AethHeader::kNakSelective;
     // An ACK carries the last frame received in order; a NAK the frame expected next.
     const uint64_t una = nak ? Unwrap(info.psn, m_sndUna) : Unwrap(info.psn, m_sndUna) + 1;
     if (una > m_highestSent || una < m_sndUna)
     {
         return; // stale or from before a go-back
     }
+    const uint64_t oldUna = m_sndUna;
     uint64_t ackedBytes = 0;
     while (!m_messages.empty() && m_messages.front().firstSeq + m_messages.front().frames <= una)
     {
@@ -377,6 +432,10 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     m_sndUna = una;
     // After a go-back, frames sent before it may still be acknowledged: never resend those.
     m_sndNxt = std::max(m_sndNxt, m_sndUna);
+    if (m_mode == SELECTIVE_REPEAT)
+    {
+        ForgetAcked(oldUna);
+    }
     if (ackedBytes)
     {
         m_cc->NotifyAcked(ackedBytes);
@@ -384,7 +443,14 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     if (nak)
     {
         ++m_counters.naksReceived;
-        m_sndNxt = una; // go back N
+        if (selective)
+        {
+            Sacked(Unwrap(info.sackPsn, m_sndUna));
+        }
+        else
+        {
+            m_sndNxt = una; // go back N
+        }
     }
     m_framesInFlight = m_sndNxt - m_sndUna;
     if (m_sndUna >= m_sndNxt && m_sndNxt >= m_endSeq)
@@ -395,9 +461,87 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     {
         ArmTimer();
     }
-    if (nak && !m_waitingForPort && !m_pacing)
+    // Selective repeat: progress may open the window, a selective NAK queue resends.
+    if ((nak || (progress && m_mode == SELECTIVE_REPEAT)) && !m_waitingForPort && !m_pacing)
     {
         SendNext();
+    }
+}
+
+bool
+RdmaQueuePair::InWindow(uint64_t seq) const
+{
+    return m_mode == GO_BACK_N || seq < m_sndUna + m_window;
+}
+
+uint8_t&
+RdmaQueuePair::SentState(uint64_t seq)
+{
+    if (m_sentState.empty())
+    {
+        m_sentState.assign(m_window, 0);
+    }
+    return m_sentState[seq % m_window];
+}
+
+bool
+RdmaQueuePair::ResendDue()
+{
+    while (m_resendHead < m_resend.size())
+    {
+        const uint64_t seq = m_resend[m_resendHead];
+        if (seq >= m_sndUna && !(SentState(seq) & kSacked))
+        {
+            return true;
+        }
+        ++m_resendHead; // acknowledged since it was deemed lost
+    }
+    if (m_resendHead > 0)
+    {
+        m_resend.clear();
+        m_resendHead = 0;
+    }
+    return false;
+}
+
+void
+RdmaQueuePair::Sacked(uint64_t seq)
+{
+    if (seq < m_sndUna || seq >= m_highestSent)
+    {
+        return; // stale
+    }
+    SentState(seq) |= kSacked;
+    m_highestSacked = std::max(m_highestSacked, seq + 1);
+    // Frames ReorderThreshold or more before the highest one acknowledged, and not
+    // acknowledged themselves, are lost; each is judged once.
+    if (m_highestSacked < m_sndUna + m_reorderThreshold + 1)
+    {
+        return;
+    }
+    const uint64_t end = m_highestSacked - m_reorderThreshold; // frames below it
+    for (uint64_t s = std::max(m_lossScan, m_sndUna); s < end; ++s)
+    {
+        uint8_t& state = SentState(s);
+        if (!(state & (kSacked | kResent)))
+        {
+            state |= kResent;
+            m_resend.push_back(s);
+        }
+    }
+    m_lossScan = std::max(m_lossScan, end);
+}
+
+void
+RdmaQueuePair::ForgetAcked(uint64_t from)
+{
+    if (m_sentState.empty())
+    {
+        return;
+    }
+    for (uint64_t s = from; s < m_sndUna; ++s)
+    {
+        m_sentState[s % m_window] = 0;
     }
 }
 
@@ -469,8 +613,27 @@ RdmaQueuePair::Timeout()
     m_currentRto = std::min(2 * m_currentRto, std::max(m_rtoMax, m_rto));
     NS_LOG_INFO("QP " << m_localQpn << " timeout: back to " << m_sndUna << ", next timeout "
                       << m_currentRto.As(Time::US));
-    m_sndNxt = m_sndUna;
-    m_framesInFlight = 0;
+    if (m_mode == SELECTIVE_REPEAT)
+    {
+        // Resend every frame not acknowledged either way, in order; new frames after them.
+        m_resend.clear();
+        m_resendHead = 0;
+        for (uint64_t s = m_sndUna; s < m_highestSent; ++s)
+        {
+            uint8_t& state = SentState(s);
+            if (!(state & kSacked))
+            {
+                state |= kResent;
+                m_resend.push_back(s);
+            }
+        }
+        m_lossScan = std::max(m_lossScan, m_highestSent);
+    }
+    else
+    {
+        m_sndNxt = m_sndUna;
+        m_framesInFlight = 0;
+    }
     ArmTimer();
     if (!m_waitingForPort && !m_pacing)
     {
@@ -489,27 +652,13 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
     const uint64_t seq = Unwrap(info.psn, m_ePsn);
     if (seq == m_ePsn)
     {
-        ++m_ePsn;
         m_nakOutstanding = false;
         m_counters.payloadReceived += info.payloadBytes;
-        m_rxMessageBytes += info.payloadBytes;
-        const bool last = IsLastOfMessage(info.opcode);
-        m_msn += last ? 1 : 0;
-        if (++m_unacked >= m_ackInterval || last)
-        {
-            SendAck(AethHeader::kAck, m_ePsn - 1);
-        }
-        if (last)
-        {
-            // After the ACK: the NIC acknowledges in hardware before software sees the message.
-            const uint64_t bytes = m_rxMessageBytes;
-            m_rxMessageBytes = 0;
-            m_receivedTrace(m_msn, bytes);
-            if (!m_receiveCallback.IsNull())
-            {
-                m_receiveCallback(bytes);
-            }
-        }
+        Accept(info.payloadBytes, IsLastOfMessage(info.opcode));
+    }
+    else if (seq > m_ePsn && m_mode == SELECTIVE_REPEAT)
+    {
+        PlaceOutOfOrder(seq, info);
     }
     else if (seq > m_ePsn)
     {
@@ -525,6 +674,70 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
         m_counters.payloadDiscarded += info.payloadBytes;
         SendAck(AethHeader::kAck, m_ePsn - 1); // a duplicate: tell the requester where we are
     }
+}
+
+void
+RdmaQueuePair::Accept(uint32_t payload, bool last)
+{
+    // The frame m_ePsn, then (selective repeat) the frames placed behind it, with one ACK for
+    // those at the end (and one at each message's last frame).
+    while (true)
+    {
+        ++m_ePsn;
+        m_rxMessageBytes += payload;
+        m_msn += last ? 1 : 0;
+        Placed* next = m_placed.empty() ? nullptr : &m_placed[m_ePsn % m_window];
+        const bool more = next && next->present;
+        if ((++m_unacked >= m_ackInterval && !more) || last)
+        {
+            SendAck(AethHeader::kAck, m_ePsn - 1);
+        }
+        if (last)
+        {
+            // After the ACK: the NIC acknowledges in hardware before software sees the message.
+            const uint64_t bytes = m_rxMessageBytes;
+            m_rxMessageBytes = 0;
+            m_receivedTrace(m_msn, bytes);
+            if (!m_receiveCallback.IsNull())
+            {
+                m_receiveCallback(bytes);
+            }
+        }
+        if (!more)
+        {
+            return;
+        }
+        next->present = false;
+        payload = next->payload;
+        last = next->last;
+    }
+}
+
+void
+RdmaQueuePair::PlaceOutOfOrder(uint64_t seq, const FrameInfo& info)
+{
+    if (seq >= m_ePsn + m_window)
+    {
+        // Beyond the window, which the requester does not send past: not placed.
+        m_counters.payloadDiscarded += info.payloadBytes;
+        return;
+    }
+    if (m_placed.empty())
+    {
+        m_placed.resize(m_window);
+    }
+    Placed& slot = m_placed[seq % m_window];
+    if (slot.present)
+    {
+        m_counters.payloadDiscarded += info.payloadBytes; // a duplicate
+    }
+    else
+    {
+        slot = {info.payloadBytes, true, IsLastOfMessage(info.opcode)};
+        m_counters.payloadReceived += info.payloadBytes;
+    }
+    // Every out-of-order frame is reported, so the requester learns what arrived.
+    SendAck(AethHeader::kNakSelective, m_ePsn, seq);
 }
 
 void
@@ -545,7 +758,7 @@ RdmaQueuePair::SendCnp()
 }
 
 void
-RdmaQueuePair::SendAck(uint8_t syndrome, uint64_t psnSeq)
+RdmaQueuePair::SendAck(uint8_t syndrome, uint64_t psnSeq, uint64_t sackSeq)
 {
     m_unacked = 0;
     ++(syndrome == AethHeader::kAck ? m_counters.acksSent : m_counters.naksSent);
@@ -559,6 +772,7 @@ RdmaQueuePair::SendAck(uint8_t syndrome, uint64_t psnSeq)
     spec.psn = static_cast<uint32_t>(psnSeq & kPsnMask);
     spec.syndrome = syndrome;
     spec.msn = m_msn;
+    spec.sackPsn = static_cast<uint32_t>(sackSeq & kPsnMask);
     m_endpoint->Send(spec, m_route);
 }
 

@@ -15,6 +15,7 @@
 #include "ns3/traced-value.h"
 
 #include <deque>
+#include <vector>
 
 namespace ns3
 {
@@ -33,8 +34,11 @@ struct RdmaQpCounters
     uint64_t naksSent{0};
     uint64_t cnpsSent{0};          //!< responder: congestion notifications for CE-marked frames
     uint64_t cnpsReceived{0};
-    uint64_t payloadReceived{0};   //!< in-order payload bytes accepted by the responder side
-    uint64_t payloadDiscarded{0};  //!< responder: payload of out-of-order and duplicate frames
+    /** responder: payload bytes accepted, each frame's once (in order, or placed out of order
+     * under selective repeat) */
+    uint64_t payloadReceived{0};
+    /** responder: payload of duplicate frames, and of out-of-order ones under go-back-N */
+    uint64_t payloadDiscarded{0};
 
     /** Add \p o's counts to these (totals over queue pairs). */
     RdmaQpCounters& operator+=(const RdmaQpCounters& o)
@@ -71,10 +75,27 @@ struct RdmaQpCounters
  * After RetryCount timeouts in a row without progress the requester gives up, as an IBA RC
  * QP does when its retry count is exceeded: it enters the error state, sends nothing more,
  * never completes the messages it holds, and calls its error callback once.
+ *
+ * With RetransmissionMode SelectiveRepeat (both ends must use it) the QP tolerates
+ * reordering and resends only what was lost, as IRN (Mittal et al., SIGCOMM 2018) does: the
+ * responder places frames within SelectiveRepeatWindow of the next expected one out of order
+ * (each frame's payload once), completes messages in order, and answers an out-of-order frame
+ * with a selective NAK (AethHeader::kNakSelective: the cumulative position and that frame's
+ * PSN).  The requester keeps at most SelectiveRepeatWindow frames past its oldest
+ * unacknowledged one, marks the frames selectively acknowledged, and deems a frame lost once a
+ * frame ReorderThreshold or more PSNs after it was acknowledged; each lost frame is resent
+ * once, before new frames.  A timeout resends every frame not yet acknowledged either way.
  */
 class RdmaQueuePair : public MessageQueuePair
 {
   public:
+    /** How the requester recovers lost frames and the responder takes out-of-order ones. */
+    enum RetransmissionMode
+    {
+        GO_BACK_N,        //!< IBA RC: in order only; a gap goes back to the first lost frame
+        SELECTIVE_REPEAT, //!< out-of-order placement; only lost frames are resent
+    };
+
     static TypeId GetTypeId();
     RdmaQueuePair();
 
@@ -139,7 +160,8 @@ class RdmaQueuePair : public MessageQueuePair
     const Message& MessageOf(uint64_t seq) const;
     void ReceiveAck(const FrameInfo& info);
     void ReceiveData(const FrameInfo& info);
-    void SendAck(uint8_t syndrome, uint64_t psnSeq);
+    /** An ACK or NAK of \p psnSeq; a selective NAK also reports \p sackSeq. */
+    void SendAck(uint8_t syndrome, uint64_t psnSeq, uint64_t sackSeq = 0);
     void SendCnp();
     void ArmTimer();
     /** Queue the timeout event for m_timeoutAt. */
@@ -147,6 +169,22 @@ class RdmaQueuePair : public MessageQueuePair
     void Timeout();
     /** The 64-bit sequence number nearest \p reference whose low 24 bits are \p psn. */
     static uint64_t Unwrap(uint32_t psn, uint64_t reference);
+
+    // Selective repeat
+    /** Whether frame \p seq may be sent: within the window past m_sndUna (selective repeat). */
+    bool InWindow(uint64_t seq) const;
+    /** The requester's state bits of frame \p seq in [m_sndUna, m_sndUna + window). */
+    uint8_t& SentState(uint64_t seq);
+    /** Drop resends no longer needed from the front of m_resend; whether one is due. */
+    bool ResendDue();
+    /** A selective NAK reported \p seq received: mark it and deem frames lost behind it. */
+    void Sacked(uint64_t seq);
+    /** Clear the state of the frames from \p from to m_sndUna, now acknowledged. */
+    void ForgetAcked(uint64_t from);
+    /** Responder: frame \p seq arrived ahead of m_ePsn; place it (selective repeat). */
+    void PlaceOutOfOrder(uint64_t seq, const FrameInfo& info);
+    /** Responder: accept the in-order frame of \p payload bytes; \p last ends a message. */
+    void Accept(uint32_t payload, bool last);
 
     Ptr<FabricEndpoint> m_endpoint;
     Ptr<FabricNetDevice> m_port;
@@ -166,6 +204,9 @@ class RdmaQueuePair : public MessageQueuePair
     Time m_cnpInterval;
     uint32_t m_mtu{4096};
     uint32_t m_startingPsn{};
+    RetransmissionMode m_mode{GO_BACK_N};
+    uint32_t m_window{}; //!< SelectiveRepeatWindow
+    uint32_t m_reorderThreshold{};
 
     // Requester
     std::deque<Message> m_messages; //!< posted, not yet acknowledged, in order
@@ -191,6 +232,13 @@ class RdmaQueuePair : public MessageQueuePair
     bool m_timerArmed{false};   //!< frames are in flight: m_timeoutAt holds
     bool m_timerPending{false}; //!< m_timer is queued, for m_timerEventAt
     Time m_timerEventAt;
+    // Selective repeat, requester: state bits (kSacked, kResent) of each frame of the window,
+    // indexed by sequence number modulo the window; allocated at the first selective NAK.
+    std::vector<uint8_t> m_sentState;
+    std::vector<uint64_t> m_resend; //!< frames deemed lost, to resend in this order
+    std::size_t m_resendHead{0};    //!< the first of m_resend still to send
+    uint64_t m_lossScan{0};         //!< frames below it were judged lost or not
+    uint64_t m_highestSacked{0};    //!< one past the highest frame selectively acknowledged
 
     // Responder
     uint64_t m_ePsn{0};          //!< next expected frame
@@ -198,6 +246,16 @@ class RdmaQueuePair : public MessageQueuePair
     uint32_t m_unacked{0};       //!< frames accepted since the last ACK
     uint64_t m_rxMessageBytes{0}; //!< payload of the message being received so far
     bool m_nakOutstanding{false}; //!< a NAK was sent for the current gap
+    /** A frame placed ahead of m_ePsn (selective repeat): its payload and whether it ends a
+     * message; indexed by sequence number modulo the window, allocated at the first one. */
+    struct Placed
+    {
+        uint32_t payload{0};
+        bool present{false};
+        bool last{false};
+    };
+
+    std::vector<Placed> m_placed;
     Time m_lastCnp;                //!< when the last CNP was sent
     bool m_cnpSent{false};
 

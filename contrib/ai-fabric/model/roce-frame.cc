@@ -115,13 +115,15 @@ class HeaderBytes : public Header
         NS_ASSERT_MSG(s.destQp < (1u << 24), "DestQP is a 24-bit field");
         NS_ASSERT_MSG(s.priority < 8, "the 802.1Q PCP is a 3-bit field");
         const bool ack = s.opcode == BthHeader::RC_ACKNOWLEDGE;
-        m_size = ack ? kAeth + 4 : kAeth;
+        const bool sack = ack && s.syndrome == AethHeader::kNakSelective;
+        const uint32_t aeth = sack ? 8 : ack ? 4 : 0;
+        m_size = kAeth + aeth;
         dstMac.CopyTo(m_b);
         srcMac.CopyTo(m_b + 6);
         Put16(12, VlanEthernetHeader::kTpid8021Q);
         Put16(14, static_cast<uint16_t>(s.priority << 13)); // PCP, DEI 0, VID 0
         Put16(16, VlanEthernetHeader::kEtherTypeIpv4);
-        const uint32_t udpLength = 8 + 12 + (ack ? 4 : 0) + s.payloadBytes + kIcrcBytes;
+        const uint32_t udpLength = 8 + 12 + aeth + s.payloadBytes + kIcrcBytes;
         m_b[kIp] = 0x45; // version 4, IHL 5
         m_b[kIp + 1] = static_cast<uint8_t>((s.priority << 5) | s.ecn); // DSCP CS<priority>
         Put16(kIp + 2, static_cast<uint16_t>(20 + udpLength));
@@ -144,6 +146,10 @@ class HeaderBytes : public Header
         {
             Put32(kAeth, (uint32_t(s.syndrome) << 24) | (s.msn & 0xffffff));
         }
+        if (sack)
+        {
+            Put32(kAeth + 4, s.sackPsn & 0xffffff);
+        }
     }
 
     TypeId GetInstanceTypeId() const override { return RoceHeaderStack::GetTypeId(); }
@@ -158,6 +164,11 @@ class HeaderBytes : public Header
         {
             i.Read(m_b + kAeth, 4);
             m_size += 4;
+            if (m_b[kAeth] == AethHeader::kNakSelective)
+            {
+                i.Read(m_b + kAeth + 4, 4);
+                m_size += 4;
+            }
         }
         return m_size;
     }
@@ -191,7 +202,7 @@ class HeaderBytes : public Header
         Put16(kIp + 10, static_cast<uint16_t>(~sum));
     }
 
-    uint8_t m_b[kAeth + 4];
+    uint8_t m_b[kAeth + 8];
     uint32_t m_size{kAeth};
 };
 
@@ -227,6 +238,10 @@ InfoOf(const DataFrameSpec& s)
     {
         info.syndrome = s.syndrome;
         info.msn = s.msn & 0xffffff; // AETH: 24 bits
+        if (s.syndrome == AethHeader::kNakSelective)
+        {
+            info.sackPsn = s.sackPsn & 0xffffff;
+        }
     }
     return info;
 }
@@ -254,6 +269,7 @@ ParseDataFrame(const Packet& p, FrameInfo& info)
         info.payloadBytes -= h.aeth.GetSerializedSize();
         info.syndrome = h.aeth.GetSyndrome();
         info.msn = h.aeth.GetMsn();
+        info.sackPsn = h.aeth.IsSelective() ? h.aeth.GetSackPsn() : 0;
     }
     return true;
 }

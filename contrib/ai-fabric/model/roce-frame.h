@@ -142,20 +142,21 @@ struct FrameInfo
     uint32_t dstHost{0};     //!< destination host id
     uint16_t udpSrcPort{0};  //!< flow entropy
     uint8_t priority{0};     //!< 802.1Q PCP = traffic class
-    Ipv4Header::EcnType ecn{Ipv4Header::ECN_NotECT}; //!< ECN codepoint
     uint8_t opcode{0};       //!< BTH opcode
+    Ipv4Header::EcnType ecn{Ipv4Header::ECN_NotECT}; //!< ECN codepoint
     uint32_t destQp{0};      //!< BTH destination queue pair
     uint32_t psn{0};         //!< BTH packet sequence number
     uint32_t payloadBytes{0}; //!< transport payload bytes
-    uint8_t syndrome{0};     //!< AETH syndrome of an ACK/NAK
     uint32_t msn{0};         //!< AETH message sequence number of an ACK/NAK
+    uint32_t sackPsn{0};     //!< the SACK PSN of a selective NAK (AethHeader::kNakSelective)
+    uint8_t syndrome{0};     //!< AETH syndrome of an ACK/NAK
 
     bool operator==(const FrameInfo& o) const
     {
         return srcHost == o.srcHost && dstHost == o.dstHost && udpSrcPort == o.udpSrcPort &&
                priority == o.priority && ecn == o.ecn && opcode == o.opcode &&
                destQp == o.destQp && psn == o.psn && payloadBytes == o.payloadBytes &&
-               syndrome == o.syndrome && msn == o.msn;
+               syndrome == o.syndrome && msn == o.msn && sackPsn == o.sackPsn;
     }
 };
 
@@ -173,6 +174,7 @@ struct DataFrameSpec
     uint32_t payloadBytes{0};
     uint8_t syndrome{AethHeader::kAck}; //!< for RC_ACKNOWLEDGE frames
     uint32_t msn{0};                     //!< for RC_ACKNOWLEDGE frames
+    uint32_t sackPsn{0};                 //!< for a selective NAK (AethHeader::kNakSelective)
 };
 
 namespace roce
@@ -184,8 +186,11 @@ namespace roce
 inline uint32_t
 FrameBytes(const FrameInfo& info)
 {
+    // The AETH of an ACK or NAK: 4 bytes, 8 with a selective NAK's SACK PSN.
     return kDataFrameOverheadBytes + info.payloadBytes +
-           (info.opcode == BthHeader::RC_ACKNOWLEDGE ? 4 : 0); // the AETH
+           (info.opcode != BthHeader::RC_ACKNOWLEDGE       ? 0
+            : info.syndrome == AethHeader::kNakSelective ? 8
+                                                         : 4);
 }
 
 /**
