@@ -138,10 +138,12 @@ awk -F, '(($2 == "p2a0-c0" && $3 == "p2a0") || ($2 == "p1a0-c1" && $3 == "p1a0")
 # Packet spraying with selective repeat: frames reordered on paths through either rank, and
 # selective NAKs (8-byte AETHs) crossing the cut.
 /usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
-s['switch'] = {'load_balancing': 'PacketSpray'}; s['rdma']['retransmission_mode'] = 'SelectiveRepeat'; \
-json.dump(s, open('$d/spray.json','w'))"
+s['switch'] = {'load_balancing': 'PacketSpray'}; \
+s['rdma']['retransmission_mode'] = 'SelectiveRepeat'; json.dump(s, open('$d/spray.json','w'))"
 agree sr "$d/spray.json" collectives.csv links.csv flows.csv
+# Reordered (selective NAKs sent), and nothing resent.
 grep -q '"naks_sent": [1-9]' "$d/sr2/summary.json"
+grep -q '"payload_retransmitted_bytes": 0,' "$d/sr2/summary.json"
 
 # A training job (PP 2 x DP 8; stage 1 on the other rank): its pipeline transfers and its
 # barrier's notices cross the ranks, and every process records the same iterations.
@@ -221,4 +223,4 @@ bad instant-sweep-barrier 2 pod "collective.barrier_latency = 0 ps: .* allowed: 
 s['training']['jobs'][0]['barrier_latency']='0s'; json.dump(s, open('$d/instant.json','w'))"
 scenario=$d/instant.json
 bad instant-barrier 2 pod "BarrierLatency of 0 ps: .* allowed: at least"
-echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, a monitor, messages, PCAPs, link events, failures, bit errors, a training job, availability); bad partitions exit 2 on every rank"
+echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, a monitor, messages, PCAPs, link events, failures, bit errors, spraying with selective repeat, a training job, availability); bad partitions exit 2 on every rank"

@@ -21,15 +21,16 @@ struct SrRun
     FabricTotals totals;
 };
 
-/** Records completion times by message, for a queue pair of index \p qp. */
+/** Records the completion time of the one message of flow \p index into \p times. */
 struct Completions
 {
-    std::vector<Time>* times;
-    std::size_t base;
-    void Record(uint64_t id, uint64_t) { (*times)[base + id] = Simulator::Now(); }
+    std::vector<Time>* times; //!< one entry per flow
+    std::size_t index;        //!< this flow's
+    /** The message \p id (0: a flow posts one) completed now. */
+    void Record(uint64_t id, uint64_t) { (*times)[index + id] = Simulator::Now(); }
 };
 
-/** Each pair (a, b) of \p flows sends \p bytes from a to b on one queue pair in \p mode. */
+/** Each pair (a, b) of \p flows sends \p bytes from a to b on a queue pair \p rdma makes. */
 SrRun
 Run(Ptr<FabricNetwork> net,
     RdmaHelper& rdma,
@@ -70,7 +71,7 @@ Rdma(RdmaQueuePair::RetransmissionMode mode)
 /** \p senders hosts of a 100G star send \p bytes each to host 0. */
 SrRun
 Incast(RdmaQueuePair::RetransmissionMode mode, uint32_t senders, uint64_t bytes, bool lossy,
-       uint32_t startingPsn = 0, uint32_t reorderThreshold = 512)
+       uint32_t startingPsn = 0, uint32_t reorderThreshold = 512, uint32_t window = 1024)
 {
     FabricNetworkHelper helper;
     helper.SetMmuAttribute("PfcEnabled", BooleanValue(!lossy));
@@ -79,6 +80,7 @@ Incast(RdmaQueuePair::RetransmissionMode mode, uint32_t senders, uint64_t bytes,
     RdmaHelper rdma = Rdma(mode);
     rdma.SetQueuePairAttribute("StartingPsn", UintegerValue(startingPsn));
     rdma.SetQueuePairAttribute("ReorderThreshold", UintegerValue(reorderThreshold));
+    rdma.SetQueuePairAttribute("SelectiveRepeatWindow", UintegerValue(window));
     rdma.SetQueuePairAttribute("RetransmissionTimeout", TimeValue(MicroSeconds(400)));
     std::vector<std::pair<uint32_t, uint32_t>> flows;
     for (uint32_t s = 1; s <= senders; ++s)
@@ -124,11 +126,12 @@ TEST(SelectiveRepeat, WithoutLossOrReorderingItRunsAsGoBackN)
     EXPECT_EQ(sr.responders.acksSent, gbn.responders.acksSent);
 }
 
-/** A lossy incast's starting PSN and the requesters' ReorderThreshold. */
+/** A lossy incast's starting PSN and the queue pairs' ReorderThreshold and window. */
 struct LossyCase
 {
     uint32_t startingPsn;
     uint32_t reorderThreshold;
+    uint32_t window;
 };
 
 class SelectiveRepeatLossy : public testing::TestWithParam<LossyCase>
@@ -143,7 +146,7 @@ TEST_P(SelectiveRepeatLossy, IncastResendsExactlyThePayloadTheSwitchDropped)
     const uint64_t bytes = 1 << 20;
     const LossyCase c = GetParam();
     const SrRun sr = Incast(RdmaQueuePair::SELECTIVE_REPEAT, senders, bytes, true, c.startingPsn,
-                            c.reorderThreshold);
+                            c.reorderThreshold, c.window);
     ASSERT_GT(sr.totals.framesDropped, 0u);
     for (const Time& t : sr.completed)
     {
@@ -164,14 +167,17 @@ TEST_P(SelectiveRepeatLossy, IncastResendsExactlyThePayloadTheSwitchDropped)
 }
 
 // Losses found by later frames at once (threshold 1), a few frames later, and only by timeouts
-// (the default threshold, above the 256 frames of a message: a timeout may find frames that
-// arrived beyond a gap, which it must not resend); starting 100 frames before the 24-bit PSN
-// wrap, every message crosses it.
+// (the default threshold, above the 256 frames of a message, and a threshold at the window: a
+// timeout may find frames that arrived beyond a gap, which it must not resend); a window of 32
+// frames, whose state slots each message reuses 8 times; starting 100 frames before the 24-bit
+// PSN wrap, every message crosses it.
 INSTANTIATE_TEST_SUITE_P(Recovery,
                          SelectiveRepeatLossy,
-                         testing::Values(LossyCase{0, 1},
-                                         LossyCase{(1u << 24) - 100, 64},
-                                         LossyCase{0, 512}));
+                         testing::Values(LossyCase{0, 1, 1024},
+                                         LossyCase{(1u << 24) - 100, 64, 1024},
+                                         LossyCase{0, 512, 1024},
+                                         LossyCase{0, 8, 32},
+                                         LossyCase{(1u << 24) - 100, 32, 32}));
 
 namespace
 {
@@ -191,7 +197,8 @@ Last(const SrRun& r)
 TEST(SelectiveRepeat, SprayedAllToAllReordersWithoutResendingAtLineRate)
 {
     // 16 hosts of a k=4 fat-tree (400G, non-blocking), 4 MiB from every host to every other,
-    // sprayed per packet: frames overtake each other (by up to about 30 PSNs), nothing is lost.
+    // sprayed per packet: frames overtake each other (a ReorderThreshold of 16 resends some, 32
+    // none), nothing is lost.
     const uint64_t bytes = 4 << 20;
     const SrRun sr = SprayedAllToAll(RdmaQueuePair::SELECTIVE_REPEAT, bytes);
     ASSERT_GT(sr.requesters.naksReceived, 1000u) << "little reordering: the test shows nothing";

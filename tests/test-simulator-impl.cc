@@ -42,6 +42,17 @@ class Program
         {
             return;
         }
+        // Now and then: a new queue mid-run (the events moved over), and a stop now.
+        if (m_steps % 500 == 250)
+        {
+            Simulator::SetScheduler(ObjectFactory("ns3::FabricScheduler"));
+            m_log << "  new scheduler\n";
+        }
+        if (m_steps % 500 == 100)
+        {
+            Simulator::Stop();
+            m_log << "  stop now\n";
+        }
         // Ask about a few earlier events, then act on one.
         for (int k = 0; k < 3 && !m_ids.empty(); ++k)
         {
@@ -74,6 +85,7 @@ class Program
         case 4:
             Keep(Simulator::ScheduleDestroy(&Program::Destroyed, this, next));
             break;
+
         default:
             // Two, so the program grows until it stops: many same-time ties (1 ns grid).
             Keep(Simulator::Schedule(NanoSeconds(m_rng() % 20), &Program::Step, this, next));
@@ -107,26 +119,49 @@ class Program
     int m_steps{0};
 };
 
-/** The log of the program under \p impl (with FabricScheduler), stopped twice on the way. */
+/**
+ * The log of the program under \p impl (with FabricScheduler), stopped twice by time and now
+ * and then by itself, run until its events run out; then again, destroyed with events pending.
+ */
 std::string
 RunUnder(const std::string& impl)
 {
+    StringValue scheduler;
+    GlobalValue::GetValueByName("SchedulerType", scheduler);
     GlobalValue::Bind("SimulatorImplementationType", StringValue(impl));
     GlobalValue::Bind("SchedulerType", StringValue("ns3::FabricScheduler"));
     std::ostringstream log;
-    Program program(log);
-    program.Start();
-    Simulator::Stop(NanoSeconds(40));
-    Simulator::Run();
-    log << "stopped at " << Simulator::Now().GetTimeStep() << "\n";
-    Simulator::Stop(NanoSeconds(400));
-    Simulator::Run();
-    log << "stopped at " << Simulator::Now().GetTimeStep() << "\n";
-    Simulator::Run();
-    log << "ran out at " << Simulator::Now().GetTimeStep() << " after "
-        << Simulator::GetEventCount() << " events\n";
-    Simulator::Destroy();
+    {
+        Program program(log);
+        program.Start();
+        EXPECT_EQ(Simulator::GetImplementation()->GetInstanceTypeId().GetName(), impl);
+        Simulator::Stop(NanoSeconds(40));
+        Simulator::Run();
+        log << "stopped at " << Simulator::Now().GetTimeStep() << "\n";
+        Simulator::Stop(NanoSeconds(400));
+        Simulator::Run();
+        log << "stopped at " << Simulator::Now().GetTimeStep() << "\n";
+        // Run again after each stop (IsFinished says true after one) until nothing runs.
+        uint64_t before = 0;
+        do
+        {
+            before = Simulator::GetEventCount();
+            Simulator::Run();
+            log << "ran to " << Simulator::Now().GetTimeStep() << "\n";
+        } while (Simulator::GetEventCount() != before);
+        log << "ran out after " << Simulator::GetEventCount() << " events\n";
+        Simulator::Destroy();
+    }
+    {
+        Program program(log);
+        program.Start();
+        Simulator::Stop(NanoSeconds(30));
+        Simulator::Run();
+        log << "destroyed with events pending at " << Simulator::Now().GetTimeStep() << "\n";
+        Simulator::Destroy();
+    }
     GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+    GlobalValue::Bind("SchedulerType", scheduler);
     return log.str();
 }
 } // namespace
@@ -137,7 +172,8 @@ TEST(SimulatorImpl, RunsWhatDefaultSimulatorImplRunsInItsOrder)
     const std::string fabric = RunUnder("ns3::FabricSimulatorImpl");
     // The program did what it is meant to exercise.
     for (const char* seen : {"expired 1", "expired 0", "destroy ", "context 7", "context 3",
-                             "stopped at 40000", "stopped at 440000"})
+                             "stopped at 40000", "stop now", "new scheduler", "ran to ",
+                             "destroyed with events pending"})
     {
         EXPECT_NE(reference.find(seen), std::string::npos) << seen;
     }

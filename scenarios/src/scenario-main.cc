@@ -117,9 +117,6 @@ void
 InitSimulator()
 {
     ns3::Time::SetResolution(ns3::Time::PS);
-    // Same-time events in an order that does not depend on the MPI split (and a binary heap,
-    // faster than ns-3's default std::map scheduler).
-    ns3::GlobalValue::Bind("SchedulerType", ns3::StringValue("ns3::FabricScheduler"));
     UseOneProcessSimulator();
     // Progress and logs on stderr: stdout carries only results (the collective table).
     spdlog::set_default_logger(spdlog::stderr_color_mt("ai-fabric"));
@@ -128,6 +125,9 @@ InitSimulator()
 void
 UseOneProcessSimulator()
 {
+    // Same-time events in an order that does not depend on the MPI split (and a binary heap,
+    // faster than ns-3's default std::map scheduler), under the core that runs only on it.
+    ns3::GlobalValue::Bind("SchedulerType", ns3::StringValue("ns3::FabricScheduler"));
     ns3::GlobalValue::Bind("SimulatorImplementationType",
                            ns3::StringValue("ns3::FabricSimulatorImpl"));
 }

@@ -41,8 +41,8 @@ void InitSimulator();
 
 /**
  * Run the next simulation in one process on ns3::FabricSimulatorImpl (ns-3's default core
- * without its per-event hooks; the same results); a distributed run binds ns-3's distributed
- * core instead (EnableMpi).
+ * without its per-event hooks; the same results) and ns3::FabricScheduler; a distributed run
+ * binds ns-3's distributed core instead (EnableMpi), on the same scheduler.
  */
 void UseOneProcessSimulator();
 

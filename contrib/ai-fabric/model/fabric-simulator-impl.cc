@@ -27,11 +27,8 @@ FabricSimulatorImpl::GetTypeId()
 FabricSimulatorImpl::FabricSimulatorImpl()
     : m_currentUid(EventId::UID::INVALID),
       m_currentContext(Simulator::NO_CONTEXT),
-      m_uid(EventId::UID::VALID)
-#ifdef NS3_ASSERT_ENABLE
-      ,
+      m_uid(EventId::UID::VALID),
       m_thread(std::this_thread::get_id())
-#endif
 {
 }
 
@@ -99,14 +96,12 @@ FabricSimulatorImpl::IsFinished() const
 void
 FabricSimulatorImpl::Run()
 {
-#ifdef NS3_ASSERT_ENABLE
     m_thread = std::this_thread::get_id();
-#endif
     m_stop = false;
-    FabricScheduler& events = *m_events;
-    while (!m_stop && !events.IsEmpty())
+    // m_events each time: an event may replace the scheduler (SetScheduler).
+    while (!m_stop && !m_events->IsEmpty())
     {
-        const Scheduler::Event next = events.RemoveNext();
+        const Scheduler::Event next = m_events->RemoveNext();
         NS_ASSERT(next.key.m_ts >= m_currentTs);
         ++m_eventCount;
         m_currentTs = next.key.m_ts;

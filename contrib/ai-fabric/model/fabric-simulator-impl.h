@@ -7,10 +7,8 @@
 #include "ns3/ptr.h"
 #include "ns3/simulator-impl.h"
 
-#include <vector>
-#ifdef NS3_ASSERT_ENABLE
 #include <thread>
-#endif
+#include <vector>
 
 namespace ns3
 {
@@ -23,7 +21,9 @@ namespace ns3
  * It runs the same events in the same order as ns-3's DefaultSimulatorImpl over the same
  * scheduler: it numbers events alike (uids from EventId::UID::VALID, one per Schedule,
  * ScheduleNow, ScheduleWithContext and ScheduleDestroy), expires them alike and runs the destroy
- * events alike, so a run's results are bit-identical under either.  What it leaves out:
+ * events alike, so a run's results are bit-identical under either.  (One difference for a
+ * faulty caller: with asserts built in, ScheduleWithContext refuses a negative delay too.)
+ * What it leaves out:
  *
  * - the PreEventHook call (a hook for the visualizer), which built an EventId, with a reference
  *   count taken and dropped, for every event;
@@ -46,6 +46,7 @@ class FabricSimulatorImpl final : public SimulatorImpl
      */
     static TypeId GetTypeId();
 
+    /** A simulator at time 0 with no scheduler yet (Simulator sets the "SchedulerType"). */
     FabricSimulatorImpl();
 
     void Destroy() override;
@@ -82,9 +83,7 @@ class FabricSimulatorImpl final : public SimulatorImpl
     uint32_t m_uid;                       //!< The next uid.
     uint64_t m_eventCount{0};             //!< Events run.
     bool m_stop{false};                   //!< Whether Stop was called.
-#ifdef NS3_ASSERT_ENABLE
-    std::thread::id m_thread; //!< The thread that made the simulator (checked with asserts).
-#endif
+    std::thread::id m_thread;             //!< The thread that runs it (checked by asserts).
 };
 
 } // namespace ns3

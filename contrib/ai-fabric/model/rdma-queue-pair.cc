@@ -111,11 +111,15 @@ RdmaQueuePair::GetTypeId()
                           MakeEnumChecker(GO_BACK_N, "GoBackN", SELECTIVE_REPEAT,
                                           "SelectiveRepeat"))
             .AddAttribute("SelectiveRepeatWindow",
-                          "SelectiveRepeat: the frames the responder places ahead of the next "
-                          "expected one, and the requester's limit of frames past its oldest "
-                          "unacknowledged one (its bitmaps' size).  Default 1024 frames (4 MiB "
-                          "at a 4096-byte MTU), above the bandwidth-delay product of 800G over "
-                          "a 40 us round trip; IRN caps its frames in flight at one BDP.",
+                          "SelectiveRepeat: the requester sends no frame this many PSNs or more "
+                          "past its oldest unacknowledged one, and the responder places frames "
+                          "fewer than this many past the next expected one (and ACKs at least "
+                          "once this many, whatever AckInterval); 8 bytes of state a frame of "
+                          "the window at the responder and 1 at the requester, allocated at the "
+                          "first out-of-order frame.  Default 1024 "
+                          "frames (4 MiB at a 4096-byte MTU), above the bandwidth-delay product "
+                          "of 800G over a 40 us round trip; IRN caps its frames in flight at one "
+                          "BDP.",
                           UintegerValue(1024),
                           MakeUintegerAccessor(&RdmaQueuePair::m_window),
                           MakeUintegerChecker<uint32_t>(1, 1u << 22))
@@ -124,7 +128,8 @@ RdmaQueuePair::GetTypeId()
                           "or more after it was selectively acknowledged (1: at the first later "
                           "frame, IRN's rule for a fabric that keeps order).  Larger values "
                           "tolerate deeper reordering and detect a loss later; the "
-                          "retransmission timeout catches what it misses.  Default 512, half "
+                          "retransmission timeout catches what it misses (at or above the "
+                          "window, it alone finds losses).  Default 512, half "
                           "the default window: under PFC a sprayed fabric's paths differ by "
                           "whole paused queues (a 64 MiB tree all-reduce on a sprayed k=4 "
                           "fat-tree at 400G resent frames that had arrived at 256 and none at "
@@ -154,7 +159,9 @@ RdmaQueuePair::GetTypeId()
             .AddTraceSource("FramesInFlight",
                             "Requester: data frames sent and not yet acknowledged, counted from "
                             "the next frame to send (a go-back rewinds it: the frames to resend "
-                            "are not in flight).",
+                            "are not in flight).  Under selective repeat: from the oldest "
+                            "unacknowledged frame to the next new one, frames selectively "
+                            "acknowledged or waiting to be resent included.",
                             MakeTraceSourceAccessor(&RdmaQueuePair::m_framesInFlight),
                             "ns3::TracedValueCallback::Uint64");
     return tid;
@@ -256,7 +263,7 @@ RdmaQueuePair::SendNext()
     while (!m_failed)
     {
         // Selective repeat resends lost frames before new ones (go-back-N queues none).
-        const bool resend = ResendDue();
+        const bool resend = m_resendHead < m_resend.size() && ResendDue();
         if (!resend && (m_sndNxt >= m_endSeq || !InWindow(m_sndNxt)))
         {
             return;
@@ -278,6 +285,11 @@ RdmaQueuePair::SendNext()
         if (resend)
         {
             SendFrame(m_resend[m_resendHead++]);
+            if (m_resendHead == m_resend.size())
+            {
+                m_resend.clear();
+                m_resendHead = 0;
+            }
         }
         else
         {
@@ -403,11 +415,23 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
         return;
     }
     const bool nak = (info.syndrome >> 5) == 0x3;
-    const bool selective = info.syndrome == AethHeader::kNakSelective;
+    // A selective NAK is taken as one only in selective repeat (else it is a go-back NAK).
+    const bool selective = info.syndrome == AethHeader::kNakSelective && m_mode == SELECTIVE_REPEAT;
     // An ACK carries the last frame received in order; a NAK the frame expected next.
     const uint64_t una = nak ? Unwrap(info.psn, m_sndUna) : Unwrap(info.psn, m_sndUna) + 1;
     if (una > m_highestSent || una < m_sndUna)
     {
+        if (selective && una < m_sndUna)
+        {
+            // Overtaken by a later acknowledgement (acknowledgements reorder too): its SACK
+            // still tells what arrived.
+            ++m_counters.naksReceived;
+            Sacked(Unwrap(info.sackPsn, m_sndUna));
+            if (!m_waitingForPort && !m_pacing)
+            {
+                SendNext();
+            }
+        }
         return; // stale or from before a go-back
     }
     const uint64_t oldUna = m_sndUna;
@@ -457,8 +481,10 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     {
         m_timerArmed = false; // nothing in flight; the pending event will find it so
     }
-    else if (progress || nak)
+    else if (progress || (nak && !selective))
     {
+        // Selective NAKs come with every frame past a gap: the timer runs from the last
+        // progress, so a resend lost again is found a timeout after the gap, as in IRN.
         ArmTimer();
     }
     // Selective repeat: progress may open the window, a selective NAK queue resends.
@@ -466,12 +492,6 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     {
         SendNext();
     }
-}
-
-bool
-RdmaQueuePair::InWindow(uint64_t seq) const
-{
-    return m_mode == GO_BACK_N || seq < m_sndUna + m_window;
 }
 
 uint8_t&
@@ -688,7 +708,10 @@ RdmaQueuePair::Accept(uint32_t payload, bool last)
         m_msn += last ? 1 : 0;
         Placed* next = m_placed.empty() ? nullptr : &m_placed[m_ePsn % m_window];
         const bool more = next && next->present;
-        if ((++m_unacked >= m_ackInterval && !more) || last)
+        // Selective repeat ACKs at least once a window: the requester waits for it.
+        const uint32_t every =
+            m_mode == SELECTIVE_REPEAT ? std::min(m_ackInterval, m_window) : m_ackInterval;
+        if ((++m_unacked >= every && !more) || last)
         {
             SendAck(AethHeader::kAck, m_ePsn - 1);
         }

@@ -172,7 +172,10 @@ class RdmaQueuePair : public MessageQueuePair
 
     // Selective repeat
     /** Whether frame \p seq may be sent: within the window past m_sndUna (selective repeat). */
-    bool InWindow(uint64_t seq) const;
+    bool InWindow(uint64_t seq) const
+    {
+        return m_mode == GO_BACK_N || seq < m_sndUna + m_window;
+    }
     /** The requester's state bits of frame \p seq in [m_sndUna, m_sndUna + window). */
     uint8_t& SentState(uint64_t seq);
     /** Drop resends no longer needed from the front of m_resend; whether one is due. */
@@ -204,9 +207,9 @@ class RdmaQueuePair : public MessageQueuePair
     Time m_cnpInterval;
     uint32_t m_mtu{4096};
     uint32_t m_startingPsn{};
-    RetransmissionMode m_mode{GO_BACK_N};
-    uint32_t m_window{}; //!< SelectiveRepeatWindow
-    uint32_t m_reorderThreshold{};
+    RetransmissionMode m_mode{GO_BACK_N}; //!< RetransmissionMode
+    uint32_t m_window{};                  //!< SelectiveRepeatWindow
+    uint32_t m_reorderThreshold{};        //!< ReorderThreshold
 
     // Requester
     std::deque<Message> m_messages; //!< posted, not yet acknowledged, in order
@@ -250,9 +253,9 @@ class RdmaQueuePair : public MessageQueuePair
      * message; indexed by sequence number modulo the window, allocated at the first one. */
     struct Placed
     {
-        uint32_t payload{0};
-        bool present{false};
-        bool last{false};
+        uint32_t payload{0};  //!< its payload bytes
+        bool present{false};  //!< whether the slot holds a frame
+        bool last{false};     //!< whether the frame ends a message
     };
 
     std::vector<Placed> m_placed;
