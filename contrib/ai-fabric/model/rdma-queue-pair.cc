@@ -21,6 +21,8 @@ namespace
 constexpr uint32_t kPsnMask = 0xffffff;
 constexpr uint8_t kSacked = 1; //!< a selective NAK reported the frame received
 constexpr uint8_t kResent = 2; //!< the frame was deemed lost and queued to resend
+constexpr uint32_t kPlaced = 1u << 31;     //!< a responder's slot holds a frame
+constexpr uint32_t kPlacedLast = 1u << 30; //!< and the frame ends a message
 
 bool
 IsLastOfMessage(uint8_t opcode)
@@ -114,7 +116,7 @@ RdmaQueuePair::GetTypeId()
                           "SelectiveRepeat: the requester sends no frame this many PSNs or more "
                           "past its oldest unacknowledged one, and the responder places frames "
                           "fewer than this many past the next expected one (and ACKs at least "
-                          "once this many, whatever AckInterval); 8 bytes of state a frame of "
+                          "once this many, whatever AckInterval); 4 bytes of state a frame of "
                           "the window at the responder and 1 at the requester, allocated at the "
                           "first out-of-order frame.  Default 1024 "
                           "frames (4 MiB at a 4096-byte MTU), above the bandwidth-delay product "
@@ -185,7 +187,7 @@ RdmaQueuePair::DoDispose()
     m_messages.clear();
     m_sentState = std::vector<uint8_t>();
     m_resend = std::vector<uint64_t>();
-    m_placed = std::vector<Placed>();
+    m_placed = std::vector<uint32_t>();
     MessageQueuePair::DoDispose();
 }
 
@@ -706,8 +708,8 @@ RdmaQueuePair::Accept(uint32_t payload, bool last)
         ++m_ePsn;
         m_rxMessageBytes += payload;
         m_msn += last ? 1 : 0;
-        Placed* next = m_placed.empty() ? nullptr : &m_placed[m_ePsn % m_window];
-        const bool more = next && next->present;
+        uint32_t* next = m_placed.empty() ? nullptr : &m_placed[m_ePsn % m_window];
+        const bool more = next && *next;
         // Selective repeat ACKs at least once a window: the requester waits for it.
         const uint32_t every =
             m_mode == SELECTIVE_REPEAT ? std::min(m_ackInterval, m_window) : m_ackInterval;
@@ -730,9 +732,9 @@ RdmaQueuePair::Accept(uint32_t payload, bool last)
         {
             return;
         }
-        next->present = false;
-        payload = next->payload;
-        last = next->last;
+        payload = *next & ~(kPlaced | kPlacedLast);
+        last = *next & kPlacedLast;
+        *next = 0;
     }
 }
 
@@ -749,14 +751,14 @@ RdmaQueuePair::PlaceOutOfOrder(uint64_t seq, const FrameInfo& info)
     {
         m_placed.resize(m_window);
     }
-    Placed& slot = m_placed[seq % m_window];
-    if (slot.present)
+    uint32_t& slot = m_placed[seq % m_window];
+    if (slot)
     {
         m_counters.payloadDiscarded += info.payloadBytes; // a duplicate
     }
     else
     {
-        slot = {info.payloadBytes, true, IsLastOfMessage(info.opcode)};
+        slot = kPlaced | (IsLastOfMessage(info.opcode) ? kPlacedLast : 0) | info.payloadBytes;
         m_counters.payloadReceived += info.payloadBytes;
     }
     // Every out-of-order frame is reported, so the requester learns what arrived.

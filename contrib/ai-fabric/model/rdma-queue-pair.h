@@ -249,16 +249,10 @@ class RdmaQueuePair : public MessageQueuePair
     uint32_t m_unacked{0};       //!< frames accepted since the last ACK
     uint64_t m_rxMessageBytes{0}; //!< payload of the message being received so far
     bool m_nakOutstanding{false}; //!< a NAK was sent for the current gap
-    /** A frame placed ahead of m_ePsn (selective repeat): its payload and whether it ends a
-     * message; indexed by sequence number modulo the window, allocated at the first one. */
-    struct Placed
-    {
-        uint32_t payload{0};  //!< its payload bytes
-        bool present{false};  //!< whether the slot holds a frame
-        bool last{false};     //!< whether the frame ends a message
-    };
-
-    std::vector<Placed> m_placed;
+    /** Frames placed ahead of m_ePsn (selective repeat), by sequence number modulo the window:
+     * kPlaced | (kPlacedLast if it ends a message) | its payload bytes (below 2^30: the
+     * PayloadMtu is at most 16 MiB); 0 for an empty slot.  Allocated at the first one. */
+    std::vector<uint32_t> m_placed;
     Time m_lastCnp;                //!< when the last CNP was sent
     bool m_cnpSent{false};
 
