@@ -5,7 +5,10 @@
 
 #include "ns3/enum.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 #include "ns3/uinteger.h"
+
+#include <algorithm>
 
 namespace ns3
 {
@@ -36,13 +39,48 @@ FabricSwitch::GetTypeId()
                           MakeUintegerAccessor(&FabricSwitch::m_seed),
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("LoadBalancing",
-                          "How frames spread over equal-cost next hops.",
+                          "How frames spread over equal-cost next hops.  FlowHash: ECMP, a "
+                          "flow on the port its five-tuple hashes to.  PacketSpray: each frame "
+                          "to the next port in turn.  Adaptive: each frame to the port with the "
+                          "fewest bytes queued in its class (switch adaptive routing, as "
+                          "Spectrum-X's; it reorders, so pair it with selective repeat), the "
+                          "hashed port while it is within AdaptiveHysteresis of the least.  "
+                          "Flowlet: a flow stays on its port until it pauses FlowletGap or "
+                          "longer, then its next flowlet takes a port drawn from a hash of the "
+                          "flow and its flowlet count (LetFlow, Vanini et al., NSDI 2017, draws "
+                          "at random), from a table of FlowletTableSize entries indexed by the "
+                          "flow's hash, where colliding flows take each other's entry.",
                           EnumValue(FLOW_HASH),
                           MakeEnumAccessor(&FabricSwitch::m_loadBalancing),
                           MakeEnumChecker(FLOW_HASH,
                                           "FlowHash",
                                           PACKET_SPRAY,
-                                          "PacketSpray"));
+                                          "PacketSpray",
+                                          ADAPTIVE,
+                                          "Adaptive",
+                                          FLOWLET,
+                                          "Flowlet"))
+            .AddAttribute("AdaptiveHysteresis",
+                          "Adaptive: a frame takes its flow's hashed port unless another has at "
+                          "least this many fewer bytes queued in the frame's class, so flows "
+                          "stay in order until queues differ.  Default 0: always the least "
+                          "queued (the hashed port among equals).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&FabricSwitch::m_hysteresis),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("FlowletGap",
+                          "Flowlet: a pause of a flow this long or longer ends its flowlet.  "
+                          "Default 50 us, LetFlow's flowlet timeout for its testbed's 10G links "
+                          "(150-500 us in its simulations); it should exceed the difference in "
+                          "delay between paths, or flowlets reorder.",
+                          TimeValue(MicroSeconds(50)),
+                          MakeTimeAccessor(&FabricSwitch::m_flowletGap),
+                          MakeTimeChecker(NanoSeconds(1)))
+            .AddAttribute("FlowletTableSize",
+                          "Flowlet: entries of the switch's flowlet table.  Default 4096.",
+                          UintegerValue(4096),
+                          MakeUintegerAccessor(&FabricSwitch::m_flowletEntries),
+                          MakeUintegerChecker<uint32_t>(1, 1u << 24));
     return tid;
 }
 
@@ -103,11 +141,64 @@ FabricSwitch::ChooseEgress(const ForwardingTable::PortSet& hops, const FrameInfo
     {
         return hops[0];
     }
-    if (m_loadBalancing == PACKET_SPRAY)
+    switch (m_loadBalancing)
     {
+    case PACKET_SPRAY:
         return hops[m_sprayNext++ % n];
+    case ADAPTIVE:
+        return AdaptiveEgress(hops, info);
+    case FLOWLET:
+        return FlowletEgress(hops, info);
+    default:
+        return HashEgress(hops, info);
     }
-    return HashEgress(hops, info);
+}
+
+uint16_t
+FabricSwitch::AdaptiveEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const
+{
+    const uint16_t hashed = HashEgress(hops, info);
+    const uint64_t hashedBytes = m_ports[hashed]->GetQueueBytes(info.priority);
+    uint16_t best = hashed;
+    uint64_t bestBytes = hashedBytes;
+    for (uint16_t p : hops)
+    {
+        const uint64_t bytes = m_ports[p]->GetQueueBytes(info.priority);
+        if (bytes < bestBytes)
+        {
+            best = p;
+            bestBytes = bytes;
+        }
+    }
+    return hashedBytes - bestBytes > m_hysteresis ? best : hashed;
+}
+
+uint16_t
+FabricSwitch::FlowletEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info)
+{
+    if (m_flowlets.empty())
+    {
+        m_flowlets.resize(m_flowletEntries);
+    }
+    const uint32_t flow = FlowHash(info, m_seed);
+    Flowlet& f = m_flowlets[flow % m_flowletEntries];
+    const int64_t now = Simulator::Now().GetTimeStep();
+    const bool sameFlowlet = f.used && f.flow == flow &&
+                             now - f.lastPs < m_flowletGap.GetTimeStep() &&
+                             std::find(hops.begin(), hops.end(), f.port) != hops.end();
+    if (!sameFlowlet)
+    {
+        // A new flowlet (or another flow's entry, or a port no longer a next hop): a port
+        // drawn from the flow and its flowlet count.
+        f.count = f.used && f.flow == flow ? f.count + 1 : 0;
+        f.flow = flow;
+        f.used = true;
+        FrameInfo draw = info;
+        draw.udpSrcPort = static_cast<uint16_t>(info.udpSrcPort + f.count);
+        f.port = hops[FlowHash(draw, m_seed ^ 0x9e3779b9u) % hops.size()];
+    }
+    f.lastPs = now;
+    return f.port;
 }
 
 uint16_t

@@ -18,8 +18,9 @@ namespace ns3
  *
  * Ports are the node's FabricNetDevices, in order.  A data frame arriving on a port is looked
  * up by destination host in the forwarding table (equal-cost next hops computed by
- * FabricRouting), one next hop is chosen by the flow's five-tuple hash with this switch's seed
- * or by per-packet spraying, the MMU admits it (or it is dropped with a reason), and it joins
+ * FabricRouting), one next hop is chosen (LoadBalancing: the flow's five-tuple hash with this
+ * switch's seed, per-packet spraying, adaptive routing by queue depth, or flowlets), the MMU
+ * admits it (or it is dropped with a reason), and it joins
  * the egress port's class queue.  A frame whose chosen egress is down is dropped (LinkDown)
  * until routing converges around it.
  */
@@ -29,8 +30,10 @@ class FabricSwitch : public Object, public FabricPortOwner
     /** How a switch spreads flows over equal-cost next hops. */
     enum LoadBalancing
     {
-        FLOW_HASH,   //!< ECMP: hash of the five-tuple, per-switch seed
+        FLOW_HASH,    //!< ECMP: hash of the five-tuple, per-switch seed
         PACKET_SPRAY, //!< each frame to the next port in turn
+        ADAPTIVE,     //!< each frame to the least-queued port, the hashed one within a margin
+        FLOWLET,      //!< a flow keeps its port until it pauses, then takes another
     };
 
     static TypeId GetTypeId();
@@ -55,8 +58,11 @@ class FabricSwitch : public Object, public FabricPortOwner
     {
         return m_table.NextHops(dstHost);
     }
-    /** Whether the switch sprays frames over the next hops (else it hashes flows). */
-    bool SpraysPackets() const { return m_loadBalancing == PACKET_SPRAY; }
+    /**
+     * Whether the switch spreads a flow over the next hops (spraying, adaptive routing,
+     * flowlets) rather than hashing it onto one; the flow-level model splits such a flow evenly.
+     */
+    bool SpreadsFlows() const { return m_loadBalancing != FLOW_HASH; }
     /** The port of \p hops that ECMP's hash of \p info's five-tuple picks. */
     uint16_t HashEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const;
     /** Delay from a frame's last bit in to its reaching an egress queue (ForwardingLatency). */
@@ -70,6 +76,21 @@ class FabricSwitch : public Object, public FabricPortOwner
     void FrameDequeued(uint16_t egress, uint16_t ingress, uint8_t priority, uint32_t bytes) override;
     void PauseIngress(uint16_t ingress, uint8_t priority, bool pause);
     uint16_t ChooseEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info);
+    /** ADAPTIVE: the least-queued of \p hops for \p info's class, the hashed one if within
+     * AdaptiveHysteresis bytes of it. */
+    uint16_t AdaptiveEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const;
+    /** FLOWLET: \p info's flow's port, or a new one if it paused FlowletGap or longer. */
+    uint16_t FlowletEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info);
+
+    /** A flowlet table entry: the flow that last used it, its port, count and last frame. */
+    struct Flowlet
+    {
+        uint32_t flow{0};    //!< the five-tuple hash of the flow holding it
+        uint32_t count{0};   //!< flowlets so far (draws the next one's port)
+        uint16_t port{0};    //!< the egress of the current flowlet
+        bool used{false};    //!< whether a flow has held it
+        int64_t lastPs{0};   //!< when its last frame passed, in picoseconds
+    };
 
     std::vector<Ptr<FabricNetDevice>> m_ports;
     Ptr<SharedBufferMmu> m_mmu;
@@ -78,6 +99,10 @@ class FabricSwitch : public Object, public FabricPortOwner
     uint32_t m_seed{};
     LoadBalancing m_loadBalancing{};
     uint32_t m_sprayNext{0};
+    uint64_t m_hysteresis{};       //!< AdaptiveHysteresis, bytes
+    Time m_flowletGap;             //!< FlowletGap
+    uint32_t m_flowletEntries{};   //!< FlowletTableSize
+    std::vector<Flowlet> m_flowlets; //!< allocated at the first frame of a flowlet switch
     uint64_t m_forwarded{0};
 };
 

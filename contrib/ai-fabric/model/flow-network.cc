@@ -332,7 +332,7 @@ FlowNetwork::TracePath(uint32_t src, uint32_t dst, uint16_t entropy, double weig
             {
                 throw noRoute();
             }
-            if (sw->SpraysPackets())
+            if (sw->SpreadsFlows())
             {
                 for (uint16_t p : ports)
                 {
