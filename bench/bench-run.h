@@ -114,20 +114,28 @@ UseSimulator(const char* program, const std::string& core, const std::string& sc
     if (!ns3::TypeId::LookupByNameFailSafe(scheduler, &tid) ||
         !tid.IsChildOf(ns3::Scheduler::GetTypeId()) || !tid.HasConstructor())
     {
-        std::fprintf(stderr, "%s: --scheduler: '%s' is not an ns-3 event scheduler (such as "
-                     "ns3::FabricScheduler or ns3::MapScheduler)\n", program, scheduler.c_str());
+        std::fprintf(stderr,
+                     "%s: --scheduler: '%s' is not an ns-3 event scheduler (such as "
+                     "ns3::FabricScheduler or ns3::MapScheduler)\n",
+                     program,
+                     scheduler.c_str());
         return false;
     }
     if (core != "ns3::FabricSimulatorImpl" && core != "ns3::DefaultSimulatorImpl")
     {
-        std::fprintf(stderr, "%s: --simulator: '%s' is not ns3::FabricSimulatorImpl or "
-                     "ns3::DefaultSimulatorImpl\n", program, core.c_str());
+        std::fprintf(stderr,
+                     "%s: --simulator: '%s' is not ns3::FabricSimulatorImpl or "
+                     "ns3::DefaultSimulatorImpl\n",
+                     program,
+                     core.c_str());
         return false;
     }
     if (core == "ns3::FabricSimulatorImpl" && scheduler != "ns3::FabricScheduler")
     {
-        std::fprintf(stderr, "%s: --simulator: ns3::FabricSimulatorImpl runs on "
-                     "ns3::FabricScheduler only, not --scheduler=%s\n", program,
+        std::fprintf(stderr,
+                     "%s: --simulator: ns3::FabricSimulatorImpl runs on "
+                     "ns3::FabricScheduler only, not --scheduler=%s\n",
+                     program,
                      scheduler.c_str());
         return false;
     }

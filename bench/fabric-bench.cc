@@ -1,9 +1,9 @@
 // fabric-bench: fat-tree permutation workloads, open loop against plain ns-3 and closed loop
 // on ai-fabric's RDMA transport alone.
 //
-// Open loop ("open"): each host sends a message to the host half the hosts away (always in another pod) at line
-// rate in 4096-byte payloads over 100G links.  The baseline is what an ns-3 user would write
-// without ai-fabric: point-to-point links, the Internet stack, global routing with ECMP, UDP.
+// Open loop ("open"): each host sends a message to the host half the hosts away (always in another
+// pod) at line rate in 4096-byte payloads over 100G links.  The baseline is what an ns-3 user would
+// write without ai-fabric: point-to-point links, the Internet stack, global routing with ECMP, UDP.
 // ns-3's ECMP (Ipv4GlobalRouting::RandomEcmpRouting) picks a next hop per packet, so ai-fabric
 // runs with per-packet spraying too: the same load balancing, the same simulated outcome.
 //

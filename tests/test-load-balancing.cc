@@ -3,9 +3,8 @@
 // flow on one path until it pauses, then move it.
 #include "fabric-fixture.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <map>
 
 using namespace ns3;

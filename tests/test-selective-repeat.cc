@@ -14,9 +14,9 @@ namespace
 /** What the requesters and responders of one run counted, and when messages completed. */
 struct SrRun
 {
-    std::vector<Time> completed; //!< completion time of each message, in posting order
-    RdmaQpCounters requesters;   //!< summed over requesters
-    RdmaQpCounters responders;   //!< summed over responders
+    std::vector<Time> completed;    //!< completion time of each message, in posting order
+    RdmaQpCounters requesters;      //!< summed over requesters
+    RdmaQpCounters responders;      //!< summed over responders
     std::vector<uint64_t> received; //!< payload each responder accepted
     FabricTotals totals;
 };
@@ -26,8 +26,12 @@ struct Completions
 {
     std::vector<Time>* times; //!< one entry per flow
     std::size_t index;        //!< this flow's
+
     /** The message \p id (0: a flow posts one) completed now. */
-    void Record(uint64_t id, uint64_t) { (*times)[index + id] = Simulator::Now(); }
+    void Record(uint64_t id, uint64_t)
+    {
+        (*times)[index + id] = Simulator::Now();
+    }
 };
 
 /** Each pair (a, b) of \p flows sends \p bytes from a to b on a queue pair \p rdma makes. */
@@ -70,8 +74,13 @@ Rdma(RdmaQueuePair::RetransmissionMode mode)
 
 /** \p senders hosts of a 100G star send \p bytes each to host 0. */
 SrRun
-Incast(RdmaQueuePair::RetransmissionMode mode, uint32_t senders, uint64_t bytes, bool lossy,
-       uint32_t startingPsn = 0, uint32_t reorderThreshold = 512, uint32_t window = 1024)
+Incast(RdmaQueuePair::RetransmissionMode mode,
+       uint32_t senders,
+       uint64_t bytes,
+       bool lossy,
+       uint32_t startingPsn = 0,
+       uint32_t reorderThreshold = 512,
+       uint32_t window = 1024)
 {
     FabricNetworkHelper helper;
     helper.SetMmuAttribute("PfcEnabled", BooleanValue(!lossy));
@@ -145,8 +154,13 @@ TEST_P(SelectiveRepeatLossy, IncastResendsExactlyThePayloadTheSwitchDropped)
     const uint32_t senders = 8;
     const uint64_t bytes = 1 << 20;
     const LossyCase c = GetParam();
-    const SrRun sr = Incast(RdmaQueuePair::SELECTIVE_REPEAT, senders, bytes, true, c.startingPsn,
-                            c.reorderThreshold, c.window);
+    const SrRun sr = Incast(RdmaQueuePair::SELECTIVE_REPEAT,
+                            senders,
+                            bytes,
+                            true,
+                            c.startingPsn,
+                            c.reorderThreshold,
+                            c.window);
     ASSERT_GT(sr.totals.framesDropped, 0u);
     for (const Time& t : sr.completed)
     {

@@ -5,7 +5,6 @@
 #include "ns3/core-module.h"
 
 #include <gtest/gtest.h>
-
 #include <random>
 #include <sstream>
 #include <string>
@@ -57,8 +56,8 @@ class Program
         for (int k = 0; k < 3 && !m_ids.empty(); ++k)
         {
             const EventId& id = m_ids[m_rng() % m_ids.size()];
-            m_log << "  uid " << id.GetUid() << " expired " << Simulator::IsExpired(id)
-                  << " left " << Simulator::GetDelayLeft(id).GetTimeStep() << "\n";
+            m_log << "  uid " << id.GetUid() << " expired " << Simulator::IsExpired(id) << " left "
+                  << Simulator::GetDelayLeft(id).GetTimeStep() << "\n";
         }
         const int next = m_label++;
         switch (m_rng() % 9)
@@ -67,8 +66,11 @@ class Program
             Keep(Simulator::ScheduleNow(&Program::Step, this, next));
             break;
         case 1:
-            Simulator::ScheduleWithContext(m_rng() % 4, NanoSeconds(m_rng() % 20),
-                                           &Program::Step, this, next);
+            Simulator::ScheduleWithContext(m_rng() % 4,
+                                           NanoSeconds(m_rng() % 20),
+                                           &Program::Step,
+                                           this,
+                                           next);
             break;
         case 2:
             if (!m_ids.empty())
@@ -171,8 +173,15 @@ TEST(SimulatorImpl, RunsWhatDefaultSimulatorImplRunsInItsOrder)
     const std::string reference = RunUnder("ns3::DefaultSimulatorImpl");
     const std::string fabric = RunUnder("ns3::FabricSimulatorImpl");
     // The program did what it is meant to exercise.
-    for (const char* seen : {"expired 1", "expired 0", "destroy ", "context 7", "context 3",
-                             "stopped at 40000", "stop now", "new scheduler", "ran to ",
+    for (const char* seen : {"expired 1",
+                             "expired 0",
+                             "destroy ",
+                             "context 7",
+                             "context 3",
+                             "stopped at 40000",
+                             "stop now",
+                             "new scheduler",
+                             "ran to ",
                              "destroyed with events pending"})
     {
         EXPECT_NE(reference.find(seen), std::string::npos) << seen;

@@ -143,8 +143,10 @@ EventId
 FabricSimulatorImpl::Schedule(const Time& delay, EventImpl* event)
 {
     const uint32_t uid = Insert(m_currentContext, delay, event);
-    return EventId(event, m_currentTs + static_cast<uint64_t>(delay.GetTimeStep()),
-                   m_currentContext, uid);
+    return EventId(event,
+                   m_currentTs + static_cast<uint64_t>(delay.GetTimeStep()),
+                   m_currentContext,
+                   uid);
 }
 
 void

@@ -58,11 +58,15 @@ class FabricSwitch : public Object, public FabricPortOwner
     {
         return m_table.NextHops(dstHost);
     }
+
     /**
      * Whether the switch spreads a flow over the next hops (spraying, adaptive routing,
      * flowlets) rather than hashing it onto one; the flow-level model splits such a flow evenly.
      */
-    bool SpreadsFlows() const { return m_loadBalancing != FLOW_HASH; }
+    bool SpreadsFlows() const
+    {
+        return m_loadBalancing != FLOW_HASH;
+    }
     /** The port of \p hops that ECMP's hash of \p info's five-tuple picks. */
     uint16_t HashEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const;
     /** Delay from a frame's last bit in to its reaching an egress queue (ForwardingLatency). */
@@ -85,11 +89,11 @@ class FabricSwitch : public Object, public FabricPortOwner
     /** A flowlet table entry: the flow that last used it, its port, count and last frame. */
     struct Flowlet
     {
-        uint32_t flow{0};    //!< the five-tuple hash of the flow holding it
-        uint32_t count{0};   //!< flowlets so far (draws the next one's port)
-        uint16_t port{0};    //!< the egress of the current flowlet
-        bool used{false};    //!< whether a flow has held it
-        int64_t lastPs{0};   //!< when its last frame passed, in picoseconds
+        uint32_t flow{0};  //!< the five-tuple hash of the flow holding it
+        uint32_t count{0}; //!< flowlets so far (draws the next one's port)
+        uint16_t port{0};  //!< the egress of the current flowlet
+        bool used{false};  //!< whether a flow has held it
+        int64_t lastPs{0}; //!< when its last frame passed, in time steps
     };
 
     std::vector<Ptr<FabricNetDevice>> m_ports;
@@ -99,9 +103,9 @@ class FabricSwitch : public Object, public FabricPortOwner
     uint32_t m_seed{};
     LoadBalancing m_loadBalancing{};
     uint32_t m_sprayNext{0};
-    uint64_t m_hysteresis{};       //!< AdaptiveHysteresis, bytes
-    Time m_flowletGap;             //!< FlowletGap
-    uint32_t m_flowletEntries{};   //!< FlowletTableSize
+    uint64_t m_hysteresis{};         //!< AdaptiveHysteresis, bytes
+    Time m_flowletGap;               //!< FlowletGap
+    uint32_t m_flowletEntries{};     //!< FlowletTableSize
     std::vector<Flowlet> m_flowlets; //!< allocated at the first frame of a flowlet switch
     uint64_t m_forwarded{0};
 };

@@ -19,8 +19,8 @@ NS_OBJECT_ENSURE_REGISTERED(RdmaQueuePair);
 namespace
 {
 constexpr uint32_t kPsnMask = 0xffffff;
-constexpr uint8_t kSacked = 1; //!< a selective NAK reported the frame received
-constexpr uint8_t kResent = 2; //!< the frame was deemed lost and queued to resend
+constexpr uint8_t kSacked = 1;             //!< a selective NAK reported the frame received
+constexpr uint8_t kResent = 2;             //!< the frame was deemed lost and queued to resend
 constexpr uint32_t kPlaced = 1u << 31;     //!< a responder's slot holds a frame
 constexpr uint32_t kPlacedLast = 1u << 30; //!< and the frame ends a message
 
@@ -101,17 +101,17 @@ RdmaQueuePair::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&RdmaQueuePair::m_startingPsn),
                           MakeUintegerChecker<uint32_t>(0, (1u << 24) - 1))
-            .AddAttribute("RetransmissionMode",
-                          "How lost frames are recovered; both ends of a connection must use "
-                          "the same.  GoBackN: IBA RC, frames accepted in order only, a gap "
-                          "makes the requester resend everything from the first lost frame "
-                          "(what RoCE NICs do by default).  SelectiveRepeat: frames placed out "
-                          "of order and only lost frames resent, as IRN (Mittal et al., SIGCOMM "
-                          "2018) and out-of-order transports for sprayed fabrics do.",
-                          EnumValue(GO_BACK_N),
-                          MakeEnumAccessor(&RdmaQueuePair::m_mode),
-                          MakeEnumChecker(GO_BACK_N, "GoBackN", SELECTIVE_REPEAT,
-                                          "SelectiveRepeat"))
+            .AddAttribute(
+                "RetransmissionMode",
+                "How lost frames are recovered; both ends of a connection must use "
+                "the same.  GoBackN: IBA RC, frames accepted in order only, a gap "
+                "makes the requester resend everything from the first lost frame "
+                "(what RoCE NICs do by default).  SelectiveRepeat: frames placed out "
+                "of order and only lost frames resent, as IRN (Mittal et al., SIGCOMM "
+                "2018) and out-of-order transports for sprayed fabrics do.",
+                EnumValue(GO_BACK_N),
+                MakeEnumAccessor(&RdmaQueuePair::m_mode),
+                MakeEnumChecker(GO_BACK_N, "GoBackN", SELECTIVE_REPEAT, "SelectiveRepeat"))
             .AddAttribute("SelectiveRepeatWindow",
                           "SelectiveRepeat: the requester sends no frame this many PSNs or more "
                           "past its oldest unacknowledged one, and the responder places frames "

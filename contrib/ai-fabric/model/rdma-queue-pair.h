@@ -176,6 +176,7 @@ class RdmaQueuePair : public MessageQueuePair
     {
         return m_mode == GO_BACK_N || seq < m_sndUna + m_window;
     }
+
     /** The requester's state bits of frame \p seq in [m_sndUna, m_sndUna + window). */
     uint8_t& SentState(uint64_t seq);
     /** Drop resends no longer needed from the front of m_resend; whether one is due. */

@@ -154,9 +154,9 @@ struct FrameInfo
     bool operator==(const FrameInfo& o) const
     {
         return srcHost == o.srcHost && dstHost == o.dstHost && udpSrcPort == o.udpSrcPort &&
-               priority == o.priority && ecn == o.ecn && opcode == o.opcode &&
-               destQp == o.destQp && psn == o.psn && payloadBytes == o.payloadBytes &&
-               syndrome == o.syndrome && msn == o.msn && sackPsn == o.sackPsn;
+               priority == o.priority && ecn == o.ecn && opcode == o.opcode && destQp == o.destQp &&
+               psn == o.psn && payloadBytes == o.payloadBytes && syndrome == o.syndrome &&
+               msn == o.msn && sackPsn == o.sackPsn;
     }
 };
 
@@ -188,7 +188,7 @@ FrameBytes(const FrameInfo& info)
 {
     // The AETH of an ACK or NAK: 4 bytes, 8 with a selective NAK's SACK PSN.
     return kDataFrameOverheadBytes + info.payloadBytes +
-           (info.opcode != BthHeader::RC_ACKNOWLEDGE       ? 0
+           (info.opcode != BthHeader::RC_ACKNOWLEDGE     ? 0
             : info.syndrome == AethHeader::kNakSelective ? 8
                                                          : 4);
 }
