@@ -47,9 +47,11 @@ FabricSwitch::GetTypeId()
                           "hashed port while it is within AdaptiveHysteresis of the least.  "
                           "Flowlet: a flow stays on its port until it pauses FlowletGap or "
                           "longer, then its next flowlet takes a port drawn from a hash of the "
-                          "flow and its flowlet count (LetFlow, Vanini et al., NSDI 2017, draws "
+                          "flow and the flowlet count (LetFlow, Vanini et al., NSDI 2017, draws "
                           "at random), from a table of FlowletTableSize entries indexed by the "
-                          "flow's hash, where colliding flows take each other's entry.",
+                          "flow's hash, whose colliding flows share an entry (its port and "
+                          "gap), as in hardware.  Adaptive and Flowlet skip ports whose link "
+                          "is down (next hops until routing converges).",
                           EnumValue(FLOW_HASH),
                           MakeEnumAccessor(&FabricSwitch::m_loadBalancing),
                           MakeEnumChecker(FLOW_HASH,
@@ -61,9 +63,9 @@ FabricSwitch::GetTypeId()
                                           FLOWLET,
                                           "Flowlet"))
             .AddAttribute("AdaptiveHysteresis",
-                          "Adaptive: a frame takes its flow's hashed port unless another has at "
-                          "least this many fewer bytes queued in the frame's class, so flows "
-                          "stay in order until queues differ.  Default 0: always the least "
+                          "Adaptive: a frame takes its flow's hashed port unless another has "
+                          "more than this many fewer bytes queued in the frame's class, so "
+                          "flows stay in order until queues differ.  Default 0: always the least "
                           "queued (the hashed port among equals).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&FabricSwitch::m_hysteresis),
@@ -143,62 +145,93 @@ FabricSwitch::ChooseEgress(const ForwardingTable::PortSet& hops, const FrameInfo
     }
     switch (m_loadBalancing)
     {
+    case FLOW_HASH:
+        return HashEgress(hops, info);
     case PACKET_SPRAY:
         return hops[m_sprayNext++ % n];
     case ADAPTIVE:
         return AdaptiveEgress(hops, info);
     case FLOWLET:
         return FlowletEgress(hops, info);
-    default:
-        return HashEgress(hops, info);
     }
+    return HashEgress(hops, info);
 }
 
 uint16_t
 FabricSwitch::AdaptiveEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const
 {
-    const uint16_t hashed = HashEgress(hops, info);
-    const uint64_t hashedBytes = m_ports[hashed]->GetQueueBytes(info.priority);
-    uint16_t best = hashed;
-    uint64_t bestBytes = hashedBytes;
-    for (uint16_t p : hops)
+    // The least-queued port that is up, scanning from the hashed one (so equal queues keep
+    // the flow's own port, and a flow diverted among equals goes to the next in turn); the
+    // hashed port itself while within the hysteresis of it.  A port whose link is down (still
+    // a next hop until routing converges) has empty queues but takes nothing.
+    const std::size_t n = hops.size();
+    const std::size_t hashed = FlowHash(info, m_seed) % n;
+    const FabricNetDevice& own = *m_ports[hops[hashed]];
+    const bool ownUp = own.IsLinkUp();
+    const uint64_t ownBytes = own.GetQueueBytes(info.priority);
+    std::size_t best = hashed;
+    uint64_t bestBytes = ownUp ? ownBytes : UINT64_MAX;
+    for (std::size_t k = 1; k < n; ++k)
     {
-        const uint64_t bytes = m_ports[p]->GetQueueBytes(info.priority);
-        if (bytes < bestBytes)
+        const std::size_t i = (hashed + k) % n;
+        const FabricNetDevice& port = *m_ports[hops[i]];
+        const uint64_t bytes = port.GetQueueBytes(info.priority);
+        if (bytes < bestBytes && port.IsLinkUp())
         {
-            best = p;
+            best = i;
             bestBytes = bytes;
         }
     }
-    return hashedBytes - bestBytes > m_hysteresis ? best : hashed;
+    return hops[ownUp && ownBytes - bestBytes <= m_hysteresis ? hashed : best];
 }
 
 uint16_t
 FabricSwitch::FlowletEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info)
 {
-    if (m_flowlets.empty())
+    if (m_flowlets.size() != m_flowletEntries)
     {
-        m_flowlets.resize(m_flowletEntries);
+        m_flowlets.assign(m_flowletEntries, Flowlet());
     }
+    // Untagged, as in hardware: flows whose hashes collide share an entry, its port and gap.
     const uint32_t flow = FlowHash(info, m_seed);
-    Flowlet& f = m_flowlets[flow % m_flowletEntries];
+    Flowlet& f = m_flowlets[flow % m_flowlets.size()];
     const int64_t now = Simulator::Now().GetTimeStep();
-    const bool sameFlowlet = f.used && f.flow == flow &&
-                             now - f.lastPs < m_flowletGap.GetTimeStep() &&
-                             std::find(hops.begin(), hops.end(), f.port) != hops.end();
+    const bool sameFlowlet = f.lastTs != kNever && now - f.lastTs < m_flowletGap.GetTimeStep() &&
+                             std::find(hops.begin(), hops.end(), f.port) != hops.end() &&
+                             m_ports[f.port]->IsLinkUp();
     if (!sameFlowlet)
     {
-        // A new flowlet (or another flow's entry, or a port no longer a next hop): a port
-        // drawn from the flow and its flowlet count.
-        f.count = f.used && f.flow == flow ? f.count + 1 : 0;
-        f.flow = flow;
-        f.used = true;
-        FrameInfo draw = info;
-        draw.udpSrcPort = static_cast<uint16_t>(info.udpSrcPort + f.count);
-        f.port = hops[FlowHash(draw, m_seed ^ 0x9e3779b9u) % hops.size()];
+        f.count = f.lastTs == kNever ? 0 : f.count + 1;
+        f.port = FlowletPort(hops, info, f.count);
     }
-    f.lastPs = now;
+    f.lastTs = now;
     return f.port;
+}
+
+uint16_t
+FabricSwitch::FlowletPort(const ForwardingTable::PortSet& hops,
+                          const FrameInfo& info,
+                          uint32_t count) const
+{
+    // Drawn from the flow and the flowlet count (count mixed into the seed); a port that is
+    // down passes to the next one up.
+    const std::size_t n = hops.size();
+    const std::size_t drawn = FlowHash(info, m_seed + 0x9e3779b9u * (count + 1)) % n;
+    for (std::size_t k = 0; k < n; ++k)
+    {
+        const uint16_t p = hops[(drawn + k) % n];
+        if (m_ports[p]->IsLinkUp())
+        {
+            return p;
+        }
+    }
+    return hops[drawn];
+}
+
+uint16_t
+FabricSwitch::FlowEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const
+{
+    return m_loadBalancing == FLOWLET ? FlowletPort(hops, info, 0) : HashEgress(hops, info);
 }
 
 uint16_t

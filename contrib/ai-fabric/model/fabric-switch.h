@@ -7,6 +7,7 @@
 
 #include "ns3/object.h"
 
+#include <limits>
 #include <vector>
 
 namespace ns3
@@ -60,13 +61,19 @@ class FabricSwitch : public Object, public FabricPortOwner
     }
 
     /**
-     * Whether the switch spreads a flow over the next hops (spraying, adaptive routing,
-     * flowlets) rather than hashing it onto one; the flow-level model splits such a flow evenly.
+     * Whether the switch spreads a flow's frames over the next hops (spraying, adaptive
+     * routing) rather than keeping it on one; the flow-level model splits such a flow evenly.
      */
     bool SpreadsFlows() const
     {
-        return m_loadBalancing != FLOW_HASH;
+        return m_loadBalancing == PACKET_SPRAY || m_loadBalancing == ADAPTIVE;
     }
+
+    /**
+     * The port of \p hops a flow that never pauses keeps, at flow level: ECMP's hash, or its
+     * first flowlet's (FLOWLET).
+     */
+    uint16_t FlowEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const;
     /** The port of \p hops that ECMP's hash of \p info's five-tuple picks. */
     uint16_t HashEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const;
     /** Delay from a frame's last bit in to its reaching an egress queue (ForwardingLatency). */
@@ -80,20 +87,27 @@ class FabricSwitch : public Object, public FabricPortOwner
     void FrameDequeued(uint16_t egress, uint16_t ingress, uint8_t priority, uint32_t bytes) override;
     void PauseIngress(uint16_t ingress, uint8_t priority, bool pause);
     uint16_t ChooseEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info);
-    /** ADAPTIVE: the least-queued of \p hops for \p info's class, the hashed one if within
-     * AdaptiveHysteresis bytes of it. */
+    /**
+     * ADAPTIVE: the least-queued of \p hops for \p info's class whose link is up, the hashed
+     * one if within AdaptiveHysteresis bytes of it.
+     */
     uint16_t AdaptiveEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const;
-    /** FLOWLET: \p info's flow's port, or a new one if it paused FlowletGap or longer. */
+    /** FLOWLET: \p info's flowlet's port, or a new one if it paused FlowletGap or longer. */
     uint16_t FlowletEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info);
+    /** FLOWLET: the port of flowlet \p count of \p info's flow (one whose link is up). */
+    uint16_t FlowletPort(const ForwardingTable::PortSet& hops,
+                         const FrameInfo& info,
+                         uint32_t count) const;
 
-    /** A flowlet table entry: the flow that last used it, its port, count and last frame. */
+    /** A flowlet entry no frame has used. */
+    static constexpr int64_t kNever = std::numeric_limits<int64_t>::min();
+
+    /** A flowlet table entry: its flowlet's port, the flowlet count and its last frame. */
     struct Flowlet
     {
-        uint32_t flow{0};  //!< the five-tuple hash of the flow holding it
-        uint32_t count{0}; //!< flowlets so far (draws the next one's port)
-        uint16_t port{0};  //!< the egress of the current flowlet
-        bool used{false};  //!< whether a flow has held it
-        int64_t lastPs{0}; //!< when its last frame passed, in time steps
+        int64_t lastTs{kNever}; //!< when its last frame passed, in time steps
+        uint32_t count{0};      //!< flowlets so far (draws the next one's port)
+        uint16_t port{0};       //!< the egress of the current flowlet
     };
 
     std::vector<Ptr<FabricNetDevice>> m_ports;

@@ -341,7 +341,7 @@ FlowNetwork::TracePath(uint32_t src, uint32_t dst, uint16_t entropy, double weig
             }
             else
             {
-                next.emplace_back(sw->HashEgress(ports, info), b.fraction);
+                next.emplace_back(sw->FlowEgress(ports, info), b.fraction);
             }
         }
         else

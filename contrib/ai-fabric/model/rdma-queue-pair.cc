@@ -118,7 +118,8 @@ RdmaQueuePair::GetTypeId()
                           "fewer than this many past the next expected one (and ACKs at least "
                           "once this many, whatever AckInterval); 4 bytes of state a frame of "
                           "the window at the responder and 1 at the requester, allocated at the "
-                          "first out-of-order frame.  Default 1024 "
+                          "first out-of-order frame (responder) or selective NAK or timeout "
+                          "(requester).  Default 1024 "
                           "frames (4 MiB at a 4096-byte MTU), above the bandwidth-delay product "
                           "of 800G over a 40 us round trip; IRN caps its frames in flight at one "
                           "BDP.",
@@ -758,6 +759,7 @@ RdmaQueuePair::PlaceOutOfOrder(uint64_t seq, const FrameInfo& info)
     }
     else
     {
+        NS_ASSERT(info.payloadBytes < kPlacedLast);
         slot = kPlaced | (IsLastOfMessage(info.opcode) ? kPlacedLast : 0) | info.payloadBytes;
         m_counters.payloadReceived += info.payloadBytes;
     }
