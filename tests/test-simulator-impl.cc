@@ -87,7 +87,6 @@ class Program
         case 4:
             Keep(Simulator::ScheduleDestroy(&Program::Destroyed, this, next));
             break;
-
         default:
             // Two, so the program grows until it stops: many same-time ties (1 ns grid).
             Keep(Simulator::Schedule(NanoSeconds(m_rng() % 20), &Program::Step, this, next));

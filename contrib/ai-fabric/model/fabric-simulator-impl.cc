@@ -124,7 +124,7 @@ FabricSimulatorImpl::Stop(const Time& delay)
     Simulator::Schedule(delay, &Simulator::Stop);
 }
 
-uint32_t
+Scheduler::EventKey
 FabricSimulatorImpl::Insert(uint32_t context, const Time& delay, EventImpl* event)
 {
     NS_ASSERT_MSG(m_thread == std::this_thread::get_id(),
@@ -136,17 +136,14 @@ FabricSimulatorImpl::Insert(uint32_t context, const Time& delay, EventImpl* even
     ev.key.m_context = context;
     ev.key.m_uid = m_uid++;
     m_events->Insert(ev);
-    return ev.key.m_uid;
+    return ev.key;
 }
 
 EventId
 FabricSimulatorImpl::Schedule(const Time& delay, EventImpl* event)
 {
-    const uint32_t uid = Insert(m_currentContext, delay, event);
-    return EventId(event,
-                   m_currentTs + static_cast<uint64_t>(delay.GetTimeStep()),
-                   m_currentContext,
-                   uid);
+    const Scheduler::EventKey key = Insert(m_currentContext, delay, event);
+    return EventId(event, key.m_ts, key.m_context, key.m_uid);
 }
 
 void

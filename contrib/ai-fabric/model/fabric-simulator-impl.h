@@ -72,8 +72,8 @@ class FabricSimulatorImpl final : public SimulatorImpl
   private:
     void DoDispose() override;
 
-    /** Queues \p event at \p delay from now for \p context, with the next uid. */
-    uint32_t Insert(uint32_t context, const Time& delay, EventImpl* event);
+    /** Queues \p event at \p delay from now for \p context, with the next uid; its key. */
+    Scheduler::EventKey Insert(uint32_t context, const Time& delay, EventImpl* event);
 
     Ptr<FabricScheduler> m_events;        //!< The event queue.
     std::vector<EventId> m_destroyEvents; //!< Events for Destroy, in scheduling order.
