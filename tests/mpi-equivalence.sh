@@ -12,8 +12,8 @@
 #  - the same with link events (inside each rank and on a cut link) and routing convergence;
 #  - the same with injected failures (a flap, a switch, lane loss, a link inside the other rank);
 #  - the same with bit errors on cut links (frames crossing either way) and inside rank 0;
-#  - the same with packet spraying and selective repeat (selective NAKs crossing the cut), and
-#    with adaptive routing and flowlets;
+#  - the same with packet spraying and selective repeat (selective NAKs crossing the cut), with
+#    adaptive routing and flowlets, and with trimming (trimmed frames and NAKs crossing it);
 #  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
 #    byte-identical iterations.csv, ranks.csv, links.csv and flows.csv, as does one process;
 #  - the availability model (scenarios/availability-8gpu.json with a barrier the ranks can keep
@@ -151,6 +151,14 @@ for lb in Adaptive Flowlet; do
 s['switch']['load_balancing'] = '$lb'; json.dump(s, open('$d/$lb.json','w'))"
   agree "$lb" "$d/$lb.json" collectives.csv links.csv flows.csv
 done
+# Trimming: a lossy 256 KiB buffer cuts sprayed frames to their headers (DSCP remarked) on
+# either rank, and trimmed NAKs cross the cut; nothing is dropped.
+/usr/bin/python3 -c "import json; s=json.load(open('$d/spray.json')); \
+s['switch'].update({'pfc_enabled': False, 'trimming': True, 'buffer_size': '256KiB'}); \
+json.dump(s, open('$d/trim.json','w'))"
+agree trim "$d/trim.json" collectives.csv links.csv flows.csv
+grep -q '"frames_trimmed": [1-9]' "$d/trim2/summary.json"
+grep -q '"frames_dropped": 0,' "$d/trim2/summary.json"
 
 # A training job (PP 2 x DP 8; stage 1 on the other rank): its pipeline transfers and its
 # barrier's notices cross the ranks, and every process records the same iterations.
@@ -230,4 +238,4 @@ bad instant-sweep-barrier 2 pod "collective.barrier_latency = 0 ps: .* allowed: 
 s['training']['jobs'][0]['barrier_latency']='0s'; json.dump(s, open('$d/instant.json','w'))"
 scenario=$d/instant.json
 bad instant-barrier 2 pod "BarrierLatency of 0 ps: .* allowed: at least"
-echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, a monitor, messages, PCAPs, link events, failures, bit errors, spraying, adaptive routing and flowlets with selective repeat, a training job, availability); bad partitions exit 2 on every rank"
+echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, a monitor, messages, PCAPs, link events, failures, bit errors, spraying, adaptive routing, flowlets and trimming with selective repeat, a training job, availability); bad partitions exit 2 on every rank"

@@ -116,10 +116,12 @@ VariedFrames()
     DataFrameSpec sack = ack;
     sack.syndrome = AethHeader::kNakSelective;
     sack.sackPsn = 0x1234567; // 24 bits kept
+    DataFrameSpec trimNak = sack;
+    trimNak.syndrome = AethHeader::kNakTrimmed;
     DataFrameSpec cnp = ack;
     cnp.opcode = BthHeader::CNP;
     cnp.payloadBytes = 16;
-    return {data, small, ack, sack, cnp};
+    return {data, small, ack, sack, trimNak, cnp};
 }
 } // namespace
 
@@ -270,6 +272,42 @@ TEST(Frames, SelectiveNakCarriesItsSackPsnAfterTheAeth)
     EXPECT_EQ(info.payloadBytes, 0u);
     EXPECT_EQ(info.sackPsn, 0xabcdefu);
     EXPECT_EQ(info.psn, 1234u);
+}
+
+TEST(Frames, ATrimmedFrameIsItsHeadersWithTheTrimmedDscp)
+{
+    // What a trimming switch forwards: the data frame's headers in the trim class, its DSCP
+    // remarked, the IPv4 and UDP lengths those of the cut frame.
+    DataFrameSpec spec;
+    spec.srcHost = 3;
+    spec.dstHost = 9;
+    spec.priority = 3;
+    spec.opcode = BthHeader::RC_SEND_MIDDLE;
+    spec.psn = 4321;
+    spec.payloadBytes = 4096;
+    FrameInfo cut = roce::InfoOf(spec);
+    cut.payloadBytes = 0;
+    cut.trimmed = true;
+    cut.priority = 7;
+    Ptr<Packet> p = roce::MakeDataFrame(cut, Mac48Address("00:00:00:00:00:01"),
+                                        Mac48Address("00:00:00:00:00:02"));
+    EXPECT_EQ(p->GetSize(), roce::kDataFrameOverheadBytes);
+    EXPECT_EQ(roce::FrameBytes(cut), roce::kDataFrameOverheadBytes);
+    std::vector<uint8_t> b(p->GetSize());
+    p->CopyData(b.data(), b.size());
+    EXPECT_EQ(b[14] >> 5, 7);                           // PCP: the trim class
+    EXPECT_EQ(b[19] >> 2, roce::kTrimmedDscp);          // DSCP remarked
+    EXPECT_EQ((b[20] << 8) | b[21], 20 + 8 + 12 + 4);   // IPv4 total length: no payload
+    FrameInfo parsed;
+    ASSERT_TRUE(roce::ParseDataFrame(*p, parsed));
+    EXPECT_EQ(parsed, cut);
+    EXPECT_TRUE(parsed.trimmed);
+    // A whole frame of the trim class's CS codepoint is not read as trimmed.
+    FrameInfo whole = roce::InfoOf(spec);
+    ASSERT_TRUE(roce::ParseDataFrame(*roce::MakeDataFrame(whole, Mac48Address("00:00:00:00:00:01"),
+                                                          Mac48Address("00:00:00:00:00:02")),
+                                     parsed));
+    EXPECT_FALSE(parsed.trimmed);
 }
 
 namespace

@@ -80,10 +80,12 @@ Incast(RdmaQueuePair::RetransmissionMode mode,
        bool lossy,
        uint32_t startingPsn = 0,
        uint32_t reorderThreshold = 512,
-       uint32_t window = 1024)
+       uint32_t window = 1024,
+       bool trimming = false)
 {
     FabricNetworkHelper helper;
     helper.SetMmuAttribute("PfcEnabled", BooleanValue(!lossy));
+    helper.SetSwitchAttribute("Trimming", BooleanValue(trimming));
     helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("1MiB")));
     Ptr<FabricNetwork> net = helper.Install(Star(senders + 1, DataRate("100Gbps"), 2));
     RdmaHelper rdma = Rdma(mode);
@@ -274,4 +276,68 @@ TEST(SelectiveRepeat, FramesInFlightStayWithinTheWindow)
     EXPECT_GT(maxInFlight[0], 40u);
     EXPECT_EQ(maxInFlight[1], 16u);
     EXPECT_GT(done[1], 2 * done[0]);
+}
+
+namespace
+{
+/** Frame bytes on the wire at \p gbps, in seconds. */
+double
+WireSeconds(uint64_t wireBytes, double gbps)
+{
+    return wireBytes * 8 / (gbps * 1e9);
+}
+} // namespace
+
+TEST(Trimming, LossyIncastLosesNoPayloadAndKeepsTheBottleneckBusy)
+{
+    // The lossy 8:1 incast above, its switch trimming what it would drop: each trimmed frame is
+    // NAKed by its receiver and resent once per trimming, nothing is dropped, nothing times out.
+    const uint32_t senders = 8;
+    const uint64_t bytes = 1 << 20;
+    const SrRun trim =
+        Incast(RdmaQueuePair::SELECTIVE_REPEAT, senders, bytes, true, 0, 512, 1024, true);
+    ASSERT_GT(trim.totals.framesTrimmed, 0u);
+    EXPECT_EQ(trim.totals.framesDropped, 0u);
+    for (uint64_t received : trim.received)
+    {
+        EXPECT_EQ(received, bytes);
+    }
+    EXPECT_EQ(trim.responders.trimmedReceived, trim.totals.framesTrimmed);
+    EXPECT_EQ(trim.requesters.payloadRetransmitted, trim.totals.framesTrimmed * 4096);
+    EXPECT_EQ(trim.responders.payloadDiscarded, 0u) << "a frame arrived twice";
+    EXPECT_EQ(trim.requesters.timeouts, 0u);
+    // Work conservation: host 0's 100G downlink carries every frame once whole and each
+    // trimming's headers (66 bytes); it never idles, so the incast ends within a round trip of
+    // their wire time.
+    const uint64_t frames = senders * bytes / 4096;
+    const double busy = WireSeconds(frames * roce::WireBytesForPayload(4096) +
+                                        trim.totals.framesTrimmed * roce::WireBytesForPayload(0),
+                                    100);
+    const double last = Last(trim).GetSeconds();
+    EXPECT_GE(last, busy);
+    EXPECT_LE(last, busy * 1.01);
+    // Without trimming the same incast waits for timeouts.
+    const SrRun drop = Incast(RdmaQueuePair::SELECTIVE_REPEAT, senders, bytes, true);
+    EXPECT_GT(drop.requesters.timeouts, 0u);
+    EXPECT_GT(Last(drop).GetSeconds(), 3 * last);
+}
+
+TEST(Trimming, GoBackNTakesATrimmedFrameForALoss)
+{
+    // A go-back-N responder discards a trimmed frame as a frame whose ICRC fails: the incast
+    // waits for timeouts as it does when the switch drops, where selective repeat does not.
+    const uint32_t senders = 8;
+    const uint64_t bytes = 1 << 20;
+    const SrRun gbn = Incast(RdmaQueuePair::GO_BACK_N, senders, bytes, true, 0, 512, 1024, true);
+    ASSERT_GT(gbn.totals.framesTrimmed, 0u);
+    EXPECT_EQ(gbn.totals.framesDropped, 0u);
+    EXPECT_EQ(gbn.responders.trimmedReceived, gbn.totals.framesTrimmed);
+    for (uint64_t received : gbn.received)
+    {
+        EXPECT_EQ(received, bytes);
+    }
+    EXPECT_GT(gbn.requesters.timeouts, 0u);
+    const SrRun sr =
+        Incast(RdmaQueuePair::SELECTIVE_REPEAT, senders, bytes, true, 0, 512, 1024, true);
+    EXPECT_GT(Last(gbn), 3 * Last(sr));
 }

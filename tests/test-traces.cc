@@ -156,3 +156,51 @@ TEST(Traces, DcqcnRateStartsWithTheFirstCutToHalfTheLineRateAndStaysInItsRange)
     }
     Simulator::Destroy();
 }
+
+TEST(Traces, TrimSinksSeeEachTrimmedFrameAsItCame)
+{
+    // A lossy 4:1 incast through a trimming switch: the Trim trace fires once per frame its
+    // port counted, with the whole frame before the cut (its class's DSCP, its payload).
+    FabricNetworkHelper helper;
+    helper.SetMmuAttribute("PfcEnabled", BooleanValue(false));
+    helper.SetMmuAttribute("BufferSize", QueueSizeValue(QueueSize("256KiB")));
+    helper.SetSwitchAttribute("Trimming", BooleanValue(true));
+    Ptr<FabricNetwork> net = helper.Install(Star(5, DataRate("100Gbps"), 2));
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("RetransmissionMode", EnumValue(RdmaQueuePair::SELECTIVE_REPEAT));
+    rdma.Install(net);
+    std::map<std::string, uint64_t> traced;
+    uint64_t wrong = 0;
+    Config::Connect("/NodeList/*/DeviceList/*/$ns3::FabricNetDevice/Trim",
+                    MakeCallback(+[](std::map<std::string, uint64_t>* t,
+                                     uint64_t* bad,
+                                     std::string context,
+                                     Ptr<const Packet> p) {
+                                     ++(*t)[PortOf(context)];
+                                     FrameInfo info;
+                                     const bool ok = roce::ParseDataFrame(*p, info);
+                                     *bad += !ok || info.trimmed || info.payloadBytes != 4096 ||
+                                             info.priority != 3;
+                                 }).Bind(&traced, &wrong));
+    for (uint32_t s = 1; s <= 4; ++s)
+    {
+        rdma.Connect(net, s, 0).first->PostSend(1 << 20,
+                                                MakeNullCallback<void, uint64_t, uint64_t>());
+    }
+    Simulator::Run();
+    uint64_t counted = 0;
+    for (uint32_t n = 0; n < net->GetTopology().GetNNodes(); ++n)
+    {
+        Ptr<Node> node = net->GetNode(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            const uint64_t c =
+                DynamicCast<FabricNetDevice>(node->GetDevice(d))->GetCounters().trimmedFrames;
+            counted += c;
+            EXPECT_EQ(c, traced[std::to_string(n) + "/" + std::to_string(d)]);
+        }
+    }
+    EXPECT_GT(counted, 0u);
+    EXPECT_EQ(wrong, 0u);
+    Simulator::Destroy();
+}

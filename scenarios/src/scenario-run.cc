@@ -212,6 +212,7 @@ ScenarioRun::Run(bool progress, const RunEstimate* estimate)
                 {
                     r.framesDropped += x;
                 }
+                r.framesTrimmed += port->GetCounters().trimmedFrames;
             }
         }
     }
@@ -283,9 +284,10 @@ ScenarioRun::MergeRanks()
         {"simulated_ps", Simulator::Now().GetPicoSeconds()},
         {"sums",
          {r.events, r.framesForwarded, r.framesDelivered, r.payloadDelivered, r.framesDropped,
+          r.framesTrimmed,
           r.queuePairs, m_steps, m_nSpans, t.framesSent, t.payloadSent,
           t.payloadRetransmitted, t.naksReceived, t.timeouts, t.retryExhausted, t.acksSent,
-          t.naksSent, t.cnpsSent, t.cnpsReceived, t.payloadReceived, t.payloadDiscarded}},
+          t.naksSent, t.cnpsSent, t.cnpsReceived, t.payloadReceived, t.payloadDiscarded, t.trimmedReceived}},
         {"buffer_peak", r.switchBufferPeak},
         {"rdma", r.rdma},
         {"peak_rss_kb", PeakRssKb()},
@@ -435,7 +437,8 @@ ScenarioRun::MergeRanks()
     }
     std::size_t k = 0;
     for (uint64_t* field : {&merged.events, &merged.framesForwarded, &merged.framesDelivered,
-                            &merged.payloadDelivered, &merged.framesDropped})
+                            &merged.payloadDelivered, &merged.framesDropped,
+                            &merged.framesTrimmed})
     {
         *field = sums[k++];
     }
@@ -446,7 +449,7 @@ ScenarioRun::MergeRanks()
     for (uint64_t* field : {&mt.framesSent, &mt.payloadSent, &mt.payloadRetransmitted,
                             &mt.naksReceived, &mt.timeouts, &mt.retryExhausted, &mt.acksSent,
                             &mt.naksSent, &mt.cnpsSent, &mt.cnpsReceived, &mt.payloadReceived,
-                            &mt.payloadDiscarded})
+                            &mt.payloadDiscarded, &mt.trimmedReceived})
     {
         *field = sums[k++];
     }
@@ -674,6 +677,7 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
         {"frames_delivered", r.framesDelivered},
         {"payload_bytes_delivered", r.payloadDelivered},
         {"frames_dropped", r.framesDropped},
+        {"frames_trimmed", r.framesTrimmed},
         {"flows", r.flows},
         {"flows_complete", r.flowsComplete},
         {"max_fct_us", r.maxFctUs},
@@ -729,6 +733,7 @@ ScenarioRun::WriteResults(ResultsFolder& folder, const std::string& version) con
                            {"payload_retransmitted_bytes", t.payloadRetransmitted},
                            {"payload_accepted_bytes", t.payloadReceived},
                            {"payload_discarded_bytes", t.payloadDiscarded},
+                           {"trimmed_frames_received", t.trimmedReceived},
                            {"timeouts", t.timeouts},
                            {"queue_pairs_failed", t.retryExhausted},
                            {"naks_sent", t.naksSent},

@@ -29,6 +29,7 @@ struct RunFigures
     uint64_t framesDelivered{0};
     uint64_t payloadDelivered{0};
     uint64_t framesDropped{0};
+    uint64_t framesTrimmed{0}; //!< data frames switches cut to their headers (Trimming)
     uint32_t flowsComplete{0};
     uint32_t flows{0};
     double maxFctUs{0};

@@ -161,6 +161,7 @@ FabricStatsHelper::LinkRows(Time elapsed) const
             {
                 os << ',' << d;
             }
+            os << ',' << c.trimmedFrames;
             const double util = elapsed.IsStrictlyPositive()
                                     ? c.busyTime.GetSeconds() / elapsed.GetSeconds()
                                     : 0.0;
@@ -183,7 +184,7 @@ FabricStatsHelper::LinksHeader()
     {
         h += std::string(",drop_") + DropReasonName(static_cast<DropReason>(r));
     }
-    return h + ",ecn_marked,pfc_pause_sent,pfc_resume_sent,pfc_pause_received,paused_us,"
+    return h + ",trimmed,ecn_marked,pfc_pause_sent,pfc_resume_sent,pfc_pause_received,paused_us,"
                "utilization,downs,down_us\n";
 }
 

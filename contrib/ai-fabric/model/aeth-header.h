@@ -20,6 +20,11 @@ namespace ns3
  * the PSN of the out-of-order frame that arrived (8 reserved bits, then the PSN), as IRN's
  * NACK carries its cumulative and selective acknowledgements (Mittal et al., "Revisiting
  * Network Support for RDMA", SIGCOMM 2018).  Such an AETH is 8 bytes.
+ *
+ * A frame a switch trimmed (FabricSwitch's Trimming) is answered by NAK code 6
+ * (kNakTrimmed, also reserved in IBA), laid out as a selective NAK: the BTH PSN is the frame
+ * expected next and the second word the PSN of the trimmed frame, which the requester resends
+ * at once (NDP's and Ultra Ethernet's NACK of a trimmed packet).
  */
 class AethHeader : public Header
 {
@@ -30,6 +35,14 @@ class AethHeader : public Header
     static constexpr uint8_t kNakSequenceError = 0x60;
     /** NAK code 5 (reserved in IBA): a selective NAK, with the SACK PSN word. */
     static constexpr uint8_t kNakSelective = 0x65;
+    /** NAK code 6 (reserved in IBA): a trimmed frame arrived, its PSN in the second word. */
+    static constexpr uint8_t kNakTrimmed = 0x66;
+
+    /** Whether an AETH of \p syndrome carries the second (PSN) word: the selective NAKs. */
+    static constexpr bool HasPsnWord(uint8_t syndrome)
+    {
+        return syndrome == kNakSelective || syndrome == kNakTrimmed;
+    }
 
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
@@ -41,9 +54,9 @@ class AethHeader : public Header
     void SetSyndrome(uint8_t s) { m_syndrome = s; }
     uint8_t GetSyndrome() const { return m_syndrome; }
     bool IsNak() const { return (m_syndrome >> 5) == 0x3; }
-    /** Whether it is a selective NAK, which carries a SACK PSN. */
-    bool IsSelective() const { return m_syndrome == kNakSelective; }
-    /** The PSN of the out-of-order frame a selective NAK reports (24 bits). */
+    /** Whether it is a selective NAK (kNakSelective or kNakTrimmed), which carries a PSN. */
+    bool IsSelective() const { return HasPsnWord(m_syndrome); }
+    /** The PSN of the out-of-order (or trimmed) frame a selective NAK reports (24 bits). */
     void SetSackPsn(uint32_t psn) { m_sackPsn = psn & 0xffffff; }
     uint32_t GetSackPsn() const { return m_sackPsn; }
     /** Message sequence number: messages completed at the responder (24 bits). */

@@ -139,6 +139,12 @@ FabricNetDevice::GetTypeId()
                             "frame's packet made for the sinks, as for Tx).",
                             MakeTraceSourceAccessor(&FabricNetDevice::m_dropTrace),
                             "ns3::FabricNetDevice::DropTracedCallback")
+            .AddTraceSource("Trim",
+                            "A data frame the switch's buffer could not hold was cut to its "
+                            "headers at this egress (FabricSwitch Trimming); the sinks get the "
+                            "packet of the frame before the cut, made as for Tx.",
+                            MakeTraceSourceAccessor(&FabricNetDevice::m_trimTrace),
+                            "ns3::Packet::TracedCallback")
             .AddTraceSource("EcnMark",
                             "A data frame was marked CE on egress (its packet made for the "
                             "sinks, as for Tx).",
@@ -374,6 +380,16 @@ FabricNetDevice::RecordDrop(const FrameInfo& info, Side side, DropReason reason)
     if (!m_dropTrace.IsEmpty())
     {
         m_dropTrace(MakePacket(info, side), reason);
+    }
+}
+
+void
+FabricNetDevice::RecordTrim(const FrameInfo& info)
+{
+    ++m_counters.trimmedFrames;
+    if (!m_trimTrace.IsEmpty())
+    {
+        m_trimTrace(MakePacket(info, Side::Out));
     }
 }
 

@@ -47,6 +47,7 @@ struct FabricPortCounters
     uint64_t pfcPauseReceived{0}; //!< PFC pause frames received
     std::array<uint64_t, static_cast<std::size_t>(DropReason::kCount)> dropFrames{};
     std::array<uint64_t, static_cast<std::size_t>(DropReason::kCount)> dropBytes{};
+    uint64_t trimmedFrames{0}; //!< data frames cut to their headers at this egress (not drops)
     Time busyTime;   //!< time the transmitter spent sending (wire bytes / rate)
 };
 
@@ -134,6 +135,11 @@ class FabricNetDevice : public NetDevice
      * port (Drop trace sinks get its packet, MakePacket).
      */
     void RecordDrop(const FrameInfo& info, Side side, DropReason reason);
+    /**
+     * Count the data frame \p info, which the owner trimmed to its headers instead of dropping
+     * it at this egress (Trim trace sinks get the packet of the frame as it came, MakePacket).
+     */
+    void RecordTrim(const FrameInfo& info);
     /**
      * The ns-3 packet of the data frame \p info as it crosses this port's link on \p side:
      * real header bytes (roce::MakeDataFrame) with the link's MACs, as a routed fabric rewrites
@@ -312,6 +318,7 @@ class FabricNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_txTrace;  //!< frame starts on the wire
     TracedCallback<Ptr<const Packet>> m_rxTrace;  //!< frame received from the wire
     TracedCallback<Ptr<const Packet>, DropReason> m_dropTrace; //!< frame dropped, with reason
+    TracedCallback<Ptr<const Packet>> m_trimTrace; //!< data frame trimmed (as it came)
     TracedCallback<Ptr<const Packet>> m_ecnMarkTrace;          //!< frame marked CE
     TracedCallback<uint8_t, uint16_t> m_pfcRxTrace; //!< PFC received: priority, quanta
     TracedCallback<uint8_t, uint16_t> m_pfcTxTrace; //!< PFC sent: priority, quanta

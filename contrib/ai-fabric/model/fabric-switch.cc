@@ -3,6 +3,7 @@
 #include "ecmp-hash.h"
 #include "fabric-channel.h"
 
+#include "ns3/boolean.h"
 #include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -82,7 +83,27 @@ FabricSwitch::GetTypeId()
                           "Flowlet: entries of the switch's flowlet table.  Default 4096.",
                           UintegerValue(4096),
                           MakeUintegerAccessor(&FabricSwitch::m_flowletEntries),
-                          MakeUintegerChecker<uint32_t>(1, 1u << 24));
+                          MakeUintegerChecker<uint32_t>(1, 1u << 24))
+            .AddAttribute("Trimming",
+                          "A data frame of a lossy class (every class when the MMU's "
+                          "PfcEnabled is false) that the buffer cannot hold is cut to its "
+                          "headers (66 bytes with ICRC and FCS; DSCP remarked to 3, "
+                          "roce::kTrimmedDscp) and queued in class TrimClass instead of "
+                          "dropped, so its receiver asks for exactly it (NDP; Spectrum-4's "
+                          "packet trimming).  Counted per egress port and traced (Trim); a "
+                          "trimmed frame the buffer cannot hold either is dropped.  ACKs, NAKs "
+                          "and CNPs are never trimmed.  Only selective repeat reads a trimmed "
+                          "frame; go-back-N discards it (RdmaQueuePair).",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&FabricSwitch::m_trimming),
+                          MakeBooleanChecker())
+            .AddAttribute("TrimClass",
+                          "Trimming: the traffic class (802.1Q PCP) trimmed frames are queued "
+                          "in.  Default 7, the class of acknowledgements (RdmaQueuePair's "
+                          "AckPriority), served first under strict priority.",
+                          UintegerValue(7),
+                          MakeUintegerAccessor(&FabricSwitch::m_trimClass),
+                          MakeUintegerChecker<uint8_t>(0, 7));
     return tid;
 }
 
@@ -260,11 +281,44 @@ FabricSwitch::ReceiveFrame(FabricNetDevice* ingress, const FrameInfo& info)
     DropReason reason = DropReason::BufferFull;
     if (!m_mmu->Admit(in, e, info.priority, roce::FrameBytes(info), reason))
     {
-        egress->RecordDrop(info, FabricNetDevice::Side::Out, reason);
+        if (m_trimming && reason == DropReason::BufferFull && Trimmable(info))
+        {
+            Trim(in, e, info);
+        }
+        else
+        {
+            egress->RecordDrop(info, FabricNetDevice::Side::Out, reason);
+        }
         return;
     }
     ++m_forwarded;
     egress->Enqueue(info, in);
+}
+
+bool
+FabricSwitch::Trimmable(const FrameInfo& info)
+{
+    return info.opcode != BthHeader::RC_ACKNOWLEDGE && info.opcode != BthHeader::CNP &&
+           !info.trimmed;
+}
+
+void
+FabricSwitch::Trim(uint16_t in, uint16_t e, const FrameInfo& info)
+{
+    const Ptr<FabricNetDevice>& egress = m_ports[e];
+    FrameInfo cut = info;
+    cut.payloadBytes = 0;
+    cut.trimmed = true;
+    cut.priority = m_trimClass;
+    DropReason reason = DropReason::BufferFull;
+    if (!m_mmu->Admit(in, e, cut.priority, roce::FrameBytes(cut), reason))
+    {
+        egress->RecordDrop(info, FabricNetDevice::Side::Out, reason);
+        return;
+    }
+    egress->RecordTrim(info);
+    ++m_forwarded;
+    egress->Enqueue(cut, in);
 }
 
 void

@@ -94,6 +94,13 @@ class FabricSwitch : public Object, public FabricPortOwner
     uint16_t AdaptiveEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info) const;
     /** FLOWLET: \p info's flowlet's port, or a new one if it paused FlowletGap or longer. */
     uint16_t FlowletEgress(const ForwardingTable::PortSet& hops, const FrameInfo& info);
+    /** Whether Trimming may cut \p info: a data frame not trimmed already. */
+    static bool Trimmable(const FrameInfo& info);
+    /**
+     * Queue \p info, which the buffer could not hold, cut to its headers in TrimClass at
+     * port \p e (or drop it if the buffer cannot hold that either).
+     */
+    void Trim(uint16_t in, uint16_t e, const FrameInfo& info);
     /** FLOWLET: the port of flowlet \p count of \p info's flow (one whose link is up). */
     uint16_t FlowletPort(const ForwardingTable::PortSet& hops,
                          const FrameInfo& info,
@@ -121,6 +128,8 @@ class FabricSwitch : public Object, public FabricPortOwner
     Time m_flowletGap;               //!< FlowletGap
     uint32_t m_flowletEntries{};     //!< FlowletTableSize
     std::vector<Flowlet> m_flowlets; //!< allocated at the first frame of a flowlet switch
+    bool m_trimming{};               //!< Trimming
+    uint8_t m_trimClass{};           //!< TrimClass
     uint64_t m_forwarded{0};
 };
 

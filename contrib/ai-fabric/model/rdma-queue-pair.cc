@@ -21,6 +21,7 @@ namespace
 constexpr uint32_t kPsnMask = 0xffffff;
 constexpr uint8_t kSacked = 1;             //!< a selective NAK reported the frame received
 constexpr uint8_t kResent = 2;             //!< the frame was deemed lost and queued to resend
+constexpr uint8_t kQueued = 4;             //!< the frame is in m_resend, not yet resent
 constexpr uint32_t kPlaced = 1u << 31;     //!< a responder's slot holds a frame
 constexpr uint32_t kPlacedLast = 1u << 30; //!< and the frame ends a message
 
@@ -287,7 +288,9 @@ RdmaQueuePair::SendNext()
         }
         if (resend)
         {
-            SendFrame(m_resend[m_resendHead++]);
+            const uint64_t seq = m_resend[m_resendHead++];
+            SentState(seq) &= ~kQueued;
+            SendFrame(seq);
             if (m_resendHead == m_resend.size())
             {
                 m_resend.clear();
@@ -418,18 +421,21 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
         return;
     }
     const bool nak = (info.syndrome >> 5) == 0x3;
-    // A selective NAK is taken as one only in selective repeat (else it is a go-back NAK).
-    const bool selective = info.syndrome == AethHeader::kNakSelective && m_mode == SELECTIVE_REPEAT;
+    // A selective or trimmed NAK is taken as one only in selective repeat (else it is a
+    // go-back NAK).
+    const bool selective = AethHeader::HasPsnWord(info.syndrome) && m_mode == SELECTIVE_REPEAT;
+    const bool trimmed = info.syndrome == AethHeader::kNakTrimmed;
     // An ACK carries the last frame received in order; a NAK the frame expected next.
     const uint64_t una = nak ? Unwrap(info.psn, m_sndUna) : Unwrap(info.psn, m_sndUna) + 1;
     if (una > m_highestSent || una < m_sndUna)
     {
         if (selective && una < m_sndUna)
         {
-            // Overtaken by a later acknowledgement (acknowledgements reorder too): its SACK
-            // still tells what arrived.
+            // Overtaken by a later acknowledgement (acknowledgements reorder too): its PSN
+            // word still tells what arrived, or was trimmed.
             ++m_counters.naksReceived;
-            Sacked(Unwrap(info.sackPsn, m_sndUna));
+            const uint64_t seq = Unwrap(info.sackPsn, m_sndUna);
+            trimmed ? Trimmed(seq) : Sacked(seq);
             if (!m_waitingForPort && !m_pacing)
             {
                 SendNext();
@@ -472,7 +478,8 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
         ++m_counters.naksReceived;
         if (selective)
         {
-            Sacked(Unwrap(info.sackPsn, m_sndUna));
+            const uint64_t seq = Unwrap(info.sackPsn, m_sndUna);
+            trimmed ? Trimmed(seq) : Sacked(seq);
         }
         else
         {
@@ -484,10 +491,13 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     {
         m_timerArmed = false; // nothing in flight; the pending event will find it so
     }
-    else if (progress || (nak && !selective))
+    else if (progress || (nak && !selective) ||
+             (trimmed && selective && Unwrap(info.sackPsn, m_sndUna) == m_sndUna))
     {
         // Selective NAKs come with every frame past a gap: the timer runs from the last
-        // progress, so a resend lost again is found a timeout after the gap, as in IRN.
+        // progress, so a resend lost again is found a timeout after the gap, as in IRN.  A
+        // trimmed NAK of the oldest frame is news of it too: it was not lost silently, and
+        // its resend starts its clock again.
         ArmTimer();
     }
     // Selective repeat: progress may open the window, a selective NAK queue resends.
@@ -517,6 +527,10 @@ RdmaQueuePair::ResendDue()
         {
             return true;
         }
+        if (seq >= m_sndUna)
+        {
+            SentState(seq) &= ~kQueued; // (below m_sndUna its slot is another frame's)
+        }
         ++m_resendHead; // acknowledged since it was deemed lost
     }
     if (m_resendHead > 0)
@@ -545,14 +559,34 @@ RdmaQueuePair::Sacked(uint64_t seq)
     const uint64_t end = m_highestSacked - m_reorderThreshold; // frames below it
     for (uint64_t s = std::max(m_lossScan, m_sndUna); s < end; ++s)
     {
-        uint8_t& state = SentState(s);
-        if (!(state & (kSacked | kResent)))
+        if (!(SentState(s) & (kSacked | kResent)))
         {
-            state |= kResent;
-            m_resend.push_back(s);
+            QueueResend(s);
         }
     }
     m_lossScan = std::max(m_lossScan, end);
+}
+
+void
+RdmaQueuePair::Trimmed(uint64_t seq)
+{
+    if (seq < m_sndUna || seq >= m_highestSent)
+    {
+        return; // stale
+    }
+    // Each trimmed transmission is reported once, so a resend trimmed again is queued again;
+    // one already queued (deemed lost meanwhile) is not queued twice.
+    if (!(SentState(seq) & (kSacked | kQueued)))
+    {
+        QueueResend(seq);
+    }
+}
+
+void
+RdmaQueuePair::QueueResend(uint64_t seq)
+{
+    SentState(seq) |= kResent | kQueued;
+    m_resend.push_back(seq);
 }
 
 void
@@ -644,10 +678,10 @@ RdmaQueuePair::Timeout()
         for (uint64_t s = m_sndUna; s < m_highestSent; ++s)
         {
             uint8_t& state = SentState(s);
+            state &= ~kQueued;
             if (!(state & kSacked))
             {
-                state |= kResent;
-                m_resend.push_back(s);
+                QueueResend(s);
             }
         }
         m_lossScan = std::max(m_lossScan, m_highestSent);
@@ -673,7 +707,11 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
         SendCnp();
     }
     const uint64_t seq = Unwrap(info.psn, m_ePsn);
-    if (seq == m_ePsn)
+    if (info.trimmed)
+    {
+        ReceiveTrimmed(seq);
+    }
+    else if (seq == m_ePsn)
     {
         m_nakOutstanding = false;
         m_counters.payloadReceived += info.payloadBytes;
@@ -696,6 +734,27 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
     {
         m_counters.payloadDiscarded += info.payloadBytes;
         SendAck(AethHeader::kAck, m_ePsn - 1); // a duplicate: tell the requester where we are
+    }
+}
+
+void
+RdmaQueuePair::ReceiveTrimmed(uint64_t seq)
+{
+    ++m_counters.trimmedReceived;
+    if (m_mode == GO_BACK_N)
+    {
+        return; // a RoCE NIC discards it as a frame whose ICRC fails: a loss like a drop
+    }
+    if (seq < m_ePsn)
+    {
+        SendAck(AethHeader::kAck, m_ePsn - 1); // a duplicate's: tell the requester where we are
+        return;
+    }
+    // Ask for exactly that frame, unless it is beyond the window or already placed.
+    const bool placed = !m_placed.empty() && m_placed[seq % m_window];
+    if (seq < m_ePsn + m_window && !placed)
+    {
+        SendAck(AethHeader::kNakTrimmed, m_ePsn, seq);
     }
 }
 

@@ -39,6 +39,8 @@ struct RdmaQpCounters
     uint64_t payloadReceived{0};
     /** responder: payload of duplicate frames, and of out-of-order ones under go-back-N */
     uint64_t payloadDiscarded{0};
+    /** responder: data frames that arrived trimmed (headers only; FabricSwitch Trimming) */
+    uint64_t trimmedReceived{0};
 
     /** Add \p o's counts to these (totals over queue pairs). */
     RdmaQpCounters& operator+=(const RdmaQpCounters& o)
@@ -55,6 +57,7 @@ struct RdmaQpCounters
         cnpsReceived += o.cnpsReceived;
         payloadReceived += o.payloadReceived;
         payloadDiscarded += o.payloadDiscarded;
+        trimmedReceived += o.trimmedReceived;
         return *this;
     }
 };
@@ -85,6 +88,14 @@ struct RdmaQpCounters
  * unacknowledged one, marks the frames selectively acknowledged, and deems a frame lost once a
  * frame ReorderThreshold or more PSNs after it was acknowledged; each lost frame is resent
  * once, before new frames.  A timeout resends every frame not yet acknowledged either way.
+ *
+ * A frame a switch trimmed (FabricSwitch's Trimming) arrives as its headers only.  Under
+ * selective repeat the responder answers it with a trimmed NAK (AethHeader::kNakTrimmed: the
+ * cumulative position and the trimmed frame's PSN), and the requester resends that frame at
+ * once, before new frames, however often it was resent before; a trimmed NAK of the oldest
+ * unacknowledged frame restarts the retransmission timer, as progress does.  Under go-back-N
+ * the responder discards a trimmed frame, as a RoCE NIC discards a frame whose ICRC fails: to
+ * a transport that does not read trimming, a trimmed frame is a loss like a drop.
  */
 class RdmaQueuePair : public MessageQueuePair
 {
@@ -183,6 +194,12 @@ class RdmaQueuePair : public MessageQueuePair
     bool ResendDue();
     /** A selective NAK reported \p seq received: mark it and deem frames lost behind it. */
     void Sacked(uint64_t seq);
+    /** Selective repeat: the responder reported frame \p seq trimmed; queue it to resend. */
+    void Trimmed(uint64_t seq);
+    /** Selective repeat: queue frame \p seq to resend, marking it resent and queued. */
+    void QueueResend(uint64_t seq);
+    /** Responder: the data frame \p seq arrived trimmed. */
+    void ReceiveTrimmed(uint64_t seq);
     /** Clear the state of the frames from \p from to m_sndUna, now acknowledged. */
     void ForgetAcked(uint64_t from);
     /** Responder: frame \p seq arrived ahead of m_ePsn; place it (selective repeat). */
@@ -236,7 +253,7 @@ class RdmaQueuePair : public MessageQueuePair
     bool m_timerArmed{false};   //!< frames are in flight: m_timeoutAt holds
     bool m_timerPending{false}; //!< m_timer is queued, for m_timerEventAt
     Time m_timerEventAt;
-    // Selective repeat, requester: state bits (kSacked, kResent) of each frame of the window,
+    // Selective repeat, requester: state bits (kSacked, kResent, kQueued) of each frame of the window,
     // indexed by sequence number modulo the window; allocated at the first selective NAK.
     std::vector<uint8_t> m_sentState;
     std::vector<uint64_t> m_resend; //!< frames deemed lost, to resend in this order

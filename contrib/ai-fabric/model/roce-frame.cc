@@ -115,7 +115,7 @@ class HeaderBytes : public Header
         NS_ASSERT_MSG(s.destQp < (1u << 24), "DestQP is a 24-bit field");
         NS_ASSERT_MSG(s.priority < 8, "the 802.1Q PCP is a 3-bit field");
         const bool ack = s.opcode == BthHeader::RC_ACKNOWLEDGE;
-        const bool sack = ack && s.syndrome == AethHeader::kNakSelective;
+        const bool sack = ack && AethHeader::HasPsnWord(s.syndrome);
         const uint32_t aeth = sack ? 8 : ack ? 4 : 0;
         m_size = kAeth + aeth;
         dstMac.CopyTo(m_b);
@@ -125,7 +125,9 @@ class HeaderBytes : public Header
         Put16(16, VlanEthernetHeader::kEtherTypeIpv4);
         const uint32_t udpLength = 8 + 12 + aeth + s.payloadBytes + kIcrcBytes;
         m_b[kIp] = 0x45; // version 4, IHL 5
-        m_b[kIp + 1] = static_cast<uint8_t>((s.priority << 5) | s.ecn); // DSCP CS<priority>
+        // DSCP CS<priority>, or the trimmed mark.
+        const uint8_t dscp = s.trimmed ? kTrimmedDscp : static_cast<uint8_t>(s.priority << 3);
+        m_b[kIp + 1] = static_cast<uint8_t>((dscp << 2) | s.ecn);
         Put16(kIp + 2, static_cast<uint16_t>(20 + udpLength));
         Put32(kIp + 4, 0); // identification, flags, fragment offset
         m_b[kIp + 8] = 64; // TTL
@@ -164,7 +166,7 @@ class HeaderBytes : public Header
         {
             i.Read(m_b + kAeth, 4);
             m_size += 4;
-            if (m_b[kAeth] == AethHeader::kNakSelective)
+            if (AethHeader::HasPsnWord(m_b[kAeth]))
             {
                 i.Read(m_b + kAeth + 4, 4);
                 m_size += 4;
@@ -238,7 +240,7 @@ InfoOf(const DataFrameSpec& s)
     {
         info.syndrome = s.syndrome;
         info.msn = s.msn & 0xffffff; // AETH: 24 bits
-        if (s.syndrome == AethHeader::kNakSelective)
+        if (AethHeader::HasPsnWord(s.syndrome))
         {
             info.sackPsn = s.sackPsn & 0xffffff;
         }
@@ -260,6 +262,7 @@ ParseDataFrame(const Packet& p, FrameInfo& info)
     info.udpSrcPort = h.udp.GetSourcePort();
     info.priority = h.eth.GetPcp();
     info.ecn = h.ip.GetEcn();
+    info.trimmed = h.ip.GetDscp() == kTrimmedDscp;
     info.opcode = h.bth.GetOpcode();
     info.destQp = h.bth.GetDestQp();
     info.psn = h.bth.GetPsn();

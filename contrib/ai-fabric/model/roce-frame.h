@@ -27,6 +27,12 @@ constexpr uint32_t kFcsBytes = 4;           //!< Ethernet frame check sequence
 constexpr uint32_t kIcrcBytes = 4;          //!< RoCEv2 invariant CRC
 constexpr uint32_t kMinFrameBytes = 64;     //!< IEEE 802.3 minimum frame, header to FCS
 constexpr uint16_t kUdpPort = 4791;         //!< IANA RoCEv2 UDP destination port
+/**
+ * The DSCP of a frame a switch trimmed (FrameInfo::trimmed).  Spectrum-4 remarks trimmed
+ * packets to a DSCP the operator configures (0-63); the model fixes one, from RFC 2474's pool 2
+ * (xxxx11, experimental or local use), so it never equals a class's CS<n> codepoint.
+ */
+constexpr uint8_t kTrimmedDscp = 3;
 /** Ethernet+802.1Q (18) + IPv4 (20) + UDP (8) + BTH (12). */
 constexpr uint32_t kDataHeaderBytes = 18 + 20 + 8 + 12;
 /** Frame bytes of a data packet besides its payload: headers + ICRC + FCS = 66. */
@@ -148,15 +154,17 @@ struct FrameInfo
     uint32_t psn{0};         //!< BTH packet sequence number
     uint32_t payloadBytes{0}; //!< transport payload bytes
     uint32_t msn{0};         //!< AETH message sequence number of an ACK/NAK
-    uint32_t sackPsn{0};     //!< the SACK PSN of a selective NAK (AethHeader::kNakSelective)
+    uint32_t sackPsn{0};     //!< the PSN word of a selective NAK (AethHeader::HasPsnWord)
     uint8_t syndrome{0};     //!< AETH syndrome of an ACK/NAK
+    /** A switch cut the frame to its headers (its payload was dropped; DSCP roce::kTrimmedDscp) */
+    bool trimmed{false};
 
     bool operator==(const FrameInfo& o) const
     {
         return srcHost == o.srcHost && dstHost == o.dstHost && udpSrcPort == o.udpSrcPort &&
                priority == o.priority && ecn == o.ecn && opcode == o.opcode && destQp == o.destQp &&
                psn == o.psn && payloadBytes == o.payloadBytes && syndrome == o.syndrome &&
-               msn == o.msn && sackPsn == o.sackPsn;
+               msn == o.msn && sackPsn == o.sackPsn && trimmed == o.trimmed;
     }
 };
 
@@ -174,7 +182,7 @@ struct DataFrameSpec
     uint32_t payloadBytes{0};
     uint8_t syndrome{AethHeader::kAck}; //!< for RC_ACKNOWLEDGE frames
     uint32_t msn{0};                     //!< for RC_ACKNOWLEDGE frames
-    uint32_t sackPsn{0};                 //!< for a selective NAK (AethHeader::kNakSelective)
+    uint32_t sackPsn{0};                 //!< for a selective NAK (AethHeader::HasPsnWord)
 };
 
 namespace roce
@@ -186,11 +194,11 @@ namespace roce
 inline uint32_t
 FrameBytes(const FrameInfo& info)
 {
-    // The AETH of an ACK or NAK: 4 bytes, 8 with a selective NAK's SACK PSN.
+    // The AETH of an ACK or NAK: 4 bytes, 8 with a selective NAK's PSN word.
     return kDataFrameOverheadBytes + info.payloadBytes +
-           (info.opcode != BthHeader::RC_ACKNOWLEDGE     ? 0
-            : info.syndrome == AethHeader::kNakSelective ? 8
-                                                         : 4);
+           (info.opcode != BthHeader::RC_ACKNOWLEDGE        ? 0
+            : AethHeader::HasPsnWord(info.syndrome)         ? 8
+                                                            : 4);
 }
 
 /**

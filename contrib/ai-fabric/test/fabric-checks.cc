@@ -68,6 +68,7 @@ Totals(Ptr<FabricNetwork> net)
             }
             t.pfcPausesSent += c.pfcPauseSent;
             t.ecnMarked += c.ecnMarked;
+            t.framesTrimmed += c.trimmedFrames;
         }
     }
     return t;

@@ -33,6 +33,7 @@ struct FabricTotals
     uint64_t framesDropped{0};      //!< all reasons, all ports
     uint64_t pfcPausesSent{0};
     uint64_t ecnMarked{0};
+    uint64_t framesTrimmed{0}; //!< data frames cut to their headers (FabricSwitch Trimming)
     std::vector<uint64_t> dropsByReason;
 };
 FabricTotals Totals(Ptr<FabricNetwork> net);

@@ -11,6 +11,13 @@ namespace aifabric
 
 namespace
 {
+/** Whether the scenario turns the switches' Trimming on. */
+bool
+Trimming(const json& doc)
+{
+    return doc.contains("switch") && doc["switch"].value("trimming", false);
+}
+
 /** What fidelity "flow" (and "collective") cannot run: exit 2 naming the section. */
 void
 CheckFlowLevel(const json& doc, const Scenario& s)
@@ -28,7 +35,12 @@ CheckFlowLevel(const json& doc, const Scenario& s)
     {
         Fail(s.failures.bitErrorsKey, json("bit_errors"), why + "which has no frames to corrupt");
     }
+    if (Trimming(doc))
+    {
+        Fail("switch.trimming", json(true), why + "which has no buffers to overflow");
+    }
 }
+
 } // namespace
 
 ScenarioSection
@@ -59,6 +71,12 @@ RulesSection()
         if (s.flowLevel)
         {
             CheckFlowLevel(doc, s);
+        }
+        else if (Trimming(doc) && doc["switch"].value("pfc_enabled", true))
+        {
+            Fail("switch.trimming", json(true),
+                 "trims frames a lossy class would drop, and with switch.pfc_enabled (the "
+                 "default) no class is lossy: set switch.pfc_enabled to false");
         }
         if (s.failures.random && !s.hasAvailability && s.stopTime.IsZero())
         {
