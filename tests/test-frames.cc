@@ -302,12 +302,18 @@ TEST(Frames, ATrimmedFrameIsItsHeadersWithTheTrimmedDscp)
     ASSERT_TRUE(roce::ParseDataFrame(*p, parsed));
     EXPECT_EQ(parsed, cut);
     EXPECT_TRUE(parsed.trimmed);
-    // A whole frame of the trim class's CS codepoint is not read as trimmed.
-    FrameInfo whole = roce::InfoOf(spec);
-    ASSERT_TRUE(roce::ParseDataFrame(*roce::MakeDataFrame(whole, Mac48Address("00:00:00:00:00:01"),
-                                                          Mac48Address("00:00:00:00:00:02")),
-                                     parsed));
-    EXPECT_FALSE(parsed.trimmed);
+    // Whole frames of every class (DSCP CS0 to CS7) are not read as trimmed.
+    for (uint8_t c = 0; c < 8; ++c)
+    {
+        FrameInfo whole = roce::InfoOf(spec);
+        whole.priority = c;
+        ASSERT_TRUE(roce::ParseDataFrame(
+            *roce::MakeDataFrame(whole, Mac48Address("00:00:00:00:00:01"),
+                                 Mac48Address("00:00:00:00:00:02")),
+            parsed));
+        EXPECT_FALSE(parsed.trimmed) << "class " << unsigned(c);
+        EXPECT_EQ(parsed, whole);
+    }
 }
 
 namespace

@@ -436,6 +436,10 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
             ++m_counters.naksReceived;
             const uint64_t seq = Unwrap(info.sackPsn, m_sndUna);
             trimmed ? Trimmed(seq) : Sacked(seq);
+            if (trimmed && seq == m_sndUna)
+            {
+                ArmTimer(); // news of the oldest frame (below)
+            }
             if (!m_waitingForPort && !m_pacing)
             {
                 SendNext();
@@ -497,7 +501,7 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
         // Selective NAKs come with every frame past a gap: the timer runs from the last
         // progress, so a resend lost again is found a timeout after the gap, as in IRN.  A
         // trimmed NAK of the oldest frame is news of it too: it was not lost silently, and
-        // its resend starts its clock again.
+        // its resend moves the deadline (the backoff stays, as only progress resets it).
         ArmTimer();
     }
     // Selective repeat: progress may open the window, a selective NAK queue resends.
@@ -701,6 +705,13 @@ RdmaQueuePair::Timeout()
 void
 RdmaQueuePair::ReceiveData(const FrameInfo& info)
 {
+    if (info.trimmed && m_mode == GO_BACK_N)
+    {
+        // A RoCE NIC discards it as a frame whose ICRC fails, before reading its ECN: a loss
+        // like a drop.
+        ++m_counters.trimmedReceived;
+        return;
+    }
     if (info.ecn == Ipv4Header::ECN_CE &&
         (!m_cnpSent || Simulator::Now() - m_lastCnp >= m_cnpInterval))
     {
@@ -741,10 +752,6 @@ void
 RdmaQueuePair::ReceiveTrimmed(uint64_t seq)
 {
     ++m_counters.trimmedReceived;
-    if (m_mode == GO_BACK_N)
-    {
-        return; // a RoCE NIC discards it as a frame whose ICRC fails: a loss like a drop
-    }
     if (seq < m_ePsn)
     {
         SendAck(AethHeader::kAck, m_ePsn - 1); // a duplicate's: tell the requester where we are

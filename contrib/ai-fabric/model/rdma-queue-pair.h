@@ -93,9 +93,10 @@ struct RdmaQpCounters
  * selective repeat the responder answers it with a trimmed NAK (AethHeader::kNakTrimmed: the
  * cumulative position and the trimmed frame's PSN), and the requester resends that frame at
  * once, before new frames, however often it was resent before; a trimmed NAK of the oldest
- * unacknowledged frame restarts the retransmission timer, as progress does.  Under go-back-N
- * the responder discards a trimmed frame, as a RoCE NIC discards a frame whose ICRC fails: to
- * a transport that does not read trimming, a trimmed frame is a loss like a drop.
+ * unacknowledged frame moves the retransmission timer's deadline (without resetting its
+ * backoff, which only progress does).  Under go-back-N the responder discards a trimmed frame
+ * unread (no CNP either), as a RoCE NIC discards a frame whose ICRC fails: to a transport that
+ * does not read trimming, a trimmed frame is a loss like a drop.
  */
 class RdmaQueuePair : public MessageQueuePair
 {

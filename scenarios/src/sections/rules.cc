@@ -78,6 +78,12 @@ RulesSection()
                  "trims frames a lossy class would drop, and with switch.pfc_enabled (the "
                  "default) no class is lossy: set switch.pfc_enabled to false");
         }
+        if (Trimming(doc) && !s.flows.empty() && !s.rdma)
+        {
+            Fail("switch.trimming", json(true),
+                 "needs a transport that reads a trimmed frame: plain messages would lose its "
+                 "payload uncounted (set traffic.transport to \"rdma\")");
+        }
         if (s.failures.random && !s.hasAvailability && s.stopTime.IsZero())
         {
             Fail("stop_time", json(nullptr),
