@@ -111,6 +111,25 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"trimming_at_flow_level",
                  Scenario(kTopo, ",\"switch\":{\"trimming\":true,\"pfc_enabled\":false}"),
                  "--fidelity=flow", "switch.trimming = true: not at fidelity \"flow\""},
+        BadInput{"poisson_without_duration",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"poisson\"}}",
+                 "", "traffic.duration = null: required for pattern \"poisson\""},
+        BadInput{"poisson_with_bytes",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"poisson\",\"duration\":\"1ms\",\"bytes\":4096}}",
+                 "", "traffic.bytes = 4096: not with pattern \"poisson\""},
+        BadInput{"poisson_load_above_one",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"poisson\",\"duration\":\"1ms\",\"load\":1.5}}",
+                 "", "traffic.load = 1.5: must be in (0, 1]"},
+        BadInput{"poisson_unknown_sizes",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"poisson\",\"duration\":\"1ms\",\"flow_sizes\":\"websearch\"}}",
+                 "", "traffic.flow_sizes = \"websearch\": cannot read flow-size CDF file"},
+        BadInput{"load_on_another_pattern", Scenario(kTopo, "").replace(
+                     Scenario(kTopo, "").find("\"bytes\""), 0, "\"load\":0.5,"),
+                 "", "traffic.load = 0.5: not a key of pattern \"shift\""},
         BadInput{"trimming_plain_messages",
                  Scenario(kTopo, ",\"switch\":{\"trimming\":true,\"pfc_enabled\":false}"),
                  "", "switch.trimming = true: needs a transport that reads a trimmed frame"},

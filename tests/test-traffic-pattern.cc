@@ -241,3 +241,151 @@ TEST(TrafficPattern, RunnerMatrixFileGivesTheFlowsOfTheSameListedFlows)
     EXPECT_NE(bad.stderrText.find("line 2"), std::string::npos) << bad.stderrText;
     fs::remove_all(dir);
 }
+
+namespace
+{
+/** What a Poisson pattern offered: its load, its flows per host, and its gaps' spread. */
+struct Offered
+{
+    double load{0};          //!< bytes x 8 / (hosts x rate x duration)
+    double flowsPerHost{0};
+    double gapCv{0};         //!< coefficient of variation of one host's gaps (1: exponential)
+};
+
+Offered
+Measure(const std::vector<TrafficFlow>& flows, uint32_t hosts, double bps, double seconds)
+{
+    Offered o;
+    double bytes = 0;
+    std::vector<std::vector<double>> starts(hosts);
+    for (const auto& f : flows)
+    {
+        bytes += f.bytes;
+        starts[f.src].push_back(f.start.GetSeconds());
+    }
+    o.load = bytes * 8 / (hosts * bps * seconds);
+    o.flowsPerHost = double(flows.size()) / hosts;
+    double sum = 0;
+    double squares = 0;
+    double n = 0;
+    for (const auto& s : starts)
+    {
+        for (std::size_t i = 1; i < s.size(); ++i)
+        {
+            const double gap = s[i] - s[i - 1];
+            sum += gap;
+            squares += gap * gap;
+            ++n;
+        }
+    }
+    const double mean = sum / n;
+    o.gapCv = std::sqrt(squares / n - mean * mean) / mean;
+    return o;
+}
+} // namespace
+
+TEST(TrafficPattern, PoissonOffersItsLoadWithExponentialGaps)
+{
+    // 128 hosts at 100G: about 56,000 web-search flows at 30% over 200 ms and 33,000 Hadoop
+    // flows at 50% over 5 ms; the offered load is within 5% of the target (web search's heavy
+    // tail makes its sum the noisier: 1.1% per standard error, its sizes' CV being 2.3).
+    const uint32_t hosts = 128;
+    const double bps = 100e9;
+    struct Case
+    {
+        FlowSizeDistribution sizes;
+        double load;
+        double seconds;
+    };
+    for (const Case& c : {Case{FlowSizeDistribution::WebSearch(), 0.3, 0.2},
+                          Case{FlowSizeDistribution::FbHadoop(), 0.5, 0.005}})
+    {
+        TrafficPatternHelper patterns(hosts);
+        patterns.AssignStreams(7);
+        patterns.SetStart(MicroSeconds(10));
+        const auto flows =
+            patterns.Poisson(c.sizes, c.load, DataRate(uint64_t(bps)), Seconds(c.seconds));
+        const Offered o = Measure(flows, hosts, bps, c.seconds);
+        const double perHost = c.seconds * c.load * bps / (8 * c.sizes.Mean());
+        EXPECT_NEAR(o.load / c.load, 1.0, 0.05);
+        EXPECT_NEAR(o.flowsPerHost / perHost, 1.0, 0.03);
+        EXPECT_NEAR(o.gapCv, 1.0, 0.05);
+        Time last(0);
+        for (const auto& f : flows)
+        {
+            ASSERT_NE(f.src, f.dst);
+            ASSERT_LT(f.dst, hosts);
+            ASSERT_GE(f.bytes, 1u);
+            ASSERT_LE(f.bytes, uint64_t(c.sizes.Max()));
+            ASSERT_GE(f.start, last) << "not in order of start";
+            last = f.start;
+        }
+        EXPECT_GE(flows.front().start, MicroSeconds(10));
+        EXPECT_LT(last, MicroSeconds(10) + Seconds(c.seconds));
+        // Every host sends and receives about its share: a Poisson count, within 5 standard
+        // deviations (the square root of the mean).
+        const auto [out, in] = Degrees(flows, hosts);
+        const double sigmas = 5 / std::sqrt(o.flowsPerHost);
+        for (uint32_t h = 0; h < hosts; ++h)
+        {
+            EXPECT_NEAR(in[h] / o.flowsPerHost, 1.0, sigmas) << "host " << h;
+            EXPECT_NEAR(out[h] / o.flowsPerHost, 1.0, sigmas) << "host " << h;
+        }
+    }
+}
+
+TEST(TrafficPattern, PoissonIsItsStreamsAndRefusesBadArguments)
+{
+    const auto draw = [](int64_t stream) {
+        TrafficPatternHelper patterns(16);
+        patterns.AssignStreams(stream);
+        return patterns.Poisson(FlowSizeDistribution::WebSearch(), 0.3, DataRate("100Gbps"),
+                                MilliSeconds(1));
+    };
+    const auto a = draw(3);
+    const auto b = draw(3);
+    const auto c = draw(4);
+    ASSERT_EQ(a.size(), b.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+    {
+        EXPECT_TRUE(a[i].src == b[i].src && a[i].dst == b[i].dst && a[i].bytes == b[i].bytes &&
+                    a[i].start == b[i].start);
+    }
+    EXPECT_TRUE(a.size() != c.size() || a.front().bytes != c.front().bytes);
+    TrafficPatternHelper patterns(16);
+    const auto sizes = FlowSizeDistribution::FbHadoop();
+    EXPECT_THROW(patterns.Poisson(sizes, 0, DataRate("100Gbps"), MilliSeconds(1)),
+                 std::invalid_argument);
+    EXPECT_THROW(patterns.Poisson(sizes, 1.5, DataRate("100Gbps"), MilliSeconds(1)),
+                 std::invalid_argument);
+    EXPECT_THROW(patterns.Poisson(sizes, 0.3, DataRate("100Gbps"), Time(0)),
+                 std::invalid_argument);
+}
+
+TEST(TrafficPattern, RunnerPoissonFlowsRunOverRdmaFromAFileCdf)
+{
+    // A k=4 fat-tree at 100G under 30% of Hadoop-sized flows for 1 ms, the CDF read from a
+    // file: every flow completes, its size within the CDF's range and its start in the span.
+    const fs::path dir = Scratch("poisson");
+    std::ofstream(dir / "cdf.txt") << "0 0\n1000 50\n100000 100\n";
+    std::ofstream(dir / "s.json")
+        << R"({"topology":{"kind":"fat_tree","k":4,"nic_rate":"100Gbps"},"traffic":{)"
+        << R"("pattern":"poisson","transport":"rdma","load":0.3,"duration":"1ms",)"
+        << R"("start":"5us","flow_sizes":")" << (dir / "cdf.txt").string() << R"("}})";
+    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                 "--scenario=" + (dir / "s.json").string() +
+                                     " --out=" + (dir / "out").string(),
+                                 dir);
+    ASSERT_EQ(o.exitCode, 0) << o.stderrText;
+    const auto rows = ReadCsv(dir / "out" / "flows.csv");
+    // 16 hosts x 1 ms x 0.3 x 100 Gb/s / (8 x 25,500 bytes, the CDF's mean): 2,353 flows.
+    EXPECT_NEAR(rows.size() / 2353.0, 1.0, 0.1);
+    for (const auto& r : rows)
+    {
+        EXPECT_EQ(r.at("complete"), "1");
+        EXPECT_LE(std::stoull(r.at("bytes")), 100000u);
+        EXPECT_GE(std::stod(r.at("start_us")), 5.0);
+        EXPECT_LT(std::stod(r.at("start_us")), 1005.0);
+    }
+    fs::remove_all(dir);
+}

@@ -2,6 +2,8 @@
 
 #include "ns3/log.h"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <numeric>
 #include <regex>
@@ -65,6 +67,50 @@ TrafficPatternHelper::Shift(uint32_t shift) const
     {
         flows.push_back({i, (i + shift) % m_hosts, m_bytes, m_start});
     }
+    return flows;
+}
+
+std::vector<TrafficFlow>
+TrafficPatternHelper::Poisson(const FlowSizeDistribution& sizes,
+                              double load,
+                              DataRate hostRate,
+                              Time duration)
+{
+    if (!(load > 0 && load <= 1))
+    {
+        throw std::invalid_argument("load = " + std::to_string(load) + ": must be in (0, 1]");
+    }
+    if (!duration.IsStrictlyPositive())
+    {
+        throw std::invalid_argument("duration = " + std::to_string(duration.GetSeconds()) +
+                                    "s: must be > 0");
+    }
+    if (hostRate.GetBitRate() == 0)
+    {
+        throw std::invalid_argument("host rate 0: must be > 0");
+    }
+    // Mean gap between one host's flows, seconds; exponential gaps by inversion of one
+    // uniform draw (1 - U, never 0, under the logarithm), then the flow's size and its
+    // destination, host by host: one stream, in a fixed order.
+    const double meanGap = 8 * sizes.Mean() / (load * hostRate.GetBitRate());
+    const double end = duration.GetSeconds();
+    std::vector<TrafficFlow> flows;
+    for (uint32_t src = 0; src < m_hosts; ++src)
+    {
+        for (double t = -meanGap * std::log(1 - m_random->GetValue()); t < end;
+             t += -meanGap * std::log(1 - m_random->GetValue()))
+        {
+            const double bytes = std::round(sizes.Quantile(m_random->GetValue()));
+            const uint32_t other = m_random->GetInteger(0, m_hosts - 2);
+            flows.push_back({src,
+                             other < src ? other : other + 1,
+                             std::max<uint64_t>(1, static_cast<uint64_t>(bytes)),
+                             m_start + Seconds(t)});
+        }
+    }
+    std::stable_sort(flows.begin(), flows.end(), [](const TrafficFlow& a, const TrafficFlow& b) {
+        return a.start < b.start;
+    });
     return flows;
 }
 

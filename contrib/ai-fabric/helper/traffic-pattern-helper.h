@@ -1,6 +1,8 @@
 #ifndef AI_FABRIC_TRAFFIC_PATTERN_HELPER_H
 #define AI_FABRIC_TRAFFIC_PATTERN_HELPER_H
 
+#include "ns3/data-rate.h"
+#include "ns3/flow-size-distribution.h"
 #include "ns3/nstime.h"
 #include "ns3/random-variable-stream.h"
 
@@ -74,6 +76,18 @@ class TrafficPatternHelper
      */
     std::vector<TrafficFlow> FromConnectionMatrix(std::istream& in,
                                                   const std::string& origin) const;
+    /**
+     * Open-loop traffic at a target load, as congestion-control studies generate it (HPCC's
+     * traffic generator): each host starts flows as a Poisson process from SetStart until
+     * \p duration later, each to a host drawn uniformly from the others, its size drawn from
+     * \p sizes (rounded to whole bytes, at least 1).  The arrival rate makes each host offer
+     * \p load of \p hostRate on average: load x rate / (8 x mean size) flows a second.
+     * Flows come in order of start (ties by host).  \p load in (0, 1], \p duration > 0.
+     */
+    std::vector<TrafficFlow> Poisson(const FlowSizeDistribution& sizes,
+                                     double load,
+                                     DataRate hostRate,
+                                     Time duration);
     /** FromConnectionMatrix of file \p path; throws if it cannot be read. */
     std::vector<TrafficFlow> FromConnectionMatrixFile(const std::string& path) const;
 

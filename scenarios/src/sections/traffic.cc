@@ -3,7 +3,9 @@
 #include "../scenario-keys.h"
 #include "../scenario-sections.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 
@@ -18,11 +20,19 @@ namespace
 
 const WordKey kPattern{
     "pattern",
-    {"shift", "permutation", "random", "incast", "all_to_all", "connection_matrix", "flows"},
+    {"shift",
+     "permutation",
+     "random",
+     "incast",
+     "all_to_all",
+     "connection_matrix",
+     "flows",
+     "poisson"},
     "",
     "Who sends to whom (TrafficPatternHelper): host i to i + shift; a random derangement (from "
     "the seed); each host to a random other; senders to one receiver; every host to every "
-    "other; an htsim connection-matrix file; a list of flows."};
+    "other; an htsim connection-matrix file; a list of flows; open-loop flows at a load, "
+    "Poisson arrivals with sizes from a distribution (flow_sizes, load, duration)."};
 const WordKey kTransport{"transport", {"messages", "rdma"}, "messages",
                          "messages: a MessageSource per flow (paced at data_rate, no "
                          "transport); rdma: one reliable queue pair per flow, configured by the "
@@ -49,6 +59,15 @@ TrafficSchema(const SectionSchema::Setter& set)
              "flow, T in microseconds, S in bytes (0 or none: traffic.bytes); '#' comments; "
              "a relative path is read from the working folder.")
         .Key("flows", "a list of {src, dst, bytes, start}", "none", "The flows pattern's flows.")
+        .Key("flow_sizes", "\"web_search\", \"fb_hadoop\" or a file path", "web_search",
+             "The poisson pattern's flow-size CDF: DCTCP's web search or Facebook's Hadoop "
+             "(HPCC's workloads), or a file of \"bytes percent\" lines (HPCC's format, "
+             "linear between points); a relative path is read from the working folder.")
+        .Key("load", "a number in (0, 1]", "0.3",
+             "The poisson pattern's load: each host starts flows at load x its NIC rate (the "
+             "sum of its scale-out links) / the mean flow size.")
+        .Key("duration", "a time with a unit, > 0", "required",
+             "The poisson pattern's span: flows start from traffic.start until this later.")
         .Bind(MessageSource::GetTypeId(), set,
               {"Destination", "MessageBytes", "FlowId", "UdpSourcePort"}) // per flow
         .Moved("rate", "traffic.data_rate");
@@ -65,6 +84,56 @@ FlowSchema()
         .Key("bytes", kBytesAllowed, "traffic.bytes", "The flow's bytes.")
         .Key("start", "a time with a unit", "traffic.start", "When it starts.");
     return schema;
+}
+
+/** The sum of host 0's scale-out (not NVLink) link rates: its NICs'. */
+DataRate
+HostNicRate(const FabricTopology& topology)
+{
+    uint64_t bps = 0;
+    for (uint32_t link : topology.GetNode(topology.HostNode(0)).links)
+    {
+        const FabricTopology::Link& l = topology.GetLink(link);
+        bps += l.medium == FabricTopology::Medium::NvLink ? 0 : l.rate.GetBitRate();
+    }
+    return DataRate(bps);
+}
+
+/** The flows of pattern "poisson" (traffic.flow_sizes, load, duration). */
+std::vector<TrafficFlow>
+PoissonFlows(const json& t, const Scenario& s, TrafficPatternHelper& patterns)
+{
+    const std::string w = "traffic";
+    if (!t.contains("duration"))
+    {
+        Fail(Path(w, "duration"), json(nullptr),
+             "required for pattern \"poisson\": the time over which flows start");
+    }
+    const std::string name = GetString(t, w, "flow_sizes", "web_search");
+    const auto presets = FlowSizeDistribution::PresetNames();
+    std::optional<FlowSizeDistribution> sizes;
+    try
+    {
+        sizes = std::find(presets.begin(), presets.end(), name) != presets.end()
+                    ? FlowSizeDistribution::Preset(name)
+                    : FlowSizeDistribution::ReadFile(name);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        Fail(Path(w, "flow_sizes"), t.at("flow_sizes"),
+             std::string(e.what()) + " (or a preset: \"web_search\", \"fb_hadoop\")");
+    }
+    const double load = GetNumber(t, w, "load", 0.3, false);
+    if (load > 1)
+    {
+        Fail(Path(w, "load"), t.at("load"), "must be in (0, 1]: a fraction of the NIC rate");
+    }
+    const DataRate rate = HostNicRate(s.topology);
+    if (rate.GetBitRate() == 0)
+    {
+        Fail("traffic.pattern", json("poisson"), "host 0 has no scale-out link to load");
+    }
+    return patterns.Poisson(*sizes, load, rate, GetPositiveTime(t, w, "duration", Time()));
 }
 
 /** traffic.transport and what goes with it. */
@@ -125,13 +194,20 @@ BuildTraffic(const json& doc, Scenario& s)
         {"shift", {"shift"}},
         {"incast", {"senders", "receiver"}},
         {"connection_matrix", {"file"}},
-        {"flows", {"flows"}}};
-    for (const char* key : {"shift", "senders", "receiver", "file", "flows"})
+        {"flows", {"flows"}},
+        {"poisson", {"flow_sizes", "load", "duration"}}};
+    for (const char* key :
+         {"shift", "senders", "receiver", "file", "flows", "flow_sizes", "load", "duration"})
     {
         if (t.contains(key) && !(own.count(pattern) && own.at(pattern).count(key)))
         {
             Fail(Path(w, key), t.at(key), "not a key of pattern \"" + pattern + "\"");
         }
+    }
+    if (pattern == "poisson" && t.contains("bytes"))
+    {
+        Fail(Path(w, "bytes"), t.at("bytes"),
+             "not with pattern \"poisson\": flow sizes come from traffic.flow_sizes");
     }
     if (pattern == "connection_matrix" && t.contains("start"))
     {
@@ -159,6 +235,10 @@ BuildTraffic(const json& doc, Scenario& s)
     else if (pattern == "all_to_all")
     {
         s.flows = patterns.AllToAll();
+    }
+    else if (pattern == "poisson")
+    {
+        s.flows = PoissonFlows(t, s, patterns);
     }
     else if (pattern == "connection_matrix")
     {
