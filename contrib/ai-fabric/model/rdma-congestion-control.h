@@ -2,6 +2,7 @@
 #define AI_FABRIC_RDMA_CONGESTION_CONTROL_H
 
 #include "ns3/data-rate.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 
 namespace ns3
@@ -11,10 +12,10 @@ namespace ns3
  * \ingroup ai-fabric
  * \brief Rate-based congestion control of one RDMA queue pair.
  *
- * The queue pair tells it what happens (frames sent, bytes acknowledged, congestion notified)
- * through the non-virtual entry points and asks it the rate to pace at; a congestion control
- * (none, DCQCN, ...) is a subclass in its own file pair that fills the private Do* hooks, so
- * adding one never touches the NIC.
+ * The queue pair tells it what happens (frames sent, bytes acknowledged, congestion notified,
+ * round-trip times measured) through the non-virtual entry points and asks it the rate to pace
+ * at; a congestion control (none, DCQCN, TIMELY, ...) is a subclass in its own file pair that
+ * fills the private Do* hooks, so adding one never touches the NIC.
  */
 class RdmaCongestionControl : public Object
 {
@@ -31,6 +32,17 @@ class RdmaCongestionControl : public Object
     void NotifyAcked(uint64_t bytes) { DoNotifyAcked(bytes); }
     /** The receiver reported congestion (a CNP). */
     void NotifyCongestion() { DoNotifyCongestion(); }
+    /**
+     * Bytes of new frames whose completion makes one round-trip sample (NotifyRtt): 0, the
+     * default, for none.  The queue pair reads it once, when it is set up.
+     */
+    uint32_t GetRttSegmentBytes() const { return DoGetRttSegmentBytes(); }
+    /**
+     * A segment of GetRttSegmentBytes completed: \p rtt from its first frame's send to the
+     * acknowledgement of its last, less its serialization at line rate (TIMELY's completion
+     * event).  Segments with a retransmitted frame give none (Karn's rule).
+     */
+    void NotifyRtt(Time rtt) { DoNotifyRtt(rtt); }
     DataRate GetLineRate() const { return m_lineRate; }
 
   private:
@@ -39,6 +51,8 @@ class RdmaCongestionControl : public Object
     virtual void DoNotifySent(uint32_t) {}
     virtual void DoNotifyAcked(uint64_t) {}
     virtual void DoNotifyCongestion() {}
+    virtual uint32_t DoGetRttSegmentBytes() const { return 0; }
+    virtual void DoNotifyRtt(Time) {}
 
     DataRate m_lineRate;
 };

@@ -220,6 +220,8 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
     }
     m_mtu = m_port->GetPayloadMtu();
     m_cc->Attach(m_port->GetFabricChannel()->GetDataRate());
+    m_rttSegmentFrames = (uint64_t(m_cc->GetRttSegmentBytes()) + m_mtu - 1) / m_mtu;
+    m_nextRttSample = m_startingPsn + m_rttSegmentFrames - 1;
 }
 
 uint64_t
@@ -369,6 +371,18 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     if (seq < m_highestSent)
     {
         m_counters.payloadRetransmitted += spec.payloadBytes;
+        if (m_rttSegmentFrames)
+        {
+            // Karn: acknowledgements after a resend time nothing; sample new frames again.
+            m_rttSamples.clear();
+            m_nextRttSample = std::max(m_nextRttSample, m_highestSent + m_rttSegmentFrames - 1);
+        }
+    }
+    else if (m_rttSegmentFrames && (seq >= m_nextRttSample || seq + 1 == m_endSeq))
+    {
+        // The last frame of a segment (or of what is posted): from its send to its ACK.
+        m_rttSamples.push_back({seq, Simulator::Now()});
+        m_nextRttSample = seq + m_rttSegmentFrames;
     }
     m_highestSent = std::max(m_highestSent, seq + 1);
     m_endpoint->Send(spec, m_route);
@@ -465,6 +479,10 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     {
         m_retries = 0;
         m_currentRto = m_rto;
+        if (!m_rttSamples.empty() && m_rttSamples.front().seq < una)
+        {
+            CompleteRttSamples(una);
+        }
     }
     m_sndUna = una;
     // After a go-back, frames sent before it may still be acknowledged: never resend those.
@@ -509,6 +527,22 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     {
         SendNext();
     }
+}
+
+void
+RdmaQueuePair::CompleteRttSamples(uint64_t una)
+{
+    Time sent;
+    while (!m_rttSamples.empty() && m_rttSamples.front().seq < una)
+    {
+        sent = m_rttSamples.front().sent;
+        m_rttSamples.pop_front();
+    }
+    // Less the frame's own serialization at line rate: the rest is the paths' delay, queues
+    // and the responder's (TIMELY takes a segment's serialization off its completion time).
+    const int64_t serialization = roce::WirePicoSeconds(m_mtu + roce::kDataFrameOverheadBytes,
+                                                        m_cc->GetLineRate().GetBitRate());
+    m_cc->NotifyRtt(Max(Simulator::Now() - sent - PicoSeconds(serialization), Time(0)));
 }
 
 uint8_t&

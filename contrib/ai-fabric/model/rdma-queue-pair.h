@@ -195,6 +195,8 @@ class RdmaQueuePair : public MessageQueuePair
     bool ResendDue();
     /** A selective NAK reported \p seq received: mark it and deem frames lost behind it. */
     void Sacked(uint64_t seq);
+    /** The samples \p una acknowledged: the newest one's round trip to the congestion control. */
+    void CompleteRttSamples(uint64_t una);
     /** Selective repeat: the responder reported frame \p seq trimmed; queue it to resend. */
     void Trimmed(uint64_t seq);
     /** Selective repeat: queue frame \p seq to resend, marking it resent and queued. */
@@ -254,6 +256,15 @@ class RdmaQueuePair : public MessageQueuePair
     bool m_timerArmed{false};   //!< frames are in flight: m_timeoutAt holds
     bool m_timerPending{false}; //!< m_timer is queued, for m_timerEventAt
     Time m_timerEventAt;
+    /** A round-trip sample in flight: new frame \p seq, the last of its segment, sent then. */
+    struct RttSample
+    {
+        uint64_t seq;
+        Time sent;
+    };
+    uint64_t m_rttSegmentFrames{0}; //!< frames per sample (the congestion control's; 0: none)
+    uint64_t m_nextRttSample{0};    //!< the next new frame to time
+    std::deque<RttSample> m_rttSamples;
     // Selective repeat, requester: state bits (kSacked, kResent, kQueued) of each frame of the window,
     // indexed by sequence number modulo the window; allocated at the first selective NAK.
     std::vector<uint8_t> m_sentState;
