@@ -57,9 +57,10 @@ TEST(SectionSchema, TopologyKindsAreTheHelpersFamily)
     // Congestion controls alike: rdma.congestion_control names ns3::<Name>CongestionControl.
     const auto controls =
         aifabric::FamilyMembers(RdmaCongestionControl::GetTypeId(), "CongestionControl");
-    ASSERT_EQ(controls.size(), 2u);
+    ASSERT_EQ(controls.size(), 3u);
     EXPECT_EQ(controls.at("dcqcn"), DcqcnCongestionControl::GetTypeId());
     EXPECT_EQ(controls.at("none"), NoneCongestionControl::GetTypeId());
+    EXPECT_EQ(controls.at("timely"), TimelyCongestionControl::GetTypeId());
     // Through the runner: a kind's keys are its attributes; another kind's are refused.
     const fs::path dir = Scratch("topology-kinds");
     std::ofstream(dir / "s.json")
