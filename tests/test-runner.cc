@@ -127,6 +127,10 @@ INSTANTIATE_TEST_SUITE_P(
                  "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
                  "\"poisson\",\"duration\":\"1ms\",\"flow_sizes\":\"websearch\"}}",
                  "", "traffic.flow_sizes = \"websearch\": cannot read flow-size CDF file"},
+        BadInput{"poisson_too_many_flows",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
+                 "\"poisson\",\"duration\":\"100s\",\"flow_sizes\":\"fb_hadoop\"}}",
+                 "", "traffic.duration = \"100s\": would start about"},
         BadInput{"load_on_another_pattern", Scenario(kTopo, "").replace(
                      Scenario(kTopo, "").find("\"bytes\""), 0, "\"load\":0.5,"),
                  "", "traffic.load = 0.5: not a key of pattern \"shift\""},

@@ -57,9 +57,18 @@ TEST(Timely, EachCompletionMovesTheRateAsAlgorithmOneSays)
     EXPECT_EQ(inARow, 7u);
     EXPECT_NEAR(expected - cut * (1 - 0.8 * (0.125 * rttDiff - 0.875e-6) / 20e-6), 19 * 10e6, 1)
         << "steps 1, 1, 1, 1, 5, 5, 5 after the cut";
-    // Below TLow: + 10 Mb/s a completion, never above line rate.
-    cc->NotifyRtt(MicroSeconds(10));
-    EXPECT_NEAR(rate(), expected + 10e6, 1);
+    // Below TLow: + 10 Mb/s, and the run of negative gradients is broken: the next two, just
+    // above TLow, add one step each.
+    double previous = 225e-6 - 8e-6;
+    for (const double rtt : {49.9e-6, 50.5e-6, 50.4e-6})
+    {
+        cc->NotifyRtt(Seconds(rtt));
+        diff = 0.125 * diff + 0.875 * (rtt - previous);
+        previous = rtt;
+        ASSERT_LT(diff, 0);
+        expected += 10e6;
+        EXPECT_NEAR(rate(), expected, 1) << "rtt " << rtt;
+    }
     // Far above THigh the cut nears 1 - Beta; the rate never falls below MinRate.
     for (int i = 0; i < 20; ++i)
     {
@@ -167,7 +176,9 @@ TEST(Timely, IncastSharesTheBottleneckWithoutPausesAtTheSlowPaceOfItsTenGigabitS
     for (const Completions& q : c)
     {
         EXPECT_NEAR(q.rates.back() / (sum / senders), 1.0, 0.05) << "unfair";
-        // The rtt never goes far past THigh: each completion above it cuts.
+        // The first round trip's queue passes THigh, but never far: each completion above it
+        // cuts.
+        EXPECT_GT(*std::max_element(q.rtts.begin(), q.rtts.end()), MicroSeconds(500));
         EXPECT_LT(*std::max_element(q.rtts.begin(), q.rtts.end()), MicroSeconds(600));
     }
     const double ideal = senders * double(16 << 20) / 4096 * 4182 * 8 / 100e9;
@@ -192,4 +203,7 @@ TEST(Timely, IncastSharesTheBottleneckWithoutPausesAtTheSlowPaceOfItsTenGigabitS
     Simulator::Run();
     Simulator::Destroy();
     EXPECT_GT(ideal / dcqcnLast.GetSeconds(), 0.9);
+    std::cout << "TIMELY incast: final rates sum to " << sum / 1e9 << " Gb/s; bottleneck busy "
+              << utilization << " (TIMELY), " << ideal / dcqcnLast.GetSeconds() << " (DCQCN)"
+              << std::endl;
 }

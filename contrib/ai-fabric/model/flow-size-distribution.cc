@@ -44,11 +44,13 @@ FlowSizeDistribution::FlowSizeDistribution(std::vector<std::pair<double, double>
     }
     if (m_points.front().second != 0 || m_points.back().second != 1)
     {
-        throw std::invalid_argument("a flow-size CDF starts at fraction 0 and ends at 1");
+        throw std::invalid_argument("a flow-size CDF starts at fraction 0 and ends at 1 (100 "
+                                    "in a file, whose second column is a percent)");
     }
-    if (m_points.back().first < 1)
+    if (m_points.back().first < 1 || m_points.back().first > kMaxBytes)
     {
-        throw std::invalid_argument("a flow-size CDF must reach at least 1 byte");
+        throw std::invalid_argument("a flow-size CDF must reach at least 1 byte and at most "
+                                    "2^40 bytes");
     }
 }
 

@@ -26,6 +26,8 @@ namespace ns3
 class FlowSizeDistribution
 {
   public:
+    /** The largest size a distribution may reach: 2^40 bytes (1 TiB). */
+    static constexpr double kMaxBytes = double(uint64_t(1) << 40);
     /** A distribution through \p points: (bytes, cumulative fraction in [0, 1]). */
     explicit FlowSizeDistribution(std::vector<std::pair<double, double>> points);
 

@@ -38,9 +38,10 @@ class RdmaCongestionControl : public Object
      */
     uint32_t GetRttSegmentBytes() const { return DoGetRttSegmentBytes(); }
     /**
-     * A segment of GetRttSegmentBytes completed: \p rtt from its first frame's send to the
-     * acknowledgement of its last, less its serialization at line rate (TIMELY's completion
-     * event).  Segments with a retransmitted frame give none (Karn's rule).
+     * A segment of GetRttSegmentBytes completed (TIMELY's completion event): \p rtt from the
+     * hand-off of its last frame (or of the last frame posted) to the NIC to that frame's
+     * acknowledgement, less the frame's serialization at line rate.  Frames sent before a
+     * resend give none (Karn's rule).
      */
     void NotifyRtt(Time rtt) { DoNotifyRtt(rtt); }
     DataRate GetLineRate() const { return m_lineRate; }

@@ -375,13 +375,18 @@ RdmaQueuePair::SendFrame(uint64_t seq)
         {
             // Karn: acknowledgements after a resend time nothing; sample new frames again.
             m_rttSamples.clear();
+            m_rttHead = 0;
             m_nextRttSample = std::max(m_nextRttSample, m_highestSent + m_rttSegmentFrames - 1);
         }
     }
     else if (m_rttSegmentFrames && (seq >= m_nextRttSample || seq + 1 == m_endSeq))
     {
-        // The last frame of a segment (or of what is posted): from its send to its ACK.
-        m_rttSamples.push_back({seq, Simulator::Now()});
+        // The last frame of a segment (or of what is posted): from its hand-off to its ACK,
+        // less its own serialization at line rate.
+        const int64_t serialization =
+            roce::WirePicoSeconds(spec.payloadBytes + roce::kDataFrameOverheadBytes,
+                                  m_cc->GetLineRate().GetBitRate());
+        m_rttSamples.push_back({seq, Simulator::Now() + PicoSeconds(serialization)});
         m_nextRttSample = seq + m_rttSegmentFrames;
     }
     m_highestSent = std::max(m_highestSent, seq + 1);
@@ -479,7 +484,7 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     {
         m_retries = 0;
         m_currentRto = m_rto;
-        if (!m_rttSamples.empty() && m_rttSamples.front().seq < una)
+        if (m_rttHead < m_rttSamples.size() && m_rttSamples[m_rttHead].seq < una)
         {
             CompleteRttSamples(una);
         }
@@ -533,16 +538,20 @@ void
 RdmaQueuePair::CompleteRttSamples(uint64_t una)
 {
     Time sent;
-    while (!m_rttSamples.empty() && m_rttSamples.front().seq < una)
+    while (m_rttHead < m_rttSamples.size() && m_rttSamples[m_rttHead].seq < una)
     {
-        sent = m_rttSamples.front().sent;
-        m_rttSamples.pop_front();
+        sent = m_rttSamples[m_rttHead++].sent;
     }
-    // Less the frame's own serialization at line rate: the rest is the paths' delay, queues
-    // and the responder's (TIMELY takes a segment's serialization off its completion time).
-    const int64_t serialization = roce::WirePicoSeconds(m_mtu + roce::kDataFrameOverheadBytes,
-                                                        m_cc->GetLineRate().GetBitRate());
-    m_cc->NotifyRtt(Max(Simulator::Now() - sent - PicoSeconds(serialization), Time(0)));
+    // Keep the samples still in flight at the front (they are fewer than the frames in
+    // flight over the segment's).
+    if (m_rttHead == m_rttSamples.size() || m_rttHead > 64)
+    {
+        m_rttSamples.erase(m_rttSamples.begin(), m_rttSamples.begin() + m_rttHead);
+        m_rttHead = 0;
+    }
+    // The rest is the paths' delay, queues and the responder's (TIMELY takes a segment's
+    // serialization off its completion time).
+    m_cc->NotifyRtt(Max(Simulator::Now() - sent, Time(0)));
 }
 
 uint8_t&

@@ -126,6 +126,7 @@ TimelyCongestionControl::DoNotifyRtt(Time rtt)
     if (rtt < m_tLow)
     {
         rate += delta;
+        m_negativeGradients = 0; // not a gradient completion: the run is broken
     }
     else if (rtt > m_tHigh)
     {
@@ -143,7 +144,7 @@ TimelyCongestionControl::DoNotifyRtt(Time rtt)
         m_negativeGradients = 0;
     }
     const double line = static_cast<double>(GetLineRate().GetBitRate());
-    m_rate = std::clamp(rate, static_cast<double>(m_minRate.GetBitRate()), line);
+    m_rate = std::min(std::max(rate, static_cast<double>(m_minRate.GetBitRate())), line);
     NS_LOG_LOGIC("rtt " << rtt.As(Time::US) << " gradient " << gradient << " rate " << m_rate);
 }
 

@@ -20,7 +20,7 @@ namespace ns3
  *  - rtt < TLow: rate += AdditiveIncrease;
  *  - rtt > THigh: rate *= 1 - Beta (1 - THigh / rtt);
  *  - gradient <= 0: rate += N AdditiveIncrease, N = 5 once HaiThreshold such completions came
- *    in a row (hyper-active increase), else 1;
+ *    in a row (hyper-active increase; any other completion breaks the run), else 1;
  *  - else rate *= 1 - Beta gradient;
  * within [MinRate, line rate].  The first completion only sets the previous rtt.  The rate
  * starts at line rate.  Defaults are the paper's (its 10G testbed's): TLow 50 us, THigh 500 us,

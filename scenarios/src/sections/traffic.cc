@@ -64,8 +64,9 @@ TrafficSchema(const SectionSchema::Setter& set)
              "(HPCC's workloads), or a file of \"bytes percent\" lines (HPCC's format, "
              "linear between points); a relative path is read from the working folder.")
         .Key("load", "a number in (0, 1]", "0.3",
-             "The poisson pattern's load: each host starts flows at load x its NIC rate (the "
-             "sum of its scale-out links) / the mean flow size.")
+             "The poisson pattern's load: each host starts load x its NIC rate (the sum of its "
+             "scale-out links) / (8 x the mean flow size) flows a second; those to hosts of its "
+             "own server cross NVLink instead.")
         .Key("duration", "a time with a unit, > 0", "required",
              "The poisson pattern's span: flows start from traffic.start until this later.")
         .Bind(MessageSource::GetTypeId(), set,
@@ -85,6 +86,9 @@ FlowSchema()
         .Key("start", "a time with a unit", "traffic.start", "When it starts.");
     return schema;
 }
+
+/** The most flows pattern "poisson" may start (each gets a queue pair pair). */
+constexpr double kMaxPoissonFlows = 1e7;
 
 /** The sum of host 0's scale-out (not NVLink) link rates: its NICs'. */
 DataRate
@@ -133,7 +137,17 @@ PoissonFlows(const json& t, const Scenario& s, TrafficPatternHelper& patterns)
     {
         Fail("traffic.pattern", json("poisson"), "host 0 has no scale-out link to load");
     }
-    return patterns.Poisson(*sizes, load, rate, GetPositiveTime(t, w, "duration", Time()));
+    const Time duration = GetPositiveTime(t, w, "duration", Time());
+    // One queue pair a flow: refuse what would not fit in memory, before drawing it.
+    const double expected = s.topology.GetNHosts() * duration.GetSeconds() * load *
+                            rate.GetBitRate() / (8 * sizes->Mean());
+    if (expected > kMaxPoissonFlows)
+    {
+        Fail(Path(w, "duration"), t.at("duration"),
+             "would start about " + std::to_string(static_cast<uint64_t>(expected)) +
+                 " flows; at most 10000000 (shorten it or lower traffic.load)");
+    }
+    return patterns.Poisson(*sizes, load, rate, duration);
 }
 
 /** traffic.transport and what goes with it. */
