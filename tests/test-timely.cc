@@ -140,6 +140,7 @@ TEST(Timely, IncastSharesTheBottleneckWithoutPausesAtTheSlowPaceOfItsTenGigabitS
     // bottleneck's rate, where DCQCN here keeps it over 90% busy.
     const uint32_t senders = 8;
     Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    net->AssignStreams(0);
     RdmaHelper rdma = TimelyRdma();
     rdma.Install(net);
     std::vector<Completions> c(senders);
@@ -188,6 +189,7 @@ TEST(Timely, IncastSharesTheBottleneckWithoutPausesAtTheSlowPaceOfItsTenGigabitS
     // DCQCN on the same incast.
     Ptr<FabricNetwork> dcqcnNet =
         FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    dcqcnNet->AssignStreams(0); // RED's marking draws: the same whatever ran before
     RdmaHelper dcqcn;
     dcqcn.SetNicAttribute("CongestionControl", TypeIdValue(DcqcnCongestionControl::GetTypeId()));
     dcqcn.Install(dcqcnNet);
