@@ -3,7 +3,6 @@
 #include "ns3/flow-size-distribution.h"
 
 #include <gtest/gtest.h>
-
 #include <sstream>
 
 using namespace ns3;

@@ -289,15 +289,16 @@ TEST(Frames, ATrimmedFrameIsItsHeadersWithTheTrimmedDscp)
     cut.payloadBytes = 0;
     cut.trimmed = true;
     cut.priority = 7;
-    Ptr<Packet> p = roce::MakeDataFrame(cut, Mac48Address("00:00:00:00:00:01"),
+    Ptr<Packet> p = roce::MakeDataFrame(cut,
+                                        Mac48Address("00:00:00:00:00:01"),
                                         Mac48Address("00:00:00:00:00:02"));
     EXPECT_EQ(p->GetSize(), roce::kDataFrameOverheadBytes);
     EXPECT_EQ(roce::FrameBytes(cut), roce::kDataFrameOverheadBytes);
     std::vector<uint8_t> b(p->GetSize());
     p->CopyData(b.data(), b.size());
-    EXPECT_EQ(b[14] >> 5, 7);                           // PCP: the trim class
-    EXPECT_EQ(b[19] >> 2, roce::kTrimmedDscp);          // DSCP remarked
-    EXPECT_EQ((b[20] << 8) | b[21], 20 + 8 + 12 + 4);   // IPv4 total length: no payload
+    EXPECT_EQ(b[14] >> 5, 7);                         // PCP: the trim class
+    EXPECT_EQ(b[19] >> 2, roce::kTrimmedDscp);        // DSCP remarked
+    EXPECT_EQ((b[20] << 8) | b[21], 20 + 8 + 12 + 4); // IPv4 total length: no payload
     FrameInfo parsed;
     ASSERT_TRUE(roce::ParseDataFrame(*p, parsed));
     EXPECT_EQ(parsed, cut);
@@ -307,10 +308,10 @@ TEST(Frames, ATrimmedFrameIsItsHeadersWithTheTrimmedDscp)
     {
         FrameInfo whole = roce::InfoOf(spec);
         whole.priority = c;
-        ASSERT_TRUE(roce::ParseDataFrame(
-            *roce::MakeDataFrame(whole, Mac48Address("00:00:00:00:00:01"),
-                                 Mac48Address("00:00:00:00:00:02")),
-            parsed));
+        ASSERT_TRUE(roce::ParseDataFrame(*roce::MakeDataFrame(whole,
+                                                              Mac48Address("00:00:00:00:00:01"),
+                                                              Mac48Address("00:00:00:00:00:02")),
+                                         parsed));
         EXPECT_FALSE(parsed.trimmed) << "class " << unsigned(c);
         EXPECT_EQ(parsed, whole);
     }

@@ -105,11 +105,15 @@ TEST(Timely, AnIdlePathsRttIsItsDelaysAndTheRateStaysAtLineRate)
     Ptr<RdmaQueuePair> qp = rdma.Connect(net, 1, 0).first;
     Completions c;
     qp->GetCongestionControl()->TraceConnectWithoutContext(
-        "Rtt", MakeBoundCallback(+[](Completions* c, Time t) { c->rtts.push_back(t); }, &c));
+        "Rtt",
+        MakeBoundCallback(
+            +[](Completions* c, Time t) { c->rtts.push_back(t); },
+            &c));
     Time done;
     qp->PostSend(1 << 20,
-                 MakeBoundCallback(+[](Time* t, uint64_t, uint64_t) { *t = Simulator::Now(); },
-                                   &done));
+                 MakeBoundCallback(
+                     +[](Time* t, uint64_t, uint64_t) { *t = Simulator::Now(); },
+                     &done));
     Simulator::Run();
     Simulator::Destroy();
     // 1 MiB is 256 frames of 4096 bytes: a sample per 4 (16 KiB).
@@ -139,7 +143,8 @@ TEST(Timely, IncastSharesTheBottleneckWithoutPausesAtTheSlowPaceOfItsTenGigabitS
     // completion, set for 10G) take long to climb back: the incast ends at about a third of the
     // bottleneck's rate, where DCQCN here keeps it over 90% busy.
     const uint32_t senders = 8;
-    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    Ptr<FabricNetwork> net =
+        FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 2));
     net->AssignStreams(0);
     RdmaHelper rdma = TimelyRdma();
     rdma.Install(net);
@@ -149,16 +154,19 @@ TEST(Timely, IncastSharesTheBottleneckWithoutPausesAtTheSlowPaceOfItsTenGigabitS
     {
         Ptr<RdmaQueuePair> qp = rdma.Connect(net, s + 1, 0).first;
         Ptr<RdmaCongestionControl> cc = qp->GetCongestionControl();
-        cc->TraceConnectWithoutContext(
-            "Rtt", MakeBoundCallback(+[](Completions* c, Time t) { c->rtts.push_back(t); }, &c[s]));
+        cc->TraceConnectWithoutContext("Rtt",
+                                       MakeBoundCallback(
+                                           +[](Completions* c, Time t) { c->rtts.push_back(t); },
+                                           &c[s]));
         cc->TraceConnectWithoutContext(
             "Rate",
-            MakeBoundCallback(+[](Completions* c, double, double r) { c->rates.push_back(r); },
-                              &c[s]));
+            MakeBoundCallback(
+                +[](Completions* c, double, double r) { c->rates.push_back(r); },
+                &c[s]));
         qp->PostSend(16 << 20,
-                     MakeBoundCallback(+[](Time* t, uint64_t, uint64_t) {
-                         *t = Max(*t, Simulator::Now());
-                     }, &last));
+                     MakeBoundCallback(
+                         +[](Time* t, uint64_t, uint64_t) { *t = Max(*t, Simulator::Now()); },
+                         &last));
     }
     Simulator::Run();
     const FabricTotals totals = Totals(net);
@@ -197,10 +205,11 @@ TEST(Timely, IncastSharesTheBottleneckWithoutPausesAtTheSlowPaceOfItsTenGigabitS
     for (uint32_t s = 0; s < senders; ++s)
     {
         dcqcn.Connect(dcqcnNet, s + 1, 0)
-            .first->PostSend(16 << 20,
-                             MakeBoundCallback(+[](Time* t, uint64_t, uint64_t) {
-                                 *t = Max(*t, Simulator::Now());
-                             }, &dcqcnLast));
+            .first->PostSend(
+                16 << 20,
+                MakeBoundCallback(
+                    +[](Time* t, uint64_t, uint64_t) { *t = Max(*t, Simulator::Now()); },
+                    &dcqcnLast));
     }
     Simulator::Run();
     Simulator::Destroy();

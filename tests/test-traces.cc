@@ -176,12 +176,12 @@ TEST(Traces, TrimSinksSeeEachTrimmedFrameAsItCame)
                                      uint64_t* bad,
                                      std::string context,
                                      Ptr<const Packet> p) {
-                                     ++(*t)[PortOf(context)];
-                                     FrameInfo info;
-                                     const bool ok = roce::ParseDataFrame(*p, info);
-                                     *bad += !ok || info.trimmed || info.payloadBytes != 4096 ||
-                                             info.priority != 3;
-                                 }).Bind(&traced, &wrong));
+                        ++(*t)[PortOf(context)];
+                        FrameInfo info;
+                        const bool ok = roce::ParseDataFrame(*p, info);
+                        *bad +=
+                            !ok || info.trimmed || info.payloadBytes != 4096 || info.priority != 3;
+                    }).Bind(&traced, &wrong));
     for (uint32_t s = 1; s <= 4; ++s)
     {
         rdma.Connect(net, s, 0).first->PostSend(1 << 20,

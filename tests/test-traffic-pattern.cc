@@ -247,9 +247,9 @@ namespace
 /** What a Poisson pattern offered: its load, its flows per host, and its gaps' spread. */
 struct Offered
 {
-    double load{0};          //!< bytes x 8 / (hosts x rate x duration)
+    double load{0}; //!< bytes x 8 / (hosts x rate x duration)
     double flowsPerHost{0};
-    double gapCv{0};         //!< coefficient of variation of one host's gaps (1: exponential)
+    double gapCv{0}; //!< coefficient of variation of one host's gaps (1: exponential)
 };
 
 Offered
@@ -291,12 +291,14 @@ TEST(TrafficPattern, PoissonOffersItsLoadWithExponentialGaps)
     // standard errors (the sizes' coefficients of variation are 2.3 and 5.6).
     const uint32_t hosts = 128;
     const double bps = 100e9;
+
     struct Case
     {
         FlowSizeDistribution sizes;
         double load;
         double seconds;
     };
+
     for (const Case& c : {Case{FlowSizeDistribution::WebSearch(), 0.3, 0.2},
                           Case{FlowSizeDistribution::FbHadoop(), 0.5, 0.05}})
     {
@@ -339,7 +341,9 @@ TEST(TrafficPattern, PoissonIsItsStreamsAndRefusesBadArguments)
     const auto draw = [](int64_t stream) {
         TrafficPatternHelper patterns(16);
         patterns.AssignStreams(stream);
-        return patterns.Poisson(FlowSizeDistribution::WebSearch(), 0.3, DataRate("100Gbps"),
+        return patterns.Poisson(FlowSizeDistribution::WebSearch(),
+                                0.3,
+                                DataRate("100Gbps"),
                                 MilliSeconds(1));
     };
     const auto a = draw(3);
@@ -358,8 +362,7 @@ TEST(TrafficPattern, PoissonIsItsStreamsAndRefusesBadArguments)
                  std::invalid_argument);
     EXPECT_THROW(patterns.Poisson(sizes, 1.5, DataRate("100Gbps"), MilliSeconds(1)),
                  std::invalid_argument);
-    EXPECT_THROW(patterns.Poisson(sizes, 0.3, DataRate("100Gbps"), Time(0)),
-                 std::invalid_argument);
+    EXPECT_THROW(patterns.Poisson(sizes, 0.3, DataRate("100Gbps"), Time(0)), std::invalid_argument);
 }
 
 TEST(TrafficPattern, RunnerPoissonFlowsRunOverRdmaFromAFileCdf)
@@ -372,10 +375,10 @@ TEST(TrafficPattern, RunnerPoissonFlowsRunOverRdmaFromAFileCdf)
         << R"({"topology":{"kind":"fat_tree","k":4,"nic_rate":"100Gbps"},"traffic":{)"
         << R"("pattern":"poisson","transport":"rdma","load":0.3,"duration":"1ms",)"
         << R"("start":"5us","flow_sizes":")" << (dir / "cdf.txt").string() << R"("}})";
-    const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
-                                 "--scenario=" + (dir / "s.json").string() +
-                                     " --out=" + (dir / "out").string(),
-                                 dir);
+    const Outcome o =
+        RunProgram(AI_FABRIC_RUN_BINARY,
+                   "--scenario=" + (dir / "s.json").string() + " --out=" + (dir / "out").string(),
+                   dir);
     ASSERT_EQ(o.exitCode, 0) << o.stderrText;
     const auto rows = ReadCsv(dir / "out" / "flows.csv");
     // 16 hosts x 1 ms x 0.3 x 100 Gb/s / (8 x 25,500 bytes, the CDF's mean): 2,353 flows.

@@ -243,8 +243,8 @@ RunChecked(const std::function<nlohmann::json()>& document, const std::string& o
     // Messages only where the scenario sends them (a sweep or a job has its own table above).
     const std::string messages =
         r.flows ? fmt::format("{} of {} messages complete, ", r.flowsComplete, r.flows) : "";
-    spdlog::info("{}{} frames delivered, {} dropped, {} trimmed; simulated {:.3f} ms in {:.2f} s wall ({:.0f} "
-                 "frames/s); results in {}",
+    spdlog::info("{}{} frames delivered, {} dropped, {} trimmed; simulated {:.3f} ms in {:.2f} s "
+                 "wall ({:.0f} frames/s); results in {}",
                  messages,
                  r.framesDelivered,
                  r.framesDropped,

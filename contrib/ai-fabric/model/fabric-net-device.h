@@ -318,7 +318,7 @@ class FabricNetDevice : public NetDevice
     TracedCallback<Ptr<const Packet>> m_txTrace;  //!< frame starts on the wire
     TracedCallback<Ptr<const Packet>> m_rxTrace;  //!< frame received from the wire
     TracedCallback<Ptr<const Packet>, DropReason> m_dropTrace; //!< frame dropped, with reason
-    TracedCallback<Ptr<const Packet>> m_trimTrace; //!< data frame trimmed (as it came)
+    TracedCallback<Ptr<const Packet>> m_trimTrace;             //!< data frame trimmed (as it came)
     TracedCallback<Ptr<const Packet>> m_ecnMarkTrace;          //!< frame marked CE
     TracedCallback<uint8_t, uint16_t> m_pfcRxTrace; //!< PFC received: priority, quanta
     TracedCallback<uint8_t, uint16_t> m_pfcTxTrace; //!< PFC sent: priority, quanta

@@ -256,6 +256,7 @@ class RdmaQueuePair : public MessageQueuePair
     bool m_timerArmed{false};   //!< frames are in flight: m_timeoutAt holds
     bool m_timerPending{false}; //!< m_timer is queued, for m_timerEventAt
     Time m_timerEventAt;
+
     /**
      * A round-trip sample in flight: new frame \p seq, the last of its segment, handed to the
      * NIC at \p sent less its serialization at line rate.
@@ -265,12 +266,13 @@ class RdmaQueuePair : public MessageQueuePair
         uint64_t seq;
         Time sent;
     };
-    uint64_t m_rttSegmentFrames{0}; //!< frames per sample (the congestion control's; 0: none)
-    uint64_t m_nextRttSample{0};    //!< the next new frame to time
+
+    uint64_t m_rttSegmentFrames{0};      //!< frames per sample (the congestion control's; 0: none)
+    uint64_t m_nextRttSample{0};         //!< the next new frame to time
     std::vector<RttSample> m_rttSamples; //!< in flight from m_rttHead on
     std::size_t m_rttHead{0};
-    // Selective repeat, requester: state bits (kSacked, kResent, kQueued) of each frame of the window,
-    // indexed by sequence number modulo the window; allocated at the first selective NAK.
+    // Selective repeat, requester: state bits (kSacked, kResent, kQueued) of each frame of the
+    // window, indexed by sequence number modulo the window; allocated at the first selective NAK.
     std::vector<uint8_t> m_sentState;
     std::vector<uint64_t> m_resend; //!< frames deemed lost, to resend in this order
     std::size_t m_resendHead{0};    //!< the first of m_resend still to send

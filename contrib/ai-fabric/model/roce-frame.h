@@ -196,9 +196,9 @@ FrameBytes(const FrameInfo& info)
 {
     // The AETH of an ACK or NAK: 4 bytes, 8 with a selective NAK's PSN word.
     return kDataFrameOverheadBytes + info.payloadBytes +
-           (info.opcode != BthHeader::RC_ACKNOWLEDGE        ? 0
-            : AethHeader::HasPsnWord(info.syndrome)         ? 8
-                                                            : 4);
+           (info.opcode != BthHeader::RC_ACKNOWLEDGE ? 0
+            : AethHeader::HasPsnWord(info.syndrome)  ? 8
+                                                     : 4);
 }
 
 /**

@@ -74,13 +74,15 @@ RulesSection()
         }
         else if (Trimming(doc) && doc["switch"].value("pfc_enabled", true))
         {
-            Fail("switch.trimming", json(true),
+            Fail("switch.trimming",
+                 json(true),
                  "trims frames a lossy class would drop, and with switch.pfc_enabled (the "
                  "default) no class is lossy: set switch.pfc_enabled to false");
         }
         if (Trimming(doc) && !s.flows.empty() && !s.rdma)
         {
-            Fail("switch.trimming", json(true),
+            Fail("switch.trimming",
+                 json(true),
                  "needs a transport that reads a trimmed frame: plain messages would lose its "
                  "payload uncounted (set traffic.transport to \"rdma\")");
         }
