@@ -87,8 +87,8 @@ FlowSchema()
     return schema;
 }
 
-/** The most flows pattern "poisson" may start (each gets a queue pair pair). */
-constexpr double kMaxPoissonFlows = 1e7;
+/** The most flows pattern "poisson" may start (each gets a pair of queue pairs). */
+constexpr uint64_t kMaxPoissonFlows = 10000000;
 
 /** The sum of host 0's scale-out (not NVLink) link rates: its NICs'. */
 DataRate
@@ -124,8 +124,13 @@ PoissonFlows(const json& t, const Scenario& s, TrafficPatternHelper& patterns)
     }
     catch (const std::invalid_argument& e)
     {
+        std::string allowed;
+        for (const std::string& preset : presets)
+        {
+            allowed += (allowed.empty() ? "\"" : ", \"") + preset + "\"";
+        }
         Fail(Path(w, "flow_sizes"), t.at("flow_sizes"),
-             std::string(e.what()) + " (or a preset: \"web_search\", \"fb_hadoop\")");
+             std::string(e.what()) + " (or a preset: " + allowed + ")");
     }
     const double load = GetNumber(t, w, "load", 0.3, false);
     if (load > 1)
@@ -141,11 +146,12 @@ PoissonFlows(const json& t, const Scenario& s, TrafficPatternHelper& patterns)
     // One queue pair a flow: refuse what would not fit in memory, before drawing it.
     const double expected = s.topology.GetNHosts() * duration.GetSeconds() * load *
                             rate.GetBitRate() / (8 * sizes->Mean());
-    if (expected > kMaxPoissonFlows)
+    if (expected > double(kMaxPoissonFlows))
     {
         Fail(Path(w, "duration"), t.at("duration"),
              "would start about " + std::to_string(static_cast<uint64_t>(expected)) +
-                 " flows; at most 10000000 (shorten it or lower traffic.load)");
+                 " flows; at most " + std::to_string(kMaxPoissonFlows) +
+                 " (shorten it or lower traffic.load)");
     }
     return patterns.Poisson(*sizes, load, rate, duration);
 }
