@@ -14,6 +14,7 @@
 #  - the same with bit errors on cut links (frames crossing either way) and inside rank 0;
 #  - the same with packet spraying and selective repeat (selective NAKs crossing the cut), with
 #    adaptive routing and flowlets, and with trimming (trimmed frames and NAKs crossing it);
+#  - the same under HPCC (telemetry stamped on either rank, echoed across the cut);
 #  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
 #    byte-identical iterations.csv, ranks.csv, links.csv and flows.csv, as does one process;
 #  - the availability model (scenarios/availability-8gpu.json with a barrier the ranks can keep
@@ -159,6 +160,11 @@ json.dump(s, open('$d/trim.json','w'))"
 agree trim "$d/trim.json" collectives.csv links.csv flows.csv
 grep -q '"frames_trimmed": [1-9]' "$d/trim2/summary.json"
 grep -q '"frames_dropped": 0,' "$d/trim2/summary.json"
+# HPCC: data frames collect telemetry records from switches on either rank, and ACKs echo
+# them across the cut (the 42-byte header in the frames' bytes).
+/usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
+s['rdma']['congestion_control'] = 'hpcc'; json.dump(s, open('$d/hpcc.json','w'))"
+agree hpcc "$d/hpcc.json" collectives.csv links.csv flows.csv
 
 # A training job (PP 2 x DP 8; stage 1 on the other rank): its pipeline transfers and its
 # barrier's notices cross the ranks, and every process records the same iterations.

@@ -121,7 +121,21 @@ VariedFrames()
     DataFrameSpec cnp = ack;
     cnp.opcode = BthHeader::CNP;
     cnp.payloadBytes = 16;
-    return {data, small, ack, sack, trimNak, cnp};
+    // HPCC's: a data frame with the telemetry two switches stamped, and an ACK echoing it.
+    static const InbandTelemetry stamped = []() {
+        InbandTelemetry t;
+        t.Push(InbandTelemetry::RateCode(100000000000ull), MicroSeconds(17), 123456789, 30000);
+        t.Push(InbandTelemetry::RateCode(400000000000ull), Seconds(2), 1ull << 40, 1ull << 40);
+        return t;
+    }();
+    DataFrameSpec stampedData = data;
+    stampedData.telemetry = &stamped;
+    DataFrameSpec echo = ack;
+    echo.syndrome = AethHeader::kAck;
+    echo.telemetry = &stamped;
+    DataFrameSpec echoSack = sack;
+    echoSack.telemetry = &stamped;
+    return {data, small, ack, sack, trimNak, cnp, stampedData, echo, echoSack};
 }
 } // namespace
 
@@ -158,8 +172,14 @@ StackBytes(const DataFrameSpec& s, Ipv4Header::EcnType ecn)
     h.aeth.SetSyndrome(s.syndrome);
     h.aeth.SetMsn(s.msn);
     h.aeth.SetSackPsn(s.sackPsn);
-    const uint32_t udpPayload =
-        12 + (h.HasAeth() ? h.aeth.GetSerializedSize() : 0) + s.payloadBytes + roce::kIcrcBytes;
+    h.bth.SetTelemetry(s.telemetry != nullptr);
+    if (s.telemetry)
+    {
+        h.telemetry = *s.telemetry;
+    }
+    const uint32_t udpPayload = 12 + (h.HasAeth() ? h.aeth.GetSerializedSize() : 0) +
+                                (s.telemetry ? InbandTelemetry::kHeaderBytes : 0) +
+                                s.payloadBytes + roce::kIcrcBytes;
     h.udp.SetSourcePort(s.udpSrcPort);
     h.udp.SetDestinationPort(roce::kUdpPort);
     h.udp.ForcePayloadSize(static_cast<uint16_t>(8 + udpPayload));

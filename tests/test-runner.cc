@@ -111,6 +111,20 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"trimming_at_flow_level",
                  Scenario(kTopo, ",\"switch\":{\"trimming\":true,\"pfc_enabled\":false}"),
                  "--fidelity=flow", "switch.trimming = true: not at fidelity \"flow\""},
+        BadInput{"hpcc_at_a_rate_telemetry_cannot_encode",
+                 "{\"topology\":" + Topo("\"56Gbps\"") +
+                     ",\"traffic\":{\"pattern\":\"shift\",\"bytes\":65536,\"transport\":"
+                     "\"rdma\"},\"rdma\":{\"congestion_control\":\"hpcc\"}}",
+                 "", "rdma.congestion_control = \"hpcc\": its switches stamp in-band telemetry"},
+        BadInput{"congestion_control_keys_of_another_kind",
+                 Scenario(kTopo, ",\"rdma\":{\"congestion_control\":\"dcqcn\",\"hpcc\":"
+                                 "{\"base_rtt\":\"5us\"}}"),
+                 "", "rdma.hpcc = {\"base_rtt\":\"5us\"}: applies with rdma.congestion_control "
+                     "\"hpcc\" only"},
+        BadInput{"congestion_control_key_out_of_range",
+                 Scenario(kTopo, ",\"rdma\":{\"congestion_control\":\"hpcc\",\"hpcc\":"
+                                 "{\"target_utilization\":5}}"),
+                 "", "rdma.hpcc.target_utilization = 5"},
         BadInput{"poisson_without_duration",
                  "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"traffic\":{\"pattern\":"
                  "\"poisson\"}}",

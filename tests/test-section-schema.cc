@@ -57,8 +57,10 @@ TEST(SectionSchema, TopologyKindsAreTheHelpersFamily)
     // Congestion controls alike: rdma.congestion_control names ns3::<Name>CongestionControl.
     const auto controls =
         aifabric::FamilyMembers(RdmaCongestionControl::GetTypeId(), "CongestionControl");
-    ASSERT_EQ(controls.size(), 3u);
+    ASSERT_EQ(controls.size(), 5u);
     EXPECT_EQ(controls.at("dcqcn"), DcqcnCongestionControl::GetTypeId());
+    EXPECT_EQ(controls.at("dctcp"), DctcpCongestionControl::GetTypeId());
+    EXPECT_EQ(controls.at("hpcc"), HpccCongestionControl::GetTypeId());
     EXPECT_EQ(controls.at("none"), NoneCongestionControl::GetTypeId());
     EXPECT_EQ(controls.at("timely"), TimelyCongestionControl::GetTypeId());
     // Through the runner: a kind's keys are its attributes; another kind's are refused.

@@ -4,6 +4,7 @@
 #include "scenario.h"
 
 #include "ns3/abort.h"
+#include "ns3/config.h"
 #include "ns3/nstime.h"
 #include "ns3/type-id.h"
 
@@ -171,6 +172,29 @@ SectionSchema::BindFamily(const std::string& key,
     }
     e.help = info.help + " By name: a subclass ns3::<Name>" + suffix + " (" + tid.GetName() +
              "::" + attribute + ")";
+    const auto family = e.family;
+    const std::string chosen = e.defaultText;
+    for (const auto& [name, member] : family)
+    {
+        if (member.GetAttributeN() == 0)
+        {
+            continue;
+        }
+        Entry m;
+        m.key = name;
+        m.bound = true;
+        m.familyKey = key;
+        m.familyDefault = chosen;
+        m.member = std::make_shared<SectionSchema>(m_name + "." + name);
+        const std::string typeName = member.GetName();
+        m.member->Bind(member, [typeName](const std::string& n, const AttributeValue& v) {
+            Config::SetDefault(typeName + "::" + n, v);
+        });
+        m.allowed = "an object of the " + m_name + "." + name + ".* keys";
+        m.defaultText = "{}";
+        m.help = "The attributes of " + typeName + ", with " + key + " \"" + name + "\" only.";
+        Add(std::move(m));
+    }
     return *this;
 }
 
@@ -258,7 +282,7 @@ SectionSchema::Apply(const json& section, const std::string& where) const
             }
             throw ScenarioError(w + "." + key + " = " + value.dump() +
                                 ": unknown key; allowed in " + w + ": " + list +
-                                " (ai-fabric-run --print-keys=" + m_name +
+                                " (ai-fabric-run --print-keys=" + m_name.substr(0, m_name.find('.')) +
                                 " describes each)");
         }
         if (!e->movedTo.empty())
@@ -269,6 +293,19 @@ SectionSchema::Apply(const json& section, const std::string& where) const
         if (!e->bound)
         {
             continue; // the runner reads it
+        }
+        if (e->member)
+        {
+            const json chosen = section.contains(e->familyKey) ? section.at(e->familyKey)
+                                                                : json(e->familyDefault);
+            if (chosen != json(e->key))
+            {
+                throw ScenarioError(w + "." + key + " = " + value.dump() + ": applies with " +
+                                    w + "." + e->familyKey + " \"" + e->key + "\" only (it is " +
+                                    chosen.dump() + ")");
+            }
+            e->member->Apply(value, w + "." + key);
+            continue;
         }
         if (!e->family.empty())
         {
@@ -312,6 +349,10 @@ SectionSchema::PrintKeys(std::ostream& os) const
         {
             os << "| `" << m_name << '.' << e.key << "` | " << cell(e.allowed) << " | `"
                << cell(e.defaultText) << "` | " << cell(e.help) << " |\n";
+        }
+        if (e.member)
+        {
+            e.member->PrintKeys(os);
         }
     }
 }

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
@@ -82,7 +83,10 @@ class SectionSchema
     /**
      * A TypeId attribute \p attribute of \p tid chosen by family member name: key \p key
      * takes the name of a registered subclass of \p base (FamilyMembers(base, suffix)) and
-     * \p set gets its TypeIdValue, so adding a member is adding its file pair.
+     * \p set gets its TypeIdValue, so adding a member is adding its file pair.  Each member
+     * with attributes of its own has a key of its name, an object of those attributes' keys
+     * (e.g. rdma.hpcc.base_rtt), applied as the member's attribute defaults
+     * (Config::SetDefault) and refused unless \p key names that member.
      */
     SectionSchema& BindFamily(const std::string& key,
                               ns3::TypeId tid,
@@ -130,6 +134,10 @@ class SectionSchema
         std::string help;
         std::string movedTo; //!< non-empty: the key moved there
         std::map<std::string, ns3::TypeId> family; //!< non-empty: a family key's members
+        /** A family member's own keys (its name is the key); \c familyKey chooses it. */
+        std::shared_ptr<SectionSchema> member;
+        std::string familyKey;
+        std::string familyDefault; //!< the member the family key chooses by default
     };
     const Entry* Find(const std::string& key) const;
     void Add(Entry entry);

@@ -1,6 +1,7 @@
 #include "fabric-network-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
@@ -9,6 +10,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -92,6 +94,62 @@ FabricNetwork::GetForwardingLatency(uint32_t nodeId) const
     }
 }
 
+Time
+FabricNetwork::GetLargestBaseRtt() const
+{
+    using Role = FabricTopology::Role;
+    // Tiers by the upper end's role: host-leaf links (1), leaf-spine (2), spine-core (3).
+    const auto tierOf = [](Role r) {
+        return r == Role::Leaf ? 1 : r == Role::Spine ? 2 : r == Role::Core ? 3 : 0;
+    };
+    uint32_t mtu = 0;
+    for (uint32_t h = 0; h < m_topology.GetNHosts(); ++h)
+    {
+        for (uint32_t l : m_topology.GetNode(m_topology.HostNode(h)).links)
+        {
+            if (m_topology.GetLink(l).medium != FabricTopology::Medium::NvLink)
+            {
+                mtu = std::max(mtu, GetPayloadMtu(m_topology.HostNode(h), l));
+            }
+        }
+    }
+    const uint32_t data = mtu + roce::kDataFrameOverheadBytes;
+    std::array<int64_t, 4> dataPs{}; // slowest link of each tier, per direction
+    std::array<int64_t, 4> ackPs{};
+    std::array<Time, 4> forwarding{}; // slowest switch of each tier
+    int top = 0;
+    for (const FabricTopology::Link& link : m_topology.Links())
+    {
+        if (link.medium == FabricTopology::Medium::NvLink)
+        {
+            continue;
+        }
+        const Role a = m_topology.GetNode(link.a).role;
+        const Role b = m_topology.GetNode(link.b).role;
+        const int tier = std::max(tierOf(a), tierOf(b));
+        if (tier == 0 || (tierOf(a) != 0 && tierOf(b) != 0 && tierOf(a) == tierOf(b)))
+        {
+            continue;
+        }
+        const uint64_t rate = link.rate.GetBitRate();
+        const int64_t delay = link.Delay().GetPicoSeconds();
+        dataPs[tier] = std::max(dataPs[tier], delay + roce::WirePicoSeconds(data, rate));
+        ackPs[tier] = std::max(ackPs[tier], delay + roce::WirePicoSeconds(roce::kAckFrameBytes, rate));
+        const uint32_t sw = tierOf(a) == tier ? link.a : link.b;
+        forwarding[tier] = Max(forwarding[tier], GetForwardingLatency(sw));
+        top = std::max(top, tier);
+    }
+    // Up through tiers 1..top and down again: two links of each tier, the top switch once and
+    // the others twice, for the data frame and its ACK alike.
+    Time rtt;
+    for (int t = 1; t <= top; ++t)
+    {
+        rtt += PicoSeconds(2 * (dataPs[t] + ackPs[t]));
+        rtt += (t == top ? 2 : 4) * forwarding[t];
+    }
+    return rtt;
+}
+
 uint32_t
 FabricNetwork::GetPayloadMtu(uint32_t nodeId, uint32_t linkId) const
 {
@@ -131,6 +189,8 @@ FabricNetworkHelper::FabricNetworkHelper()
 {
     m_switchFactory.SetTypeId(FabricSwitch::GetTypeId());
     m_nvSwitchFactory.SetTypeId(FabricSwitch::GetTypeId());
+    // NVLink is no INT fabric: HPCC's telemetry covers the Ethernet switches.
+    m_nvSwitchFactory.Set("Telemetry", BooleanValue(false));
     m_mmuFactory.SetTypeId(SharedBufferMmu::GetTypeId());
     m_deviceFactory.SetTypeId(FabricNetDevice::GetTypeId());
     m_nvLinkDeviceFactory.SetTypeId(FabricNetDevice::GetTypeId());

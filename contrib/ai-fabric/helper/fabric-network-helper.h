@@ -57,6 +57,16 @@ class FabricNetwork : public Object
     /** Payload MTU of \p nodeId's port on \p linkId, for local and remote nodes. */
     uint32_t GetPayloadMtu(uint32_t nodeId, uint32_t linkId) const;
     /**
+     * The largest base round trip between two hosts over the Ethernet fabric: a data frame
+     * of the largest host payload MTU up through every switch tier the fabric has and down
+     * again, then an ACK back the same way, each link at its tier's slowest (propagation plus
+     * serialization, preamble and gap included) and each switch its forwarding latency; no
+     * queueing.  NVLink hops are left out.  It bounds every host pair's and is the longest
+     * route's on a layered fabric (fat-tree, leaf-spine, rail-optimized): HPCC's T, as the
+     * HPCC artifact takes its topology's largest.
+     */
+    Time GetLargestBaseRtt() const;
+    /**
      * The next queue-pair number of another rank's host \p hostId: that rank connects the
      * same queue pairs in the same order, so its NIC numbers them the same way.
      */

@@ -65,6 +65,7 @@ RdmaHelper::Install(Ptr<FabricNetwork> network) const
         Simulator::ScheduleDestroy(&FlowNetwork::ReleaseConnections, flows);
         return;
     }
+    const Time fabricRtt = network->GetLargestBaseRtt(); // the same on every rank
     for (uint32_t h = 0; h < network->GetNEndpoints(); ++h)
     {
         if (!network->IsHostLocal(h))
@@ -73,6 +74,7 @@ RdmaHelper::Install(Ptr<FabricNetwork> network) const
         }
         Ptr<RdmaNic> nic = m_nicFactory.Create<RdmaNic>();
         network->GetHostNode(h)->AggregateObject(nic);
+        nic->SetFabricRtt(fabricRtt);
         nic->Install(network->GetEndpoint(h));
     }
 }

@@ -34,7 +34,8 @@ void
 BthHeader::Print(std::ostream& os) const
 {
     os << "BTH op=0x" << std::hex << unsigned(m_opcode) << std::dec << " qp=" << m_destQp
-       << " psn=" << m_psn << (m_ackRequest ? " A" : "");
+       << " psn=" << m_psn << (m_ackRequest ? " A" : "") << (m_telemetry ? " INT" : "")
+       << (m_becn ? " BECN" : "");
 }
 
 void
@@ -43,8 +44,9 @@ BthHeader::Serialize(Buffer::Iterator i) const
     i.WriteU8(m_opcode);
     i.WriteU8(0x00); // SE=0, M=0, PadCnt=0, TVer=0
     i.WriteHtonU16(m_pkey);
-    i.WriteHtonU32(m_destQp); // top byte reserved
-    i.WriteHtonU32((m_ackRequest ? 0x80000000u : 0u) | m_psn);
+    i.WriteHtonU32(m_destQp | (m_becn ? kBecnBit : 0u)); // FECN, BECN, 6 reserved bits
+    i.WriteHtonU32((m_ackRequest ? 0x80000000u : 0u) | (m_telemetry ? kTelemetryBit : 0u) |
+                   m_psn);
 }
 
 uint32_t
@@ -53,9 +55,12 @@ BthHeader::Deserialize(Buffer::Iterator i)
     m_opcode = i.ReadU8();
     i.ReadU8();
     m_pkey = i.ReadNtohU16();
-    m_destQp = i.ReadNtohU32() & 0xffffff;
+    const uint32_t qp = i.ReadNtohU32();
+    m_destQp = qp & 0xffffff;
+    m_becn = (qp & kBecnBit) != 0;
     uint32_t w = i.ReadNtohU32();
     m_ackRequest = (w & 0x80000000u) != 0;
+    m_telemetry = (w & kTelemetryBit) != 0;
     m_psn = w & 0xffffff;
     return 12;
 }

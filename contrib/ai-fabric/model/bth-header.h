@@ -13,6 +13,12 @@ namespace ns3
  * Layout per the InfiniBand Architecture Specification vol. 1, 9.2 (and RoCEv2 annex A17):
  * OpCode(8) | SE(1) M(1) PadCnt(2) TVer(4) | P_Key(16) | reserved(8) | DestQP(24) |
  * AckReq(1) reserved(7) | PSN(24).
+ * The byte before DestQP holds IBA's FECN and BECN bits (bits 7 and 6; reserved bits in RoCE,
+ * which signals congestion with IP ECN): the model sets BECN on an ACK whose responder saw CE,
+ * DCTCP's ECN echo.
+ * The model uses the first of the 7 reserved bits after AckReq as its telemetry bit: set, an
+ * InbandTelemetry header follows the BTH (data) or the AETH (ACK/NAK).  IBA reserves the bit
+ * (senders send 0); it is the model's choice, as HPCC's prototype chose its own encoding.
  */
 class BthHeader : public Header
 {
@@ -27,6 +33,11 @@ class BthHeader : public Header
         RC_ACKNOWLEDGE = 0x11,
         CNP = 0x81, //!< RoCEv2 congestion notification packet
     };
+
+    /** The telemetry bit in the BTH's last word (AckReq is bit 31). */
+    static constexpr uint32_t kTelemetryBit = 0x40000000u;
+    /** IBA's BECN bit in the BTH's second word (the byte before DestQP). */
+    static constexpr uint32_t kBecnBit = 0x40000000u;
 
     static TypeId GetTypeId();
     TypeId GetInstanceTypeId() const override;
@@ -43,6 +54,12 @@ class BthHeader : public Header
     uint32_t GetPsn() const { return m_psn; }
     void SetAckRequest(bool a) { m_ackRequest = a; }
     bool GetAckRequest() const { return m_ackRequest; }
+    /** Whether an InbandTelemetry header follows (the model's bit; see the class). */
+    void SetTelemetry(bool t) { m_telemetry = t; }
+    /** IBA's backward explicit congestion notification bit (the model's ECN echo). */
+    void SetBecn(bool b) { m_becn = b; }
+    bool GetBecn() const { return m_becn; }
+    bool GetTelemetry() const { return m_telemetry; }
     void SetPartitionKey(uint16_t k) { m_pkey = k; }
     uint16_t GetPartitionKey() const { return m_pkey; }
 
@@ -51,6 +68,8 @@ class BthHeader : public Header
     uint16_t m_pkey{0xffff}; //!< default partition key (IBA 10.9.1.1)
     uint32_t m_destQp{0};
     bool m_ackRequest{false};
+    bool m_telemetry{false};
+    bool m_becn{false};
     uint32_t m_psn{0};
 };
 

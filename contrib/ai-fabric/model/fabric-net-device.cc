@@ -231,6 +231,7 @@ void
 FabricNetDevice::NotifyRateChanged()
 {
     m_bitRate = m_channel->GetDataRate().GetBitRate();
+    m_rateCode = InbandTelemetry::RateCode(m_bitRate);
     // Every Ethernet rate (100G: 80 ps a byte) divides 8e12: a multiplication per frame then,
     // the 128-bit division of WirePicoSeconds otherwise.
     constexpr uint64_t kBitPs = 8000000000000ull;
@@ -518,9 +519,29 @@ FabricNetDevice::TransmitNext(Time now)
             m_ecnMarkTrace(MakePacket(f.info, Side::Out));
         }
     }
+    if (f.info.hasTelemetry && m_stampTelemetry && f.info.opcode != BthHeader::RC_ACKNOWLEDGE)
+    {
+        StampTelemetry(f.info, size, now);
+    }
     StartTransmission(nullptr, &f.info, m_peerForwardingLatency, now);
     // After the frame is on the wire, so an owner that queues another one sees a busy port.
     m_owner->FrameDequeued(static_cast<uint16_t>(m_ifIndex), f.ingressPort, static_cast<uint8_t>(c), size);
+}
+
+void
+FabricNetDevice::StampTelemetry(FrameInfo& info, uint32_t size, Time now) const
+{
+    NS_ABORT_MSG_IF(m_rateCode == 0,
+                    "a frame with in-band telemetry (HPCC) leaves port "
+                        << m_ifIndex << " of node " << m_nodeId << " at "
+                        << DataRate(m_bitRate) << ", which telemetry cannot encode: rates are "
+                        << InbandTelemetry::RateList());
+    uint64_t queued = 0;
+    for (uint64_t b : m_queueBytes)
+    {
+        queued += b;
+    }
+    info.telemetry.Push(m_rateCode, now, m_counters.txBytes + size, queued);
 }
 
 void

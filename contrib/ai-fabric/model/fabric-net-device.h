@@ -150,6 +150,12 @@ class FabricNetDevice : public NetDevice
 
     /** The switch or endpoint that receives this port's data frames (it outlives them). */
     void SetOwner(FabricPortOwner* owner) { m_owner = owner; }
+    /**
+     * Stamp an InbandTelemetry record on every data frame that carries a telemetry header as
+     * it leaves (a switch port with FabricSwitch's Telemetry); the link's rate must then be
+     * one InbandTelemetry::RateCodes names, when such a frame leaves.
+     */
+    void SetTelemetryStamping(bool stamp) { m_stampTelemetry = stamp; }
     /** Delay between a data frame's last bit arriving here and it reaching the egress queue. */
     void SetForwardingLatency(Time t);
     Time GetForwardingLatency() const { return m_forwardingLatency; }
@@ -233,6 +239,8 @@ class FabricNetDevice : public NetDevice
     void Kick();
     /** Start the next frame, the port being idle at \p now (the simulator's time). */
     void TransmitNext(Time now);
+    /** Stamp this port's telemetry record on \p info, of \p size bytes, leaving at \p now. */
+    void StampTelemetry(FrameInfo& info, uint32_t size, Time now) const;
     /**
      * Put the data frame \p info, or (\p info null) the MAC control frame \p control, on the
      * wire at \p now; it reaches the peer's queues \p peerLatency after its last bit.
@@ -277,6 +285,8 @@ class FabricNetDevice : public NetDevice
 
     std::array<FrameQueue, kClasses> m_queues;
     std::array<uint64_t, kClasses> m_queueBytes{};
+    bool m_stampTelemetry{false}; //!< SetTelemetryStamping
+    uint8_t m_rateCode{0};        //!< InbandTelemetry::RateCode of the link's rate
     uint8_t m_backlog{0}; //!< bit c: class c has data frames queued
     uint64_t m_queuedFrames{0}; //!< data frames waiting in all classes
     std::vector<Ptr<Packet>> m_controlQueue; //!< PFC frames to send first (rarely more than one)

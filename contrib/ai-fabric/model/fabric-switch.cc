@@ -103,7 +103,18 @@ FabricSwitch::GetTypeId()
                           "AckPriority), served first under strict priority.",
                           UintegerValue(7),
                           MakeUintegerAccessor(&FabricSwitch::m_trimClass),
-                          MakeUintegerChecker<uint8_t>(0, 7));
+                          MakeUintegerChecker<uint8_t>(0, 7))
+            .AddAttribute("Telemetry",
+                          "Stamp an in-band telemetry record (InbandTelemetry: link rate, "
+                          "time, bytes sent, bytes queued) on each data frame that carries a "
+                          "telemetry header as it leaves a port, as HPCC's INT switches do.  "
+                          "Default true; the port's rate must then be one a record names (1, "
+                          "10, 25, 40, 50, 100, 200, 400, 800 or 1600 Gb/s).  The network "
+                          "helper turns it off on NVSwitches: HPCC controls the Ethernet "
+                          "fabric.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&FabricSwitch::m_telemetry),
+                          MakeBooleanChecker());
     return tid;
 }
 
@@ -126,6 +137,7 @@ FabricSwitch::AddPort(Ptr<FabricNetDevice> port)
     m_ports.push_back(port);
     port->SetForwardingLatency(m_forwardingLatency);
     port->SetOwner(this);
+    port->SetTelemetryStamping(m_telemetry);
 }
 
 bool

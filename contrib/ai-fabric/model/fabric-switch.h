@@ -130,6 +130,7 @@ class FabricSwitch : public Object, public FabricPortOwner
     std::vector<Flowlet> m_flowlets; //!< allocated at the first frame of a flowlet switch
     bool m_trimming{};               //!< Trimming
     uint8_t m_trimClass{};           //!< TrimClass
+    bool m_telemetry{};              //!< Telemetry
     uint64_t m_forwarded{0};
 };
 

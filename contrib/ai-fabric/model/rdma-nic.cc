@@ -63,7 +63,9 @@ RdmaNic::CreateQueuePair(const ObjectFactory& factory, uint32_t remoteHost, uint
     Ptr<RdmaQueuePair> qp = factory.Create<RdmaQueuePair>();
     m_qps.push_back(qp);
     ObjectFactory cc(m_ccType.GetName());
-    qp->Setup(m_endpoint, qpn, remoteHost, remoteQpn, cc.Create<RdmaCongestionControl>());
+    Ptr<RdmaCongestionControl> control = cc.Create<RdmaCongestionControl>();
+    control->SetFabricRtt(m_fabricRtt);
+    qp->Setup(m_endpoint, qpn, remoteHost, remoteQpn, control);
     m_createdTrace(qp);
     return qp;
 }

@@ -3,6 +3,7 @@
 
 #include "rdma-queue-pair.h"
 
+#include "ns3/nstime.h"
 #include "ns3/object-factory.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
@@ -37,6 +38,9 @@ class RdmaNic : public Object
      */
     Ptr<RdmaQueuePair> CreateQueuePair(const ObjectFactory& factory, uint32_t remoteHost,
                                        uint32_t remoteQpn);
+    /** The fabric's largest base round trip, given to each queue pair's congestion control
+     * (RdmaCongestionControl::SetFabricRtt); RdmaHelper sets it. */
+    void SetFabricRtt(Time rtt) { m_fabricRtt = rtt; }
     /** The QP number the next CreateQueuePair will use. */
     uint32_t GetNextQpn() const { return static_cast<uint32_t>(m_qps.size()); }
     Ptr<RdmaQueuePair> GetQueuePair(uint32_t qpn) const;
@@ -51,6 +55,7 @@ class RdmaNic : public Object
 
     Ptr<FabricEndpoint> m_endpoint;
     TypeId m_ccType;
+    Time m_fabricRtt;
     /** By QP number; the reserved ones below roce::kFirstDataQpn are null. */
     std::vector<Ptr<RdmaQueuePair>> m_qps;
     TracedCallback<Ptr<RdmaQueuePair>> m_createdTrace; //!< a queue pair was set up

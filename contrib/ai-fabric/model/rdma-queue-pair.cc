@@ -220,6 +220,11 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
     }
     m_mtu = m_port->GetPayloadMtu();
     m_cc->Attach(m_port->GetFabricChannel()->GetDataRate());
+    m_feedback = m_cc->GetFeedback();
+    m_telemetry = (m_feedback & RdmaCongestionControl::kTelemetry) != 0;
+    m_frameOverhead =
+        roce::kDataFrameOverheadBytes + (m_telemetry ? InbandTelemetry::kHeaderBytes : 0);
+    m_windowed = m_cc->GetWindowBytes() != 0;
     m_rttSegmentFrames = (uint64_t(m_cc->GetRttSegmentBytes()) + m_mtu - 1) / m_mtu;
     m_nextRttSample = m_startingPsn + m_rttSegmentFrames - 1;
 }
@@ -270,7 +275,8 @@ RdmaQueuePair::SendNext()
     {
         // Selective repeat resends lost frames before new ones (go-back-N queues none).
         const bool resend = m_resendHead < m_resend.size() && ResendDue();
-        if (!resend && (m_sndNxt >= m_endSeq || !InWindow(m_sndNxt)))
+        if (!resend && (m_sndNxt >= m_endSeq || !InWindow(m_sndNxt) ||
+                        (m_windowed && CcWindowFull())))
         {
             return;
         }
@@ -313,7 +319,7 @@ RdmaQueuePair::SendNext()
         const DataRate rate = m_cc->GetRate();
         if (rate < m_cc->GetLineRate())
         {
-            const uint32_t frame = m_mtu + roce::kDataFrameOverheadBytes;
+            const uint32_t frame = m_mtu + m_frameOverhead;
             gap = roce::WirePicoSeconds(frame, rate.GetBitRate());
         }
         if (gap > 0)
@@ -323,6 +329,15 @@ RdmaQueuePair::SendNext()
             return;
         }
     }
+}
+
+bool
+RdmaQueuePair::CcWindowFull()
+{
+    // At least AckInterval frames: a responder that coalesces ACKs waits for that many.
+    const uint64_t inFlight = m_sndNxt - m_sndUna;
+    m_windowFull = inFlight >= m_ackInterval && inFlight * m_mtu >= m_cc->GetWindowBytes();
+    return m_windowFull;
 }
 
 void
@@ -366,6 +381,8 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     spec.psn = static_cast<uint32_t>(seq & kPsnMask);
     spec.payloadBytes = FramePayload(seq);
     spec.opcode = roce::SendOpcode(first, last);
+    static const InbandTelemetry kUnstamped;
+    spec.telemetry = m_telemetry ? &kUnstamped : nullptr;
     ++m_counters.framesSent;
     m_counters.payloadSent += spec.payloadBytes;
     if (seq < m_highestSent)
@@ -384,7 +401,7 @@ RdmaQueuePair::SendFrame(uint64_t seq)
         // The last frame of a segment (or of what is posted): from its hand-off to its ACK,
         // less its own serialization at line rate.
         const int64_t serialization =
-            roce::WirePicoSeconds(spec.payloadBytes + roce::kDataFrameOverheadBytes,
+            roce::WirePicoSeconds(spec.payloadBytes + m_frameOverhead,
                                   m_cc->GetLineRate().GetBitRate());
         m_rttSamples.push_back({seq, Simulator::Now() + PicoSeconds(serialization)});
         m_nextRttSample = seq + m_rttSegmentFrames;
@@ -394,7 +411,7 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     // The MTU and the congestion control's line rate stay the first port's (a host's ports
     // share them).
     m_route.Follow(m_port);
-    m_cc->NotifySent(spec.payloadBytes + roce::kDataFrameOverheadBytes);
+    m_cc->NotifySent(spec.payloadBytes + m_frameOverhead);
     if (!m_timerArmed)
     {
         ArmTimer();
@@ -500,6 +517,16 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     {
         m_cc->NotifyAcked(ackedBytes);
     }
+    if (m_feedback)
+    {
+        RdmaCongestionControl::AckFeedback ack;
+        ack.ackedSeq = m_sndUna;
+        ack.newlyAcked = m_sndUna - oldUna;
+        ack.nextSeq = m_sndNxt;
+        ack.ecnEcho = info.ecnEcho;
+        ack.telemetry = info.hasTelemetry ? &info.telemetry : nullptr;
+        m_cc->NotifyAck(ack);
+    }
     if (nak)
     {
         ++m_counters.naksReceived;
@@ -527,8 +554,10 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
         // its resend moves the deadline (the backoff stays, as only progress resets it).
         ArmTimer();
     }
-    // Selective repeat: progress may open the window, a selective NAK queue resends.
-    if ((nak || (progress && m_mode == SELECTIVE_REPEAT)) && !m_waitingForPort && !m_pacing)
+    // Progress may open a window (selective repeat's, the congestion control's); a selective
+    // NAK queues resends.
+    if ((nak || (progress && (m_mode == SELECTIVE_REPEAT || m_windowFull))) &&
+        !m_waitingForPort && !m_pacing)
     {
         SendNext();
     }
@@ -755,8 +784,29 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
         ++m_counters.trimmedReceived;
         return;
     }
-    if (info.ecn == Ipv4Header::ECN_CE &&
-        (!m_cnpSent || Simulator::Now() - m_lastCnp >= m_cnpInterval))
+    if (info.hasTelemetry)
+    {
+        // The ACK or NAK this frame brings echoes what the switches stamped on it (HPCC).
+        m_echoing = true;
+        m_echo = info.telemetry;
+    }
+    if (m_feedback & RdmaCongestionControl::kEcnEcho)
+    {
+        // DCTCP's receiver (RFC 8257 3.2): each ACK echoes the CE state of the frames it
+        // covers; when the state changes, the frames accepted before are acknowledged at once
+        // with the old one.
+        const bool ce = info.ecn == Ipv4Header::ECN_CE;
+        if (ce != m_ceState)
+        {
+            if (m_unacked > 0)
+            {
+                SendAck(AethHeader::kAck, m_ePsn - 1);
+            }
+            m_ceState = ce;
+        }
+    }
+    else if (info.ecn == Ipv4Header::ECN_CE &&
+             (!m_cnpSent || Simulator::Now() - m_lastCnp >= m_cnpInterval))
     {
         SendCnp();
     }
@@ -909,6 +959,8 @@ RdmaQueuePair::SendAck(uint8_t syndrome, uint64_t psnSeq, uint64_t sackSeq)
     spec.syndrome = syndrome;
     spec.msn = m_msn;
     spec.sackPsn = static_cast<uint32_t>(sackSeq & kPsnMask);
+    spec.telemetry = m_echoing ? &m_echo : nullptr;
+    spec.ecnEcho = m_ceState;
     m_endpoint->Send(spec, m_route);
 }
 

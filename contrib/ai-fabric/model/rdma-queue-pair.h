@@ -97,6 +97,15 @@ struct RdmaQpCounters
  * backoff, which only progress does).  Under go-back-N the responder discards a trimmed frame
  * unread (no CNP either), as a RoCE NIC discards a frame whose ICRC fails: to a transport that
  * does not read trimming, a trimmed frame is a loss like a drop.
+ *
+ * A congestion control that asks for per-ACK feedback (RdmaCongestionControl::GetFeedback)
+ * hears of every ACK and NAK (NotifyAck): with kTelemetry the data frames carry an in-band
+ * telemetry header that switches stamp and each ACK or NAK echoes the last data frame's
+ * (HPCC); with kEcnEcho the responder echoes CE marks in its ACKs' BECN bit instead of sending
+ * CNPs, acknowledging at once the frames before a change of marking (DCTCP, RFC 8257 3.2).  A
+ * congestion control with a window (GetWindowBytes) holds new frames while the frames in
+ * flight, counted at the payload MTU, fill it, and there are AckInterval of them or more (a
+ * coalescing responder waits for that many before it acknowledges).
  */
 class RdmaQueuePair : public MessageQueuePair
 {
@@ -189,6 +198,10 @@ class RdmaQueuePair : public MessageQueuePair
         return m_mode == GO_BACK_N || seq < m_sndUna + m_window;
     }
 
+    /** Whether the congestion control's window holds no further frame (frames in flight
+     * counted at the payload MTU; never fewer than AckInterval). */
+    bool CcWindowFull();
+
     /** The requester's state bits of frame \p seq in [m_sndUna, m_sndUna + window). */
     uint8_t& SentState(uint64_t seq);
     /** Drop resends no longer needed from the front of m_resend; whether one is due. */
@@ -266,6 +279,17 @@ class RdmaQueuePair : public MessageQueuePair
         uint64_t seq;
         Time sent;
     };
+
+    // Per-ACK feedback (RdmaCongestionControl::GetFeedback) and windows (GetWindowBytes)
+    uint8_t m_feedback{0};   //!< the congestion control's GetFeedback bits
+    bool m_telemetry{false}; //!< data frames carry a telemetry header; ACKs echo it
+    bool m_windowed{false};  //!< the congestion control limits the bytes in flight
+    bool m_windowFull{false}; //!< new frames wait for an ACK: the window is full
+    /** Frame bytes of a data frame besides its payload (headers, ICRC, FCS, telemetry) */
+    uint32_t m_frameOverhead{roce::kDataFrameOverheadBytes};
+    bool m_echoing{false};   //!< responder: data frames came with telemetry; ACKs echo m_echo
+    InbandTelemetry m_echo;  //!< responder: the telemetry of the last data frame received
+    bool m_ceState{false};   //!< responder (kEcnEcho): the last data frame was CE-marked
 
     uint64_t m_rttSegmentFrames{0};      //!< frames per sample (the congestion control's; 0: none)
     uint64_t m_nextRttSample{0};         //!< the next new frame to time

@@ -36,13 +36,18 @@ RoceHeaderStack::Print(std::ostream& os) const
         os << " | ";
         aeth.Print(os);
     }
+    if (bth.GetTelemetry())
+    {
+        os << " | INT hops=" << telemetry.GetHops();
+    }
 }
 
 uint32_t
 RoceHeaderStack::GetSerializedSize() const
 {
     return eth.GetSerializedSize() + ip.GetSerializedSize() + udp.GetSerializedSize() +
-           bth.GetSerializedSize() + (HasAeth() ? aeth.GetSerializedSize() : 0);
+           bth.GetSerializedSize() + (HasAeth() ? aeth.GetSerializedSize() : 0) +
+           (bth.GetTelemetry() ? InbandTelemetry::kHeaderBytes : 0);
 }
 
 void
@@ -55,10 +60,17 @@ RoceHeaderStack::Serialize(Buffer::Iterator i) const
     udp.Serialize(i);
     i.Next(udp.GetSerializedSize());
     bth.Serialize(i);
+    i.Next(bth.GetSerializedSize());
     if (HasAeth())
     {
-        i.Next(bth.GetSerializedSize());
         aeth.Serialize(i);
+        i.Next(aeth.GetSerializedSize());
+    }
+    if (bth.GetTelemetry())
+    {
+        uint8_t b[InbandTelemetry::kHeaderBytes];
+        telemetry.Write(b);
+        i.Write(b, sizeof(b));
     }
 }
 
@@ -78,11 +90,20 @@ RoceHeaderStack::Deserialize(Buffer::Iterator i)
     i.Next(m);
     n += m;
     m = bth.Deserialize(i);
+    i.Next(m);
     n += m;
     if (HasAeth())
     {
+        m = aeth.Deserialize(i);
         i.Next(m);
-        n += aeth.Deserialize(i);
+        n += m;
+    }
+    if (bth.GetTelemetry())
+    {
+        uint8_t b[InbandTelemetry::kHeaderBytes];
+        i.Read(b, sizeof(b));
+        telemetry.Read(b);
+        n += sizeof(b);
     }
     return n;
 }
@@ -117,13 +138,14 @@ class HeaderBytes : public Header
         const bool ack = s.opcode == BthHeader::RC_ACKNOWLEDGE;
         const bool sack = ack && AethHeader::HasPsnWord(s.syndrome);
         const uint32_t aeth = sack ? 8 : ack ? 4 : 0;
-        m_size = kAeth + aeth;
+        const uint32_t telemetry = s.hasTelemetry ? InbandTelemetry::kHeaderBytes : 0;
+        m_size = kAeth + aeth + telemetry;
         dstMac.CopyTo(m_b);
         srcMac.CopyTo(m_b + 6);
         Put16(12, VlanEthernetHeader::kTpid8021Q);
         Put16(14, static_cast<uint16_t>(s.priority << 13)); // PCP, DEI 0, VID 0
         Put16(16, VlanEthernetHeader::kEtherTypeIpv4);
-        const uint32_t udpLength = 8 + 12 + aeth + s.payloadBytes + kIcrcBytes;
+        const uint32_t udpLength = 8 + 12 + aeth + telemetry + s.payloadBytes + kIcrcBytes;
         m_b[kIp] = 0x45; // version 4, IHL 5
         // DSCP CS<priority>, or the trimmed mark.
         const uint8_t dscp = s.trimmed ? kTrimmedDscp : static_cast<uint8_t>(s.priority << 3);
@@ -142,8 +164,9 @@ class HeaderBytes : public Header
         m_b[kBth] = s.opcode;
         m_b[kBth + 1] = 0; // SE, M, PadCnt, TVer
         Put16(kBth + 2, 0xffff); // default partition key
-        Put32(kBth + 4, s.destQp);
-        Put32(kBth + 8, s.psn & 0xffffff); // AckReq 0
+        Put32(kBth + 4, s.destQp | (s.ecnEcho ? BthHeader::kBecnBit : 0));
+        // AckReq 0
+        Put32(kBth + 8, (s.psn & 0xffffff) | (s.hasTelemetry ? BthHeader::kTelemetryBit : 0));
         if (ack)
         {
             Put32(kAeth, (uint32_t(s.syndrome) << 24) | (s.msn & 0xffffff));
@@ -151,6 +174,10 @@ class HeaderBytes : public Header
         if (sack)
         {
             Put32(kAeth + 4, s.sackPsn & 0xffffff);
+        }
+        if (s.hasTelemetry)
+        {
+            s.telemetry.Write(m_b + kAeth + aeth);
         }
     }
 
@@ -171,6 +198,11 @@ class HeaderBytes : public Header
                 i.Read(m_b + kAeth + 4, 4);
                 m_size += 4;
             }
+        }
+        if (m_b[kBth + 8] & (BthHeader::kTelemetryBit >> 24))
+        {
+            i.Read(m_b + m_size, InbandTelemetry::kHeaderBytes);
+            m_size += InbandTelemetry::kHeaderBytes;
         }
         return m_size;
     }
@@ -204,7 +236,7 @@ class HeaderBytes : public Header
         Put16(kIp + 10, static_cast<uint16_t>(~sum));
     }
 
-    uint8_t m_b[kAeth + 8];
+    uint8_t m_b[kAeth + 8 + InbandTelemetry::kHeaderBytes];
     uint32_t m_size{kAeth};
 };
 
@@ -240,10 +272,16 @@ InfoOf(const DataFrameSpec& s)
     {
         info.syndrome = s.syndrome;
         info.msn = s.msn & 0xffffff; // AETH: 24 bits
+        info.ecnEcho = s.ecnEcho;
         if (AethHeader::HasPsnWord(s.syndrome))
         {
             info.sackPsn = s.sackPsn & 0xffffff;
         }
+    }
+    if (s.telemetry)
+    {
+        info.hasTelemetry = true;
+        info.telemetry = *s.telemetry;
     }
     return info;
 }
@@ -265,6 +303,7 @@ ParseDataFrame(const Packet& p, FrameInfo& info)
     info.trimmed = h.ip.GetDscp() == kTrimmedDscp;
     info.opcode = h.bth.GetOpcode();
     info.destQp = h.bth.GetDestQp();
+    info.ecnEcho = h.bth.GetBecn();
     info.psn = h.bth.GetPsn();
     info.payloadBytes = p.GetSize() - kDataFrameOverheadBytes;
     if (h.HasAeth())
@@ -273,6 +312,12 @@ ParseDataFrame(const Packet& p, FrameInfo& info)
         info.syndrome = h.aeth.GetSyndrome();
         info.msn = h.aeth.GetMsn();
         info.sackPsn = h.aeth.IsSelective() ? h.aeth.GetSackPsn() : 0;
+    }
+    info.hasTelemetry = h.bth.GetTelemetry();
+    if (info.hasTelemetry)
+    {
+        info.payloadBytes -= InbandTelemetry::kHeaderBytes;
+        info.telemetry = h.telemetry;
     }
     return true;
 }

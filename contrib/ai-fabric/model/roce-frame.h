@@ -3,6 +3,7 @@
 
 #include "aeth-header.h"
 #include "bth-header.h"
+#include "inband-telemetry.h"
 #include "vlan-ethernet-header.h"
 
 #include "ns3/header.h"
@@ -137,6 +138,8 @@ class RoceHeaderStack : public Header
     UdpHeader udp;          //!< destination port 4791, source port as ECMP entropy
     BthHeader bth;          //!< InfiniBand transport header
     AethHeader aeth;        //!< present only when HasAeth()
+    /** Present only when the BTH's telemetry bit is set (BthHeader::GetTelemetry) */
+    InbandTelemetry telemetry;
 };
 
 /** A data frame as it travels: what a hop needs to know of it, and all its header bytes
@@ -158,13 +161,21 @@ struct FrameInfo
     uint8_t syndrome{0};     //!< AETH syndrome of an ACK/NAK
     /** A switch cut the frame to its headers (its payload was dropped; DSCP roce::kTrimmedDscp) */
     bool trimmed{false};
+    /** An ACK/NAK's BTH BECN bit: its responder saw the frames it acknowledges CE-marked
+     * (ECN echo for DCTCP; RdmaCongestionControl::kEcnEcho) */
+    bool ecnEcho{false};
+    /** The frame carries an in-band telemetry header (HPCC): \p telemetry holds it */
+    bool hasTelemetry{false};
+    InbandTelemetry telemetry; //!< what switches stamped (a data frame) or echo (an ACK/NAK)
 
     bool operator==(const FrameInfo& o) const
     {
         return srcHost == o.srcHost && dstHost == o.dstHost && udpSrcPort == o.udpSrcPort &&
                priority == o.priority && ecn == o.ecn && opcode == o.opcode && destQp == o.destQp &&
                psn == o.psn && payloadBytes == o.payloadBytes && syndrome == o.syndrome &&
-               msn == o.msn && sackPsn == o.sackPsn && trimmed == o.trimmed;
+               msn == o.msn && sackPsn == o.sackPsn && trimmed == o.trimmed &&
+               ecnEcho == o.ecnEcho &&
+               hasTelemetry == o.hasTelemetry && (!hasTelemetry || telemetry == o.telemetry);
     }
 };
 
@@ -183,6 +194,10 @@ struct DataFrameSpec
     uint8_t syndrome{AethHeader::kAck}; //!< for RC_ACKNOWLEDGE frames
     uint32_t msn{0};                     //!< for RC_ACKNOWLEDGE frames
     uint32_t sackPsn{0};                 //!< for a selective NAK (AethHeader::HasPsnWord)
+    bool ecnEcho{false};                 //!< for RC_ACKNOWLEDGE frames: the BECN bit
+    /** The telemetry header to carry: an empty one for switches to stamp (a data frame), the
+     * data frame's for an ACK/NAK to echo; null for none */
+    const InbandTelemetry* telemetry{nullptr};
 };
 
 namespace roce
@@ -198,7 +213,8 @@ FrameBytes(const FrameInfo& info)
     return kDataFrameOverheadBytes + info.payloadBytes +
            (info.opcode != BthHeader::RC_ACKNOWLEDGE ? 0
             : AethHeader::HasPsnWord(info.syndrome)  ? 8
-                                                     : 4);
+                                                     : 4) +
+           (info.hasTelemetry ? InbandTelemetry::kHeaderBytes : 0);
 }
 
 /**

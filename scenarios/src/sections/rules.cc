@@ -41,6 +41,40 @@ CheckFlowLevel(const json& doc, const Scenario& s)
     }
 }
 
+/**
+ * HPCC's switches stamp each frame's telemetry with their link rate, in a code of the IEEE
+ * 802.3 rates (InbandTelemetry): every Ethernet link a switch sends on must run at one.
+ */
+void
+CheckTelemetryRates(const json& doc, const Scenario& s)
+{
+    const bool hpcc = doc.contains("rdma") && doc["rdma"].is_object() &&
+                      doc["rdma"].value("congestion_control", json("")) == json("hpcc");
+    const bool stamping = !doc.contains("switch") || doc["switch"].value("telemetry", true);
+    if (!hpcc || !stamping || s.flowLevel)
+    {
+        return;
+    }
+    const auto& t = s.topology;
+    for (const auto& link : t.Links())
+    {
+        const auto sw = [&t](uint32_t n) {
+            const auto r = t.GetNode(n).role;
+            return r == FabricTopology::Role::Leaf || r == FabricTopology::Role::Spine ||
+                   r == FabricTopology::Role::Core;
+        };
+        if ((sw(link.a) || sw(link.b)) && InbandTelemetry::RateCode(link.rate.GetBitRate()) == 0)
+        {
+            Fail("rdma.congestion_control",
+                 json("hpcc"),
+                 "its switches stamp in-band telemetry, which encodes link rates of " +
+                     std::string(InbandTelemetry::RateList()) + "; link " +
+                     t.GetNode(link.a).name + "-" + t.GetNode(link.b).name + " runs at " +
+                     std::to_string(link.rate.GetBitRate() / 1e9) + " Gb/s");
+        }
+    }
+}
+
 } // namespace
 
 ScenarioSection
@@ -86,6 +120,7 @@ RulesSection()
                  "needs a transport that reads a trimmed frame: plain messages would lose its "
                  "payload uncounted (set traffic.transport to \"rdma\")");
         }
+        CheckTelemetryRates(doc, s);
         if (s.failures.random && !s.hasAvailability && s.stopTime.IsZero())
         {
             Fail("stop_time", json(nullptr),
