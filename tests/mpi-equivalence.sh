@@ -14,7 +14,8 @@
 #  - the same with bit errors on cut links (frames crossing either way) and inside rank 0;
 #  - the same with packet spraying and selective repeat (selective NAKs crossing the cut), with
 #    adaptive routing and flowlets, and with trimming (trimmed frames and NAKs crossing it);
-#  - the same under HPCC (telemetry stamped on either rank, echoed across the cut);
+#  - the same under HPCC (telemetry stamped on either rank, echoed across the cut) and DCTCP
+#    (ECN echoes crossing it);
 #  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
 #    byte-identical iterations.csv, ranks.csv, links.csv and flows.csv, as does one process;
 #  - the availability model (scenarios/availability-8gpu.json with a barrier the ranks can keep
@@ -165,6 +166,14 @@ grep -q '"frames_dropped": 0,' "$d/trim2/summary.json"
 /usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
 s['rdma']['congestion_control'] = 'hpcc'; json.dump(s, open('$d/hpcc.json','w'))"
 agree hpcc "$d/hpcc.json" collectives.csv links.csv flows.csv
+grep -q '"cnps_sent": 0,' "$d/hpcc2/summary.json" # HPCC's responders send none
+# DCTCP: ECN echoes (the BTH's BECN bit) cross the cut in ACKs, instead of CNPs.
+/usr/bin/python3 -c "import json; s=json.load(open('$scenario')); \
+s['rdma']['congestion_control'] = 'dctcp'; \
+s['port'] = {'ecn_kmin_per_25g': '20KB', 'ecn_kmax_per_25g': '20KB', 'ecn_pmax': 1.0}; \
+json.dump(s, open('$d/dctcp.json','w'))"
+agree dctcp "$d/dctcp.json" collectives.csv links.csv flows.csv
+grep -q '"cnps_sent": 0,' "$d/dctcp2/summary.json"
 
 # A training job (PP 2 x DP 8; stage 1 on the other rank): its pipeline transfers and its
 # barrier's notices cross the ranks, and every process records the same iterations.

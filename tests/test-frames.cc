@@ -135,7 +135,11 @@ VariedFrames()
     echo.telemetry = &stamped;
     DataFrameSpec echoSack = sack;
     echoSack.telemetry = &stamped;
-    return {data, small, ack, sack, trimNak, cnp, stampedData, echo, echoSack};
+    // DCTCP's: an ACK with the ECN echo (BTH BECN).
+    DataFrameSpec ecnEcho = echo;
+    ecnEcho.telemetry = nullptr;
+    ecnEcho.ecnEcho = true;
+    return {data, small, ack, sack, trimNak, cnp, stampedData, echo, echoSack, ecnEcho};
 }
 } // namespace
 
@@ -173,6 +177,7 @@ StackBytes(const DataFrameSpec& s, Ipv4Header::EcnType ecn)
     h.aeth.SetMsn(s.msn);
     h.aeth.SetSackPsn(s.sackPsn);
     h.bth.SetTelemetry(s.telemetry != nullptr);
+    h.bth.SetBecn(s.ecnEcho);
     if (s.telemetry)
     {
         h.telemetry = *s.telemetry;

@@ -116,6 +116,19 @@ INSTANTIATE_TEST_SUITE_P(
                      ",\"traffic\":{\"pattern\":\"shift\",\"bytes\":65536,\"transport\":"
                      "\"rdma\"},\"rdma\":{\"congestion_control\":\"hpcc\"}}",
                  "", "rdma.congestion_control = \"hpcc\": its switches stamp in-band telemetry"},
+        BadInput{"hpcc_without_telemetry",
+                 "{\"topology\":" + std::string(kTopo) +
+                     ",\"traffic\":{\"pattern\":\"shift\",\"bytes\":65536,\"transport\":"
+                     "\"rdma\"},\"rdma\":{\"congestion_control\":\"hpcc\"},\"switch\":"
+                     "{\"telemetry\":false}}",
+                 "", "switch.telemetry = false: HPCC (rdma.congestion_control) reads the telemetry"},
+        BadInput{"hpcc_with_lane_loss",
+                 "{\"topology\":" + std::string(kTopo) +
+                     ",\"traffic\":{\"pattern\":\"shift\",\"bytes\":65536,\"transport\":"
+                     "\"rdma\"},\"rdma\":{\"congestion_control\":\"hpcc\"},\"stop_time\":"
+                     "\"1ms\",\"failures\":{\"components\":[{\"kind\":\"link\",\"mode\":"
+                     "\"lane_loss\",\"mtbf\":\"10h\"}]}}",
+                 "", "failures.components[0].mode = \"lane_loss\": not with HPCC"},
         BadInput{"congestion_control_keys_of_another_kind",
                  Scenario(kTopo, ",\"rdma\":{\"congestion_control\":\"dcqcn\",\"hpcc\":"
                                  "{\"base_rtt\":\"5us\"}}"),

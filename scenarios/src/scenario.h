@@ -84,6 +84,8 @@ struct FailureSpec
      * it refuses it.
      */
     std::string bitErrorsKey;
+    /** The first mode key that says "lane_loss" ("" if none): HPCC cannot encode its rates. */
+    std::string laneLossKey;
 };
 
 /** The "availability" section: the long-horizon run of the training job. */

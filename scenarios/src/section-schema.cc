@@ -156,7 +156,8 @@ SectionSchema::BindFamily(const std::string& key,
                           const std::string& attribute,
                           TypeId base,
                           const std::string& suffix,
-                          Setter set)
+                          Setter set,
+                          bool pickedOtherwise)
 {
     BindAs(key, tid, attribute, std::move(set));
     Entry& e = m_entries.back();
@@ -173,7 +174,7 @@ SectionSchema::BindFamily(const std::string& key,
     e.help = info.help + " By name: a subclass ns3::<Name>" + suffix + " (" + tid.GetName() +
              "::" + attribute + ")";
     const auto family = e.family;
-    const std::string chosen = e.defaultText;
+    const std::string chosen = pickedOtherwise ? "" : e.defaultText;
     for (const auto& [name, member] : family)
     {
         if (member.GetAttributeN() == 0)
@@ -192,7 +193,9 @@ SectionSchema::BindFamily(const std::string& key,
         });
         m.allowed = "an object of the " + m_name + "." + name + ".* keys";
         m.defaultText = "{}";
-        m.help = "The attributes of " + typeName + ", with " + key + " \"" + name + "\" only.";
+        m.help = "The attributes of " + typeName + ", with " + key + " \"" + name + "\"" +
+                 (pickedOtherwise ? " or without " + key + " (when it is picked otherwise)."
+                                  : " only.");
         Add(std::move(m));
     }
     return *this;
@@ -296,9 +299,9 @@ SectionSchema::Apply(const json& section, const std::string& where) const
         }
         if (e->member)
         {
-            const json chosen = section.contains(e->familyKey) ? section.at(e->familyKey)
-                                                                : json(e->familyDefault);
-            if (chosen != json(e->key))
+            const bool given = section.contains(e->familyKey);
+            const json chosen = given ? section.at(e->familyKey) : json(e->familyDefault);
+            if ((given || !e->familyDefault.empty()) && chosen != json(e->key))
             {
                 throw ScenarioError(w + "." + key + " = " + value.dump() + ": applies with " +
                                     w + "." + e->familyKey + " \"" + e->key + "\" only (it is " +

@@ -86,14 +86,18 @@ class SectionSchema
      * \p set gets its TypeIdValue, so adding a member is adding its file pair.  Each member
      * with attributes of its own has a key of its name, an object of those attributes' keys
      * (e.g. rdma.hpcc.base_rtt), applied as the member's attribute defaults
-     * (Config::SetDefault) and refused unless \p key names that member.
+     * (Config::SetDefault, for the process: the runner reads one scenario) and refused
+     * unless \p key names that member, or, without \p key, the default does; with
+     * \p pickedOtherwise, members may be picked without \p key (an auto algorithm picks
+     * protocols), and each member's keys are taken then.
      */
     SectionSchema& BindFamily(const std::string& key,
                               ns3::TypeId tid,
                               const std::string& attribute,
                               ns3::TypeId base,
                               const std::string& suffix,
-                              Setter set);
+                              Setter set,
+                              bool pickedOtherwise = false);
     /** A key the runner reads itself: what it allows, its default and help, for PrintKeys. */
     SectionSchema& Key(const std::string& key,
                        const std::string& allowed,
@@ -137,7 +141,7 @@ class SectionSchema
         /** A family member's own keys (its name is the key); \c familyKey chooses it. */
         std::shared_ptr<SectionSchema> member;
         std::string familyKey;
-        std::string familyDefault; //!< the member the family key chooses by default
+        std::string familyDefault; //!< the member chosen without the key ("": any may be)
     };
     const Entry* Find(const std::string& key) const;
     void Add(Entry entry);

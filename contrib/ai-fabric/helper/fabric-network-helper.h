@@ -61,7 +61,8 @@ class FabricNetwork : public Object
      * of the largest host payload MTU up through every switch tier the fabric has and down
      * again, then an ACK back the same way, each link at its tier's slowest (propagation plus
      * serialization, preamble and gap included) and each switch its forwarding latency; no
-     * queueing.  NVLink hops are left out.  It bounds every host pair's and is the longest
+     * queueing, and frames without a telemetry header (as the HPCC artifact's base round trip
+     * counts basic headers).  NVLink hops are left out.  It bounds every host pair's and is the longest
      * route's on a layered fabric (fat-tree, leaf-spine, rail-optimized): HPCC's T, as the
      * HPCC artifact takes its topology's largest.
      */

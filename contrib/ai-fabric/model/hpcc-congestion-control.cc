@@ -111,7 +111,7 @@ HpccCongestionControl::DoGetWindowBytes()
     {
         return 0;
     }
-    // R T, at least a byte: the queue pair always has one frame in flight.
+    // R T, at least a byte (the queue pair keeps AckInterval frames in flight regardless).
     return std::max<uint64_t>(1, std::ceil(m_rate * m_baseRtt.GetSeconds() / 8));
 }
 

@@ -34,6 +34,7 @@ namespace ns3
  * 25 Gb/s of line rate, minimum rate 100 Mb/s.  T is the base round trip: by default the
  * fabric's largest (FabricNetwork::GetLargestBaseRtt), as the artifact takes its topology's.
  * HPCC assumes one path per queue pair: telemetry from sprayed frames mixes paths' records.
+ * Its responders send no CNPs (RdmaQueuePair), which it does not read.
  */
 class HpccCongestionControl : public RdmaCongestionControl
 {

@@ -23,10 +23,11 @@ namespace ns3
  *    1.6 Tb/s; a port of another rate cannot stamp: see RateCode);
  *  - bits 59-36: the time the frame left, in ns, modulo 2^24 (16.8 ms);
  *  - bits 35-16: the bytes the port has sent (this frame included), modulo 2^20, in units of
- *    128 B x max(1, rate / 25 Gb/s), so the counter wraps after 42.9 ms at any rate of 25 Gb/s
- *    or more;
+ *    128 B x max(1, rate / 25 Gb/s) (integer division), so the counter wraps after 26.8 ms at
+ *    40 Gb/s, 42.9 ms at 25, 50 Gb/s and above, longer below: never within the 8 ms over
+ *    which HpccCongestionControl compares records;
  *  - bits 15-0: the bytes queued at the port for every class after the frame left, in units of
- *    64 B x max(1, rate / 25 Gb/s), saturating (16 MiB at 100 Gb/s).
+ *    64 B x max(1, rate / 25 Gb/s), saturating (at 16 MiB at 100 Gb/s).
  * A frame carries the header when its BTH's telemetry bit is set (roce::MakeDataFrame): after
  * the BTH in a data frame, after the AETH in an ACK or NAK, which echoes its data frame's.
  */

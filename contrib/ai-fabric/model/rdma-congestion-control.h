@@ -79,8 +79,9 @@ class RdmaCongestionControl : public Object
     void NotifyAck(const AckFeedback& ack) { DoNotifyAck(ack); }
     /**
      * The most payload bytes in flight (sent, not acknowledged) the queue pair may have now,
-     * besides pacing: 0 for no limit.  A queue pair may always have one frame in flight.  Read
-     * before each new frame when it was nonzero at set-up.
+     * besides pacing: 0 for no limit.  A queue pair may always have AckInterval frames in
+     * flight (a coalescing responder waits for that many).  Read before each new frame when it
+     * was nonzero at set-up.
      */
     uint64_t GetWindowBytes() { return DoGetWindowBytes(); }
     DataRate GetLineRate() const { return m_lineRate; }

@@ -792,9 +792,10 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
     }
     if (m_feedback & RdmaCongestionControl::kEcnEcho)
     {
-        // DCTCP's receiver (RFC 8257 3.2): each ACK echoes the CE state of the frames it
-        // covers; when the state changes, the frames accepted before are acknowledged at once
-        // with the old one.
+        // DCTCP's receiver (RFC 8257 3.2, as the DCTCP paper and Linux run it): each ACK
+        // echoes the CE state of the frames it covers; when the state changes, the frames
+        // accepted before are acknowledged at once with the old state, and the frame that
+        // changed it waits for the next ACK (AckInterval) like any other.
         const bool ce = info.ecn == Ipv4Header::ECN_CE;
         if (ce != m_ceState)
         {
@@ -805,7 +806,7 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
             m_ceState = ce;
         }
     }
-    else if (info.ecn == Ipv4Header::ECN_CE &&
+    else if (info.ecn == Ipv4Header::ECN_CE && !m_telemetry &&
              (!m_cnpSent || Simulator::Now() - m_lastCnp >= m_cnpInterval))
     {
         SendCnp();

@@ -101,7 +101,7 @@ struct RdmaQpCounters
  * A congestion control that asks for per-ACK feedback (RdmaCongestionControl::GetFeedback)
  * hears of every ACK and NAK (NotifyAck): with kTelemetry the data frames carry an in-band
  * telemetry header that switches stamp and each ACK or NAK echoes the last data frame's
- * (HPCC); with kEcnEcho the responder echoes CE marks in its ACKs' BECN bit instead of sending
+ * (HPCC; its responder sends no CNPs, which HPCC does not read); with kEcnEcho the responder echoes CE marks in its ACKs' BECN bit instead of sending
  * CNPs, acknowledging at once the frames before a change of marking (DCTCP, RFC 8257 3.2).  A
  * congestion control with a window (GetWindowBytes) holds new frames while the frames in
  * flight, counted at the payload MTU, fill it, and there are AckInterval of them or more (a

@@ -131,7 +131,8 @@ CollectiveSchema(TypeId algorithm, const SectionSchema::Setter& set,
         .Key(kLaunch)
         .Key(kTimelineMaxSteps)
         .BindFamily("protocol", CollectiveAlgorithm::GetTypeId(), "Protocol",
-                    CollectiveProtocol::GetTypeId(), "Protocol", set)
+                    CollectiveProtocol::GetTypeId(), "Protocol", set,
+                    true) // auto picks protocols per size
         .Bind(algorithm, set)
         .Bind(CollectiveGroup::GetTypeId(), groupSet)
         .Moved("priority", "rdma.priority");

@@ -49,13 +49,18 @@ KindKey(const std::string& def)
 
 const TimeKey kAt{"at", "0s", "When it fails."};
 
-/** Remember the first failure of mode bit_errors (fidelities "flow" and "collective" refuse it). */
+/** Remember the first failure of mode bit_errors (fidelities "flow" and "collective" refuse it)
+ * and of mode lane_loss (HPCC refuses it). */
 void
 NoteBitErrors(FailureSpec& spec, const std::string& where, ComponentFailureProcess::Mode mode)
 {
     if (mode == ComponentFailureProcess::BIT_ERRORS && spec.bitErrorsKey.empty())
     {
         spec.bitErrorsKey = Path(where, "mode");
+    }
+    if (mode == ComponentFailureProcess::LANE_LOSS && spec.laneLossKey.empty())
+    {
+        spec.laneLossKey = Path(where, "mode");
     }
 }
 

@@ -43,17 +43,30 @@ CheckFlowLevel(const json& doc, const Scenario& s)
 
 /**
  * HPCC's switches stamp each frame's telemetry with their link rate, in a code of the IEEE
- * 802.3 rates (InbandTelemetry): every Ethernet link a switch sends on must run at one.
+ * 802.3 rates (InbandTelemetry): every Ethernet link a switch sends on must run at one, lanes
+ * lost or not, and the switches must stamp.
  */
 void
 CheckTelemetryRates(const json& doc, const Scenario& s)
 {
     const bool hpcc = doc.contains("rdma") && doc["rdma"].is_object() &&
                       doc["rdma"].value("congestion_control", json("")) == json("hpcc");
-    const bool stamping = !doc.contains("switch") || doc["switch"].value("telemetry", true);
-    if (!hpcc || !stamping || s.flowLevel)
+    if (!hpcc || s.flowLevel)
     {
         return;
+    }
+    if (doc.contains("switch") && !doc["switch"].value("telemetry", true))
+    {
+        Fail("switch.telemetry", json(false),
+             "HPCC (rdma.congestion_control) reads the telemetry switches stamp: without it "
+             "every sender would run at line rate");
+    }
+    if (!s.failures.laneLossKey.empty())
+    {
+        Fail(s.failures.laneLossKey, json("lane_loss"),
+             "not with HPCC (rdma.congestion_control): its switches' telemetry encodes link "
+             "rates of " + std::string(InbandTelemetry::RateList()) +
+                 ", and a link that loses lanes runs between them");
     }
     const auto& t = s.topology;
     for (const auto& link : t.Links())
