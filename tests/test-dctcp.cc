@@ -95,8 +95,10 @@ FabricNetworkHelper
 StepMarking(uint32_t kPer25G)
 {
     FabricNetworkHelper helper;
-    helper.SetDeviceAttribute("EcnKminPer25G", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, kPer25G)));
-    helper.SetDeviceAttribute("EcnKmaxPer25G", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, kPer25G)));
+    helper.SetDeviceAttribute("EcnKminPer25G",
+                              QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, kPer25G)));
+    helper.SetDeviceAttribute("EcnKmaxPer25G",
+                              QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, kPer25G)));
     helper.SetDeviceAttribute("EcnPmax", DoubleValue(1.0));
     return helper;
 }
@@ -116,8 +118,7 @@ TEST(Dctcp, CoalescedAcksEchoExactlyTheMarksOfTheFramesTheyCover)
     // Four senders into one port with a low step (20 KB at 100G): marks come and go.  ACKs
     // every 4 frames; a change of marking acknowledges the frames before it at once.
     const uint32_t senders = 4;
-    Ptr<FabricNetwork> net =
-        StepMarking(5000).Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    Ptr<FabricNetwork> net = StepMarking(5000).Install(Star(senders + 1, DataRate("100Gbps"), 2));
     net->AssignStreams(0);
     RdmaHelper rdma = DctcpRdma(4);
     rdma.Install(net);
@@ -134,14 +135,14 @@ TEST(Dctcp, CoalescedAcksEchoExactlyTheMarksOfTheFramesTheyCover)
     // told apart by source host.
     net->GetEndpoint(0)->TraceConnectWithoutContext(
         "Deliver",
-        MakeBoundCallback(+[](std::vector<Seen>* v, const FrameInfo& f) {
-            OnResponder(&(*v)[f.srcHost - 1], f);
-        },
-                          &seen));
+        MakeBoundCallback(
+            +[](std::vector<Seen>* v, const FrameInfo& f) { OnResponder(&(*v)[f.srcHost - 1], f); },
+            &seen));
     for (uint32_t s = 0; s < senders; ++s)
     {
-        net->GetEndpoint(s + 1)->TraceConnectWithoutContext("Deliver",
-                                                            MakeBoundCallback(&OnRequester, &seen[s]));
+        net->GetEndpoint(s + 1)->TraceConnectWithoutContext(
+            "Deliver",
+            MakeBoundCallback(&OnRequester, &seen[s]));
     }
     Simulator::Run();
     RdmaQpCounters totals;
@@ -188,8 +189,7 @@ TEST(Dctcp, IncastHoldsTheQueueNearTheMarkingStepWithTheBottleneckBusy)
     // port stays busy.
     const uint32_t senders = 8;
     const uint32_t k = 100000;
-    Ptr<FabricNetwork> net =
-        StepMarking(k / 4).Install(Star(senders + 1, DataRate("100Gbps"), 2));
+    Ptr<FabricNetwork> net = StepMarking(k / 4).Install(Star(senders + 1, DataRate("100Gbps"), 2));
     net->AssignStreams(0);
     RdmaHelper rdma = DctcpRdma(1);
     rdma.Install(net);
@@ -198,6 +198,7 @@ TEST(Dctcp, IncastHoldsTheQueueNearTheMarkingStepWithTheBottleneckBusy)
     {
         rdma.Connect(net, s + 1, 0).first->PostSend(8 << 20, MakeBoundCallback(&OnDone, &last));
     }
+
     struct Queue
     {
         uint64_t peak{0};
@@ -205,6 +206,7 @@ TEST(Dctcp, IncastHoldsTheQueueNearTheMarkingStepWithTheBottleneckBusy)
         Time since;
         uint64_t bytes{0};
     } q;
+
     const Time from = MicroSeconds(300);
     Ptr<FabricNetDevice> port = net->GetPort(senders + 1, 0);
     port->TraceConnectWithoutContext(
@@ -238,7 +240,7 @@ TEST(Dctcp, IncastHoldsTheQueueNearTheMarkingStepWithTheBottleneckBusy)
     EXPECT_LT(q.peak, k + overshoot);
     EXPECT_GT(mean, 0.75 * k);
     EXPECT_LT(mean, 1.1 * k);
-    std::cout << "DCTCP incast: bottleneck busy " << busy << ", queue after 300 us: mean "
-              << mean << " B, peak " << q.peak << " B (K " << k << ", K + overshoot " << k + overshoot
+    std::cout << "DCTCP incast: bottleneck busy " << busy << ", queue after 300 us: mean " << mean
+              << " B, peak " << q.peak << " B (K " << k << ", K + overshoot " << k + overshoot
               << " B)" << std::endl;
 }

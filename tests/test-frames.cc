@@ -183,8 +183,8 @@ StackBytes(const DataFrameSpec& s, Ipv4Header::EcnType ecn)
         h.telemetry = *s.telemetry;
     }
     const uint32_t udpPayload = 12 + (h.HasAeth() ? h.aeth.GetSerializedSize() : 0) +
-                                (s.telemetry ? InbandTelemetry::kHeaderBytes : 0) +
-                                s.payloadBytes + roce::kIcrcBytes;
+                                (s.telemetry ? InbandTelemetry::kHeaderBytes : 0) + s.payloadBytes +
+                                roce::kIcrcBytes;
     h.udp.SetSourcePort(s.udpSrcPort);
     h.udp.SetDestinationPort(roce::kUdpPort);
     h.udp.ForcePayloadSize(static_cast<uint16_t>(8 + udpPayload));

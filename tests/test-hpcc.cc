@@ -135,8 +135,7 @@ TEST(Hpcc, EachAckMovesTheRateAsAlgorithmOneSays)
     // The floor: MinRate, 100 Mb/s.
     for (int i = 1; i <= 5; ++i)
     {
-        Ack(cc, At100G(40000 + i * 10000, 124928 * (i + 1), 1u << 22), 41 + 10 * i,
-                            50 + 10 * i);
+        Ack(cc, At100G(40000 + i * 10000, 124928 * (i + 1), 1u << 22), 41 + 10 * i, 50 + 10 * i);
     }
     EXPECT_EQ(rate(), 100e6);
 }
@@ -244,7 +243,8 @@ TEST(Hpcc, OneFlowSettlesAtTheFixedPointOfItsLaw)
     Time done;
     qp->PostSend(32 << 20, MakeBoundCallback(&OnDone, &done));
     uint64_t peak = 0;
-    net->GetPort(2, 0)->TraceConnectWithoutContext("QueueBytes", MakeBoundCallback(&OnQueue, &peak));
+    net->GetPort(2, 0)->TraceConnectWithoutContext("QueueBytes",
+                                                   MakeBoundCallback(&OnQueue, &peak));
     Simulator::Run();
     Simulator::Destroy();
     const double fixedPoint = 0.95 * 100e9 * 4224 / 4204 + 40e6;
@@ -278,6 +278,7 @@ TEST(Hpcc, IncastHoldsTheAggregateAtTheFixedPointWithAQueueFarBelowDcqcns)
     // for the senders that update most, against the weak pull of the additive step (the
     // chapter's HPCC section).  DCQCN waits for marks past Kmin and holds megabytes.
     const uint32_t senders = 8;
+
     struct Outcome
     {
         double busy;
@@ -286,6 +287,7 @@ TEST(Hpcc, IncastHoldsTheAggregateAtTheFixedPointWithAQueueFarBelowDcqcns)
         uint64_t lateQueue;
         std::vector<Rates> rates;
     };
+
     const auto run = [senders](bool hpcc) {
         Ptr<FabricNetwork> net =
             FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 200));

@@ -193,9 +193,9 @@ SectionSchema::BindFamily(const std::string& key,
         });
         m.allowed = "an object of the " + m_name + "." + name + ".* keys";
         m.defaultText = "{}";
-        m.help = "The attributes of " + typeName + ", with " + key + " \"" + name + "\"" +
-                 (pickedOtherwise ? " or without " + key + " (when it is picked otherwise)."
-                                  : " only.");
+        m.help =
+            "The attributes of " + typeName + ", with " + key + " \"" + name + "\"" +
+            (pickedOtherwise ? " or without " + key + " (when it is picked otherwise)." : " only.");
         Add(std::move(m));
     }
     return *this;
@@ -283,10 +283,10 @@ SectionSchema::Apply(const json& section, const std::string& where) const
             {
                 list += k.movedTo.empty() ? (list.empty() ? "" : ", ") + k.key : "";
             }
-            throw ScenarioError(w + "." + key + " = " + value.dump() +
-                                ": unknown key; allowed in " + w + ": " + list +
-                                " (ai-fabric-run --print-keys=" + m_name.substr(0, m_name.find('.')) +
-                                " describes each)");
+            throw ScenarioError(
+                w + "." + key + " = " + value.dump() + ": unknown key; allowed in " + w + ": " +
+                list + " (ai-fabric-run --print-keys=" + m_name.substr(0, m_name.find('.')) +
+                " describes each)");
         }
         if (!e->movedTo.empty())
         {
@@ -303,8 +303,8 @@ SectionSchema::Apply(const json& section, const std::string& where) const
             const json chosen = given ? section.at(e->familyKey) : json(e->familyDefault);
             if ((given || !e->familyDefault.empty()) && chosen != json(e->key))
             {
-                throw ScenarioError(w + "." + key + " = " + value.dump() + ": applies with " +
-                                    w + "." + e->familyKey + " \"" + e->key + "\" only (it is " +
+                throw ScenarioError(w + "." + key + " = " + value.dump() + ": applies with " + w +
+                                    "." + e->familyKey + " \"" + e->key + "\" only (it is " +
                                     chosen.dump() + ")");
             }
             e->member->Apply(value, w + "." + key);

@@ -5,8 +5,8 @@
 #include "ns3/data-rate.h"
 #include "ns3/log.h"
 #include "ns3/node.h"
-#include "ns3/roce-frame.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/roce-frame.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -134,7 +134,8 @@ FabricNetwork::GetLargestBaseRtt() const
         const uint64_t rate = link.rate.GetBitRate();
         const int64_t delay = link.Delay().GetPicoSeconds();
         dataPs[tier] = std::max(dataPs[tier], delay + roce::WirePicoSeconds(data, rate));
-        ackPs[tier] = std::max(ackPs[tier], delay + roce::WirePicoSeconds(roce::kAckFrameBytes, rate));
+        ackPs[tier] =
+            std::max(ackPs[tier], delay + roce::WirePicoSeconds(roce::kAckFrameBytes, rate));
         const uint32_t sw = tierOf(a) == tier ? link.a : link.b;
         forwarding[tier] = Max(forwarding[tier], GetForwardingLatency(sw));
         top = std::max(top, tier);

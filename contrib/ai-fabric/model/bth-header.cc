@@ -45,8 +45,7 @@ BthHeader::Serialize(Buffer::Iterator i) const
     i.WriteU8(0x00); // SE=0, M=0, PadCnt=0, TVer=0
     i.WriteHtonU16(m_pkey);
     i.WriteHtonU32(m_destQp | (m_becn ? kBecnBit : 0u)); // FECN, BECN, 6 reserved bits
-    i.WriteHtonU32((m_ackRequest ? 0x80000000u : 0u) | (m_telemetry ? kTelemetryBit : 0u) |
-                   m_psn);
+    i.WriteHtonU32((m_ackRequest ? 0x80000000u : 0u) | (m_telemetry ? kTelemetryBit : 0u) | m_psn);
 }
 
 uint32_t

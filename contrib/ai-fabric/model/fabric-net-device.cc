@@ -533,8 +533,8 @@ FabricNetDevice::StampTelemetry(FrameInfo& info, uint32_t size, Time now) const
 {
     NS_ABORT_MSG_IF(m_rateCode == 0,
                     "a frame with in-band telemetry (HPCC) leaves port "
-                        << m_ifIndex << " of node " << m_nodeId << " at "
-                        << DataRate(m_bitRate) << ", which telemetry cannot encode: rates are "
+                        << m_ifIndex << " of node " << m_nodeId << " at " << DataRate(m_bitRate)
+                        << ", which telemetry cannot encode: rates are "
                         << InbandTelemetry::RateList());
     uint64_t queued = 0;
     for (uint64_t b : m_queueBytes)

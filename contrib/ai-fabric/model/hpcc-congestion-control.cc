@@ -186,8 +186,7 @@ HpccCongestionControl::DoNotifyAck(const AckFeedback& ack)
     if (utilization >= m_eta || m_incStage >= m_maxStage)
     {
         // Multiplicative: the rate that would bring the hop to eta, plus the additive step.
-        rate = utilization > 0 ? m_referenceRate * m_eta / utilization + m_additiveIncrease
-                               : line;
+        rate = utilization > 0 ? m_referenceRate * m_eta / utilization + m_additiveIncrease : line;
         stage = 0;
     }
     else
@@ -205,7 +204,7 @@ HpccCongestionControl::DoNotifyAck(const AckFeedback& ack)
     }
     m_rate = rate;
     NS_LOG_LOGIC("u " << u << " U " << utilization << " rate " << rate << " Rc "
-                       << m_referenceRate);
+                      << m_referenceRate);
 }
 
 } // namespace ns3

@@ -83,8 +83,8 @@ InbandTelemetry::GetHop(uint32_t i) const
 uint64_t
 InbandTelemetry::TxDelta(const Hop& later, const Hop& earlier)
 {
-    const uint64_t range = (uint64_t(1) << kTxBits) * kTxUnit *
-                           std::max<uint64_t>(1, later.bitRate / kScaleRate);
+    const uint64_t range =
+        (uint64_t(1) << kTxBits) * kTxUnit * std::max<uint64_t>(1, later.bitRate / kScaleRate);
     return (later.txBytes + range - earlier.txBytes) % range;
 }
 

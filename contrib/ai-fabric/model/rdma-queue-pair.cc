@@ -275,8 +275,8 @@ RdmaQueuePair::SendNext()
     {
         // Selective repeat resends lost frames before new ones (go-back-N queues none).
         const bool resend = m_resendHead < m_resend.size() && ResendDue();
-        if (!resend && (m_sndNxt >= m_endSeq || !InWindow(m_sndNxt) ||
-                        (m_windowed && CcWindowFull())))
+        if (!resend &&
+            (m_sndNxt >= m_endSeq || !InWindow(m_sndNxt) || (m_windowed && CcWindowFull())))
         {
             return;
         }
@@ -400,9 +400,8 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     {
         // The last frame of a segment (or of what is posted): from its hand-off to its ACK,
         // less its own serialization at line rate.
-        const int64_t serialization =
-            roce::WirePicoSeconds(spec.payloadBytes + m_frameOverhead,
-                                  m_cc->GetLineRate().GetBitRate());
+        const int64_t serialization = roce::WirePicoSeconds(spec.payloadBytes + m_frameOverhead,
+                                                            m_cc->GetLineRate().GetBitRate());
         m_rttSamples.push_back({seq, Simulator::Now() + PicoSeconds(serialization)});
         m_nextRttSample = seq + m_rttSegmentFrames;
     }
@@ -556,8 +555,8 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     }
     // Progress may open a window (selective repeat's, the congestion control's); a selective
     // NAK queues resends.
-    if ((nak || (progress && (m_mode == SELECTIVE_REPEAT || m_windowFull))) &&
-        !m_waitingForPort && !m_pacing)
+    if ((nak || (progress && (m_mode == SELECTIVE_REPEAT || m_windowFull))) && !m_waitingForPort &&
+        !m_pacing)
     {
         SendNext();
     }

@@ -57,15 +57,18 @@ CheckTelemetryRates(const json& doc, const Scenario& s)
     }
     if (doc.contains("switch") && !doc["switch"].value("telemetry", true))
     {
-        Fail("switch.telemetry", json(false),
+        Fail("switch.telemetry",
+             json(false),
              "HPCC (rdma.congestion_control) reads the telemetry switches stamp: without it "
              "every sender would run at line rate");
     }
     if (!s.failures.laneLossKey.empty())
     {
-        Fail(s.failures.laneLossKey, json("lane_loss"),
+        Fail(s.failures.laneLossKey,
+             json("lane_loss"),
              "not with HPCC (rdma.congestion_control): its switches' telemetry encodes link "
-             "rates of " + std::string(InbandTelemetry::RateList()) +
+             "rates of " +
+                 std::string(InbandTelemetry::RateList()) +
                  ", and a link that loses lanes runs between them");
     }
     const auto& t = s.topology;
@@ -81,8 +84,8 @@ CheckTelemetryRates(const json& doc, const Scenario& s)
             Fail("rdma.congestion_control",
                  json("hpcc"),
                  "its switches stamp in-band telemetry, which encodes link rates of " +
-                     std::string(InbandTelemetry::RateList()) + "; link " +
-                     t.GetNode(link.a).name + "-" + t.GetNode(link.b).name + " runs at " +
+                     std::string(InbandTelemetry::RateList()) + "; link " + t.GetNode(link.a).name +
+                     "-" + t.GetNode(link.b).name + " runs at " +
                      std::to_string(link.rate.GetBitRate() / 1e9) + " Gb/s");
         }
     }
