@@ -22,7 +22,7 @@ import math
 import re
 from pathlib import Path
 
-from plotting import save_whole, write_whole
+from plotting import human_bytes, save_whole, write_whole
 
 OVERHEAD = 66 + 20  # headers, ICRC, FCS; preamble and gap
 NS_PER_METRE = 5.0
@@ -136,11 +136,11 @@ def main() -> None:
                 ax.plot(range(len(b)), [x[1][p] for x in b], marker=".", label=r["cc"])
                 ticks = list(range(0, len(b), 4))
                 ax.set_xticks(ticks)
-                ax.set_xticklabels([f"{b[t][0] / 1e3:.0f}K" if b[t][0] < 1e6
-                                    else f"{b[t][0] / 1e6:.1f}M" for t in ticks], fontsize=7)
+                ax.set_xticklabels([human_bytes(b[t][0]) for t in ticks], fontsize=7)
             ax.set_yscale("log")
             ax.set_title(f"{workload} {load}%: p{round(p * 100)} slowdown", fontsize=9)
-            ax.set_xlabel("flow size (bins of 5% of flows)", fontsize=8)
+            ax.set_xlabel("flow size, bytes (bins of 5% of flows, at each bin's largest)",
+                          fontsize=8)
             ax.grid(True, which="both", alpha=0.3)
             ax.legend(fontsize=7)
     fig.tight_layout()

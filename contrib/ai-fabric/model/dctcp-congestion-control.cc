@@ -7,7 +7,6 @@
 #include "ns3/log.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace ns3
 {
@@ -69,13 +68,7 @@ DctcpCongestionControl::DctcpCongestionControl() = default;
 void
 DctcpCongestionControl::DoAttach()
 {
-    if (m_baseRtt.IsZero())
-    {
-        m_baseRtt = GetFabricRtt();
-    }
-    NS_ABORT_MSG_IF(m_baseRtt.IsZero(),
-                    "DctcpCongestionControl needs a round trip: set BaseRtt, or install the NICs "
-                    "with RdmaHelper, which passes the fabric's on");
+    m_baseRtt = RoundTripOr(m_baseRtt, "DctcpCongestionControl");
     m_rate = static_cast<double>(GetLineRate().GetBitRate());
 }
 
@@ -92,7 +85,7 @@ DctcpCongestionControl::DoGetWindowBytes()
     {
         return 0;
     }
-    return std::max<uint64_t>(1, std::ceil(m_rate * m_baseRtt.GetSeconds() / 8));
+    return WindowBytes(m_rate, m_baseRtt);
 }
 
 void

@@ -9,7 +9,6 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace ns3
 {
@@ -85,13 +84,7 @@ HpccCongestionControl::HpccCongestionControl() = default;
 void
 HpccCongestionControl::DoAttach()
 {
-    if (m_baseRtt.IsZero())
-    {
-        m_baseRtt = GetFabricRtt();
-    }
-    NS_ABORT_MSG_IF(m_baseRtt.IsZero(),
-                    "HpccCongestionControl needs a round trip: set BaseRtt, or install the NICs "
-                    "with RdmaHelper, which passes the fabric's on");
+    m_baseRtt = RoundTripOr(m_baseRtt, "HpccCongestionControl");
     const double line = static_cast<double>(GetLineRate().GetBitRate());
     m_rate = line;
     m_referenceRate = line;
@@ -111,8 +104,7 @@ HpccCongestionControl::DoGetWindowBytes()
     {
         return 0;
     }
-    // R T, at least a byte (the queue pair keeps AckInterval frames in flight regardless).
-    return std::max<uint64_t>(1, std::ceil(m_rate * m_baseRtt.GetSeconds() / 8));
+    return WindowBytes(m_rate, m_baseRtt);
 }
 
 void

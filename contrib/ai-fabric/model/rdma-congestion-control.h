@@ -86,6 +86,13 @@ class RdmaCongestionControl : public Object
     uint64_t GetWindowBytes() { return DoGetWindowBytes(); }
     DataRate GetLineRate() const { return m_lineRate; }
 
+  protected:
+    /** \p configured, or if it is zero the fabric's round trip (SetFabricRtt); aborts naming
+     * \p who if both are zero. */
+    Time RoundTripOr(Time configured, const char* who) const;
+    /** The bytes \p bitRate moves in \p t, rounded up, at least 1: a window of rate x time. */
+    static uint64_t WindowBytes(double bitRate, Time t);
+
   private:
     virtual void DoAttach() {}
     virtual DataRate DoGetRate() = 0;
