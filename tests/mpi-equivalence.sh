@@ -174,6 +174,7 @@ s['port'] = {'ecn_kmin_per_25g': '20KB', 'ecn_kmax_per_25g': '20KB', 'ecn_pmax':
 json.dump(s, open('$d/dctcp.json','w'))"
 agree dctcp "$d/dctcp.json" collectives.csv links.csv flows.csv
 grep -q '"cnps_sent": 0,' "$d/dctcp2/summary.json"
+awk -F, 'NR > 1 && $19 > 0 { found = 1 } END { exit !found }' "$d/dctcp2/links.csv" # marked
 
 # A training job (PP 2 x DP 8; stage 1 on the other rank): its pipeline transfers and its
 # barrier's notices cross the ranks, and every process records the same iterations.

@@ -134,6 +134,12 @@ INSTANTIATE_TEST_SUITE_P(
                                  "{\"base_rtt\":\"5us\"}}"),
                  "", "rdma.hpcc = {\"base_rtt\":\"5us\"}: applies with rdma.congestion_control "
                      "\"hpcc\" only"},
+        BadInput{"protocol_keys_the_algorithm_does_not_use",
+                 "{\"topology\":{\"kind\":\"fat_tree\",\"k\":4},\"collective\":{\"op\":"
+                 "\"allreduce\",\"algorithm\":\"ring\",\"bytes\":65536,\"ll\":"
+                 "{\"buffer_size\":65536}}}",
+                 "", "collective.ll = {\"buffer_size\":65536}: applies with collective.protocol "
+                     "\"ll\" only (it is \"simple\")"},
         BadInput{"congestion_control_key_out_of_range",
                  Scenario(kTopo, ",\"rdma\":{\"congestion_control\":\"hpcc\",\"hpcc\":"
                                  "{\"target_utilization\":5}}"),

@@ -18,7 +18,9 @@ published runs:
          1 us, rate timer 300 us, one CNP per 4 us; 20 Mb/s AI, 200 Mb/s HAI at 100G
   hpcc   eta 0.95, maxStage 0, 40 Mb/s AI at 100G, window R T, T the fabric's largest base
          round trip; no ECN
-  dctcp  ECN step at 300 KB at 100G (75 KB per 25G), Pmax 1; g 1/16, 615 Mb/s AI, window
+  dctcp  ECN step at 300 KB at 100G (75 KB per 25G), Pmax 1; g 1/16, 615 Mb/s AI, window R T
+The artifact limits DCQCN's rate cuts to one per 4 us at the sender; here the responder sends
+at most one CNP per 4 us, the same in effect.
 Writes OUT/<workload>-<load>-<cc>/ results folders, OUT/fct-slowdown.png (p50, p95 and p99
 slowdown by flow size) and OUT/fct-slowdown.md (analysis/fct_slowdown_plot.py).
 """

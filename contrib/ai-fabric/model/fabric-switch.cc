@@ -111,7 +111,7 @@ FabricSwitch::GetTypeId()
                           "Default true; the port's rate must then be one a record names (1, "
                           "10, 25, 40, 50, 100, 200, 400, 800 or 1600 Gb/s).  The network "
                           "helper turns it off on NVSwitches: HPCC controls the Ethernet "
-                          "fabric.",
+                          "fabric.  HPCC needs it (the runner refuses hpcc without it).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&FabricSwitch::m_telemetry),
                           MakeBooleanChecker());

@@ -132,7 +132,8 @@ CollectiveSchema(TypeId algorithm, const SectionSchema::Setter& set,
         .Key(kTimelineMaxSteps)
         .BindFamily("protocol", CollectiveAlgorithm::GetTypeId(), "Protocol",
                     CollectiveProtocol::GetTypeId(), "Protocol", set,
-                    true) // auto picks protocols per size
+                    // auto picks protocols per size: each one's keys apply without the key
+                    algorithm == AutoCollectiveAlgorithm::GetTypeId())
         .Bind(algorithm, set)
         .Bind(CollectiveGroup::GetTypeId(), groupSet)
         .Moved("priority", "rdma.priority");
