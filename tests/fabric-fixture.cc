@@ -12,6 +12,14 @@ RunAndDestroy()
     Simulator::Destroy();
 }
 
+RdmaHelper
+RdmaRunning(TypeId tid)
+{
+    RdmaHelper rdma;
+    rdma.SetNicAttribute("CongestionControl", TypeIdValue(tid));
+    return rdma;
+}
+
 Ptr<FabricNetwork>
 DcqcnStar(uint32_t senders, RdmaHelper& rdma)
 {

@@ -17,6 +17,9 @@ using ns3::checks::FabricTotals;
 using ns3::checks::Star;
 using ns3::checks::Totals;
 
+/** An RdmaHelper whose NICs run the congestion control \p tid. */
+ns3::RdmaHelper RdmaRunning(ns3::TypeId tid);
+
 /** Run the simulator to completion and destroy it. */
 void RunAndDestroy();
 

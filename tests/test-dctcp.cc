@@ -106,8 +106,7 @@ StepMarking(uint32_t kPer25G)
 RdmaHelper
 DctcpRdma(uint32_t ackInterval)
 {
-    RdmaHelper rdma;
-    rdma.SetNicAttribute("CongestionControl", TypeIdValue(DctcpCongestionControl::GetTypeId()));
+    RdmaHelper rdma = RdmaRunning(DctcpCongestionControl::GetTypeId());
     rdma.SetQueuePairAttribute("AckInterval", UintegerValue(ackInterval));
     return rdma;
 }

@@ -170,15 +170,6 @@ TEST(Hpcc, BelowTargetMaxStageRoundTripsIncreaseAdditively)
 
 namespace
 {
-/** An RdmaHelper whose NICs run HPCC. */
-RdmaHelper
-HpccRdma()
-{
-    RdmaHelper rdma;
-    rdma.SetNicAttribute("CongestionControl", TypeIdValue(HpccCongestionControl::GetTypeId()));
-    return rdma;
-}
-
 /** The rates a queue pair's HPCC set, with the time of each. */
 struct Rates
 {
@@ -235,7 +226,7 @@ TEST(Hpcc, OneFlowSettlesAtTheFixedPointOfItsLaw)
     // 42-byte telemetry header, less preamble and gap).  Rc = R at the fixed point of
     // R = Rc eta / U + R_AI: R* = eta B 4224 / 4204 + R_AI = 95.492 Gb/s.
     Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
-    RdmaHelper rdma = HpccRdma();
+    RdmaHelper rdma = RdmaRunning(HpccCongestionControl::GetTypeId());
     rdma.Install(net);
     Ptr<RdmaQueuePair> qp = rdma.Connect(net, 1, 0).first;
     Rates r;
@@ -292,12 +283,8 @@ TEST(Hpcc, IncastHoldsTheAggregateAtTheFixedPointWithAQueueFarBelowDcqcns)
         Ptr<FabricNetwork> net =
             FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 200));
         net->AssignStreams(0); // RED's marking draws: the same whatever ran before
-        RdmaHelper rdma = hpcc ? HpccRdma() : RdmaHelper();
-        if (!hpcc)
-        {
-            rdma.SetNicAttribute("CongestionControl",
-                                 TypeIdValue(DcqcnCongestionControl::GetTypeId()));
-        }
+        RdmaHelper rdma = RdmaRunning(hpcc ? HpccCongestionControl::GetTypeId()
+                                           : DcqcnCongestionControl::GetTypeId());
         rdma.Install(net);
         Outcome o{};
         o.rtt = net->GetLargestBaseRtt();

@@ -79,15 +79,6 @@ TEST(Timely, EachCompletionMovesTheRateAsAlgorithmOneSays)
 
 namespace
 {
-/** An RdmaHelper whose NICs run TIMELY. */
-RdmaHelper
-TimelyRdma()
-{
-    RdmaHelper rdma;
-    rdma.SetNicAttribute("CongestionControl", TypeIdValue(TimelyCongestionControl::GetTypeId()));
-    return rdma;
-}
-
 /** What the completions of one queue pair said. */
 struct Completions
 {
@@ -100,7 +91,7 @@ TEST(Timely, AnIdlePathsRttIsItsDelaysAndTheRateStaysAtLineRate)
 {
     // One flow through one switch at 100G, 2 m cables: every completion times the same path.
     Ptr<FabricNetwork> net = FabricNetworkHelper().Install(Star(2, DataRate("100Gbps"), 2));
-    RdmaHelper rdma = TimelyRdma();
+    RdmaHelper rdma = RdmaRunning(TimelyCongestionControl::GetTypeId());
     rdma.Install(net);
     Ptr<RdmaQueuePair> qp = rdma.Connect(net, 1, 0).first;
     Completions c;
@@ -146,7 +137,7 @@ TEST(Timely, IncastSharesTheBottleneckWithoutPausesAtTheSlowPaceOfItsTenGigabitS
     Ptr<FabricNetwork> net =
         FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 2));
     net->AssignStreams(0);
-    RdmaHelper rdma = TimelyRdma();
+    RdmaHelper rdma = RdmaRunning(TimelyCongestionControl::GetTypeId());
     rdma.Install(net);
     std::vector<Completions> c(senders);
     Time last;
@@ -198,8 +189,7 @@ TEST(Timely, IncastSharesTheBottleneckWithoutPausesAtTheSlowPaceOfItsTenGigabitS
     Ptr<FabricNetwork> dcqcnNet =
         FabricNetworkHelper().Install(Star(senders + 1, DataRate("100Gbps"), 2));
     dcqcnNet->AssignStreams(0); // RED's marking draws: the same whatever ran before
-    RdmaHelper dcqcn;
-    dcqcn.SetNicAttribute("CongestionControl", TypeIdValue(DcqcnCongestionControl::GetTypeId()));
+    RdmaHelper dcqcn = RdmaRunning(DcqcnCongestionControl::GetTypeId());
     dcqcn.Install(dcqcnNet);
     Time dcqcnLast;
     for (uint32_t s = 0; s < senders; ++s)

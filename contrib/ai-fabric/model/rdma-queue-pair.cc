@@ -221,9 +221,8 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
     m_mtu = m_port->GetPayloadMtu();
     m_cc->Attach(m_port->GetFabricChannel()->GetDataRate());
     m_feedback = m_cc->GetFeedback();
-    m_telemetry = (m_feedback & RdmaCongestionControl::kTelemetry) != 0;
-    m_frameOverhead =
-        roce::kDataFrameOverheadBytes + (m_telemetry ? InbandTelemetry::kHeaderBytes : 0);
+    m_frameOverhead = roce::kDataFrameOverheadBytes +
+                      (Telemetry() ? InbandTelemetry::kHeaderBytes : 0);
     m_windowed = m_cc->GetWindowBytes() != 0;
     m_rttSegmentFrames = (uint64_t(m_cc->GetRttSegmentBytes()) + m_mtu - 1) / m_mtu;
     m_nextRttSample = m_startingPsn + m_rttSegmentFrames - 1;
@@ -382,7 +381,7 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     spec.payloadBytes = FramePayload(seq);
     spec.opcode = roce::SendOpcode(first, last);
     static const InbandTelemetry kUnstamped;
-    spec.telemetry = m_telemetry ? &kUnstamped : nullptr;
+    spec.telemetry = Telemetry() ? &kUnstamped : nullptr;
     ++m_counters.framesSent;
     m_counters.payloadSent += spec.payloadBytes;
     if (seq < m_highestSent)
@@ -805,7 +804,7 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
             m_ceState = ce;
         }
     }
-    else if (info.ecn == Ipv4Header::ECN_CE && !m_telemetry &&
+    else if (info.ecn == Ipv4Header::ECN_CE && !Telemetry() &&
              (!m_cnpSent || Simulator::Now() - m_lastCnp >= m_cnpInterval))
     {
         SendCnp();

@@ -198,6 +198,9 @@ class RdmaQueuePair : public MessageQueuePair
         return m_mode == GO_BACK_N || seq < m_sndUna + m_window;
     }
 
+    /** Data frames carry a telemetry header, and ACKs echo it (kTelemetry). */
+    bool Telemetry() const { return m_feedback & RdmaCongestionControl::kTelemetry; }
+
     /** Whether the congestion control's window holds no further frame (frames in flight
      * counted at the payload MTU; never fewer than AckInterval). */
     bool CcWindowFull();
@@ -282,7 +285,6 @@ class RdmaQueuePair : public MessageQueuePair
 
     // Per-ACK feedback (RdmaCongestionControl::GetFeedback) and windows (GetWindowBytes)
     uint8_t m_feedback{0};   //!< the congestion control's GetFeedback bits
-    bool m_telemetry{false}; //!< data frames carry a telemetry header; ACKs echo it
     bool m_windowed{false};  //!< the congestion control limits the bytes in flight
     bool m_windowFull{false}; //!< new frames wait for an ACK: the window is full
     /** Frame bytes of a data frame besides its payload (headers, ICRC, FCS, telemetry) */
