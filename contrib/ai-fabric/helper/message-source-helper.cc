@@ -87,7 +87,7 @@ MessageSourceHelper::ConnectFlowLevel(Ptr<FabricNetwork> network, uint32_t src, 
     const uint32_t flowId = m_nextFlowId++;
     const auto entropy = udpSrcPort.Get() != 0 ? static_cast<uint16_t>(udpSrcPort.Get())
                                                : roce::EntropyPort(flowId);
-    FlowNetwork::Route route = flows->MakeRouteOrWait(src, dst, entropy, 0, 0);
+    FlowNetwork::Route route = flows->MakeRouteOrWait(src, dst, entropy, 0, 0, false);
     if (payloadSize.Get() != 0)
     {
         route.payloadMtu = static_cast<uint32_t>(payloadSize.Get());

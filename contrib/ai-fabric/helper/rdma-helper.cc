@@ -1,5 +1,6 @@
 #include "rdma-helper.h"
 
+#include "ns3/enum.h"
 #include "ns3/nstime.h"
 #include "ns3/simulator.h"
 #include "ns3/uinteger.h"
@@ -151,7 +152,9 @@ RdmaHelper::ConnectMessages(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) 
     UintegerValue retryCount;
     TimeValue rto;
     TimeValue rtoMax;
+    EnumValue entropyMode;
     settings->GetAttribute("AckInterval", ackInterval);
+    settings->GetAttribute("Entropy", entropyMode);
     settings->GetAttribute("UdpSourcePort", udpSrcPort);
     settings->GetAttribute("RetryCount", retryCount);
     settings->GetAttribute("RetransmissionTimeout", rto);
@@ -179,8 +182,9 @@ RdmaHelper::ConnectMessages(Ptr<FabricNetwork> network, uint32_t a, uint32_t b) 
     Ptr<FlowQueuePair> qpA = CreateObject<FlowQueuePair>();
     Ptr<FlowQueuePair> qpB = CreateObject<FlowQueuePair>();
     // A connection made while a failure leaves no route waits for one, and may give up.
-    qpA->Setup(flows, flows->MakeRouteOrWait(a, b, portA, portB, interval), budget);
-    qpB->Setup(flows, flows->MakeRouteOrWait(b, a, portB, portA, interval), budget);
+    const bool sprayed = entropyMode.Get() != RdmaQueuePair::FIXED_ENTROPY;
+    qpA->Setup(flows, flows->MakeRouteOrWait(a, b, portA, portB, interval, sprayed), budget);
+    qpB->Setup(flows, flows->MakeRouteOrWait(b, a, portB, portA, interval, sprayed), budget);
     qpA->SetPeer(qpB);
     qpB->SetPeer(qpA);
     return {qpA, qpB};

@@ -183,7 +183,7 @@ FlowNetwork::Retrace()
         // No path: it waits for one (not on its old one, which may come back before the
         // tables do).
         Route route = MakeRouteOrWait(old.src, old.dst, old.entropy, old.peerEntropy,
-                                      old.ackInterval);
+                                      old.ackInterval, old.sprayed);
         route.payloadMtu = old.payloadMtu; // the queue pair's, set when it was connected
         const bool moved =
             route.uses.size() != old.uses.size() ||
@@ -285,7 +285,7 @@ FlowNetwork::Stop(uint32_t flow)
 }
 
 void
-FlowNetwork::TracePath(uint32_t src, uint32_t dst, uint16_t entropy, double weight,
+FlowNetwork::TracePath(uint32_t src, uint32_t dst, uint16_t entropy, bool sprayed, double weight,
                        std::vector<Use>& uses, Time& delay, double& secondsPerByte,
                        bool countFirst) const
 {
@@ -332,7 +332,7 @@ FlowNetwork::TracePath(uint32_t src, uint32_t dst, uint16_t entropy, double weig
             {
                 throw noRoute();
             }
-            if (sw->SpreadsFlows())
+            if (sprayed || sw->SpreadsFlows())
             {
                 for (uint16_t p : ports)
                 {
@@ -352,7 +352,17 @@ FlowNetwork::TracePath(uint32_t src, uint32_t dst, uint16_t entropy, double weig
             {
                 throw noRoute();
             }
-            next.emplace_back(ep->HashEgress(ports, info), b.fraction);
+            if (sprayed)
+            {
+                for (uint16_t p : ports)
+                {
+                    next.emplace_back(p, b.fraction / ports.size());
+                }
+            }
+            else
+            {
+                next.emplace_back(ep->HashEgress(ports, info), b.fraction);
+            }
         }
         for (std::size_t i = 0; i < next.size(); ++i)
         {
@@ -380,11 +390,11 @@ FlowNetwork::TracePath(uint32_t src, uint32_t dst, uint16_t entropy, double weig
 
 FlowNetwork::Route
 FlowNetwork::MakeRouteOrWait(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
-                             uint32_t ackInterval) const
+                             uint32_t ackInterval, bool sprayed) const
 {
     try
     {
-        return MakeRoute(src, dst, entropy, peerEntropy, ackInterval);
+        return MakeRoute(src, dst, entropy, peerEntropy, ackInterval, sprayed);
     }
     catch (const std::invalid_argument&)
     {
@@ -404,13 +414,14 @@ FlowNetwork::MakeRouteOrWait(uint32_t src, uint32_t dst, uint16_t entropy, uint1
         r.entropy = entropy;
         r.peerEntropy = peerEntropy;
         r.ackInterval = ackInterval;
+        r.sprayed = sprayed;
         return r;
     }
 }
 
 FlowNetwork::Route
 FlowNetwork::MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
-                       uint32_t ackInterval) const
+                       uint32_t ackInterval, bool sprayed) const
 {
     Route r;
     Ptr<FabricNetDevice> port =
@@ -426,8 +437,9 @@ FlowNetwork::MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t pe
     r.entropy = entropy;
     r.peerEntropy = peerEntropy;
     r.ackInterval = ackInterval;
+    r.sprayed = sprayed;
     const double frameWireBytes = roce::WireBytesForPayload(r.payloadMtu);
-    TracePath(src, dst, entropy, 1.0, r.uses, r.dataDelay, r.dataSecondsPerByte, false);
+    TracePath(src, dst, entropy, sprayed, 1.0, r.uses, r.dataDelay, r.dataSecondsPerByte, false);
     // A hop's uses sum to 1 (a sprayed one's split over its next hops).
     for (const Use& u : r.uses)
     {
@@ -441,7 +453,7 @@ FlowNetwork::MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t pe
     const std::size_t dataUses = r.uses.size();
     const double ackWeight = static_cast<double>(roce::WireBytesForFrame(roce::kAckFrameBytes)) /
                              (static_cast<double>(ackInterval) * frameWireBytes);
-    TracePath(dst, src, peerEntropy, ackWeight, r.uses, r.ackDelay, r.ackSecondsPerByte, true);
+    TracePath(dst, src, peerEntropy, sprayed, ackWeight, r.uses, r.ackDelay, r.ackSecondsPerByte, true);
     for (std::size_t i = dataUses; i < r.uses.size(); ++i)
     {
         r.hopsPerFrame += r.uses[i].weight / ackWeight / ackInterval;

@@ -93,22 +93,26 @@ class FlowNetwork : public Object
         uint16_t entropy{0};
         uint16_t peerEntropy{0};
         uint32_t ackInterval{0};
+        bool sprayed{false};
     };
     /**
      * The route of endpoint \p src's queue pair with UDP source port \p entropy to endpoint
      * \p dst, whose ACKs leave \p dst with \p peerEntropy, one per \p ackInterval full
      * frames; \p ackInterval 0: no ACKs (the route has no uses back, and is not acknowledged).
+     * \p sprayed: the queue pair draws a port per frame (RdmaQueuePair's Entropy Spray or
+     * Recycle), so its frames and ACKs split evenly at every hop with several next hops, host
+     * ports included (Recycle's preference for unmarked paths is not modelled).
      * Throws std::invalid_argument if either has no route.
      */
     Route MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
-                    uint32_t ackInterval) const;
+                    uint32_t ackInterval, bool sprayed) const;
     /**
      * As MakeRoute, but where a failure took the last route (a link is down) a route that
      * waits for one: no links, a resource of no capacity, the smallest MTU of \p src's ports
      * (its NIC's).  With every link up a missing route still throws.
      */
     Route MakeRouteOrWait(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
-                          uint32_t ackInterval) const;
+                          uint32_t ackInterval, bool sprayed) const;
 
     /**
      * Follow \p routing: when it installs new tables every flow takes its new path (the same
@@ -223,8 +227,11 @@ class FlowNetwork : public Object
         bool operator>(const Due& o) const { return at != o.at ? at > o.at : flow > o.flow; }
     };
 
-    /** Trace the data path from \p src to \p dst; adds its uses to \p uses (by resource). */
-    void TracePath(uint32_t src, uint32_t dst, uint16_t entropy, double weight,
+    /**
+     * Trace the data path from \p src to \p dst; adds its uses to \p uses (by resource).
+     * \p sprayed: split evenly at every hop with several next hops.
+     */
+    void TracePath(uint32_t src, uint32_t dst, uint16_t entropy, bool sprayed, double weight,
                    std::vector<Use>& uses, Time& delay, double& secondsPerByte,
                    bool countFirst) const;
     /** Flow \p flow starts using its resources (links and limiter). */

@@ -1,5 +1,6 @@
 #include "rdma-queue-pair.h"
 
+#include "ecmp-hash.h"
 #include "fabric-channel.h"
 #include "fabric-endpoint.h"
 
@@ -148,6 +149,32 @@ RdmaQueuePair::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&RdmaQueuePair::m_udpSrcPort),
                           MakeUintegerChecker<uint16_t>())
+            .AddAttribute(
+                "Entropy",
+                "Where each data frame's UDP source port, the field ECMP hashes, comes "
+                "from; both ends of a connection must use the same.  Fixed: "
+                "UdpSourcePort, one path per queue pair under flow-hash switches.  "
+                "Spray: a new pseudo-random port per frame (xorshift32 seeded from the "
+                "hosts, the QP and the host's EcmpSeed), so flow-hash switches spread "
+                "the QP's frames over every equal-cost path.  Recycle: the port of a "
+                "frame acknowledged without a CE mark is used again, a new one drawn "
+                "otherwise (entropy recycling, as REPS for Ultra Ethernet).  Under Spray "
+                "and Recycle an ACK leaves with its data frame's port, and under Recycle "
+                "echoes its CE mark in the BECN bit.  Spraying reorders frames: use "
+                "SelectiveRepeat.",
+                EnumValue(FIXED_ENTROPY),
+                MakeEnumAccessor(&RdmaQueuePair::m_entropyMode),
+                MakeEnumChecker(FIXED_ENTROPY, "Fixed", SPRAY_ENTROPY, "Spray",
+                                RECYCLE_ENTROPY, "Recycle"))
+            .AddAttribute("EntropyCacheSize",
+                          "Recycle: the ports kept for reuse at most (2 bytes each, allocated "
+                          "at the first); when it is full the oldest gives way.  A sender "
+                          "reuses one per frame as its ACKs return one, so it holds more only "
+                          "while the sender waits; default 256 frames, above the frames in "
+                          "flight over a 10 us round trip at 800G (244 of 4 KiB).",
+                          UintegerValue(256),
+                          MakeUintegerAccessor(&RdmaQueuePair::m_entropyCacheSize),
+                          MakeUintegerChecker<uint32_t>(1, 1u << 20))
             .AddTraceSource("MessageCompleted",
                             "A posted message was acknowledged: message id, bytes.",
                             MakeTraceSourceAccessor(&RdmaQueuePair::m_completedTrace),
@@ -209,6 +236,12 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
     {
         m_udpSrcPort = roce::QueuePairEntropy(endpoint->GetHostId(), localQpn);
     }
+    m_entropyDraw = EcmpHash(roce::HostAddressBits(endpoint->GetHostId()),
+                             roce::HostAddressBits(remoteHost),
+                             m_udpSrcPort,
+                             static_cast<uint16_t>(localQpn),
+                             endpoint->GetEcmpSeed());
+    m_entropyDraw = m_entropyDraw ? m_entropyDraw : 1; // xorshift32 never leaves 0
     m_port = endpoint->PortToward(remoteHost, m_udpSrcPort);
     if (!m_port)
     {
@@ -374,7 +407,7 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     const bool last = index + 1 == m.frames;
     DataFrameSpec spec;
     spec.dstHost = m_remoteHost;
-    spec.udpSrcPort = m_udpSrcPort;
+    spec.udpSrcPort = m_entropyMode == FIXED_ENTROPY ? m_udpSrcPort : NextEntropy();
     spec.priority = m_priority;
     spec.destQp = m_remoteQpn;
     spec.psn = static_cast<uint32_t>(seq & kPsnMask);
@@ -417,6 +450,39 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     return spec.payloadBytes;
 }
 
+uint16_t
+RdmaQueuePair::NextEntropy()
+{
+    if (m_cacheCount > 0)
+    {
+        const uint16_t entropy = m_entropyCache[m_cacheHead];
+        m_cacheHead = (m_cacheHead + 1) % m_entropyCache.size();
+        --m_cacheCount;
+        return entropy;
+    }
+    m_entropyDraw ^= m_entropyDraw << 13;
+    m_entropyDraw ^= m_entropyDraw >> 17;
+    m_entropyDraw ^= m_entropyDraw << 5;
+    return static_cast<uint16_t>(49152 + (m_entropyDraw >> 18)); // RFC 6335's dynamic range
+}
+
+void
+RdmaQueuePair::Recycle(uint16_t entropy)
+{
+    if (m_entropyCache.empty())
+    {
+        m_entropyCache.resize(m_entropyCacheSize);
+    }
+    const std::size_t size = m_entropyCache.size();
+    if (m_cacheCount == size)
+    {
+        m_cacheHead = (m_cacheHead + 1) % size; // the oldest gives way
+        --m_cacheCount;
+    }
+    m_entropyCache[(m_cacheHead + m_cacheCount) % size] = entropy;
+    ++m_cacheCount;
+}
+
 uint64_t
 RdmaQueuePair::Unwrap(uint32_t psn, uint64_t reference)
 {
@@ -453,6 +519,12 @@ RdmaQueuePair::ReceiveAck(const FrameInfo& info)
     if (m_failed)
     {
         return;
+    }
+    if (m_entropyMode == RECYCLE_ENTROPY && !info.ecnEcho &&
+        info.syndrome != AethHeader::kNakTrimmed)
+    {
+        // Its data frame's path was not congested (a trimmed one's was): take it again.
+        Recycle(info.udpSrcPort);
     }
     const bool nak = (info.syndrome >> 5) == 0x3;
     // A selective or trimmed NAK is taken as one only in selective repeat (else it is a
@@ -809,6 +881,16 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
     {
         SendCnp();
     }
+    if (m_entropyMode != FIXED_ENTROPY)
+    {
+        // The ACK or NAK this frame brings leaves with its port and, recycling, its mark (the
+        // early ACK above went with the frames' before).
+        m_echoEntropy = info.udpSrcPort;
+        if (m_entropyMode == RECYCLE_ENTROPY && !(m_feedback & RdmaCongestionControl::kEcnEcho))
+        {
+            m_ceState = info.ecn == Ipv4Header::ECN_CE;
+        }
+    }
     const uint64_t seq = Unwrap(info.psn, m_ePsn);
     if (info.trimmed)
     {
@@ -949,7 +1031,7 @@ RdmaQueuePair::SendAck(uint8_t syndrome, uint64_t psnSeq, uint64_t sackSeq)
     ++(syndrome == AethHeader::kAck ? m_counters.acksSent : m_counters.naksSent);
     DataFrameSpec spec;
     spec.dstHost = m_remoteHost;
-    spec.udpSrcPort = m_udpSrcPort;
+    spec.udpSrcPort = m_entropyMode == FIXED_ENTROPY ? m_udpSrcPort : m_echoEntropy;
     spec.priority = m_ackPriority;
     spec.ecnCapable = false;
     spec.opcode = BthHeader::RC_ACKNOWLEDGE;

@@ -106,6 +106,16 @@ struct RdmaQpCounters
  * congestion control with a window (GetWindowBytes) holds new frames while the frames in
  * flight, counted at the payload MTU, fill it, and there are AckInterval of them or more (a
  * coalescing responder waits for that many before it acknowledges).
+ *
+ * Entropy chooses each data frame's UDP source port, the field ECMP hashes: Fixed keeps one
+ * (UdpSourcePort), so flow-hash switches keep the QP on one path; Spray draws a new one per
+ * frame, so they spread its frames over every path; Recycle reuses the ports of frames that
+ * were acknowledged without a congestion mark and draws new ones otherwise (entropy recycling,
+ * as REPS does for Ultra Ethernet's transport).  Under Spray and Recycle each ACK or NAK
+ * leaves with the UDP source port of the data frame that triggered it, and under Recycle its
+ * BECN bit echoes that frame's CE mark (as DCTCP's echo does); the responder still sends
+ * CNPs when its congestion control reads them.  Both ends must use the same Entropy; spraying
+ * reorders, so it wants SelectiveRepeat.
  */
 class RdmaQueuePair : public MessageQueuePair
 {
@@ -115,6 +125,14 @@ class RdmaQueuePair : public MessageQueuePair
     {
         GO_BACK_N,        //!< IBA RC: in order only; a gap goes back to the first lost frame
         SELECTIVE_REPEAT, //!< out-of-order placement; only lost frames are resent
+    };
+
+    /** Where each data frame's UDP source port, its ECMP entropy, comes from. */
+    enum EntropyMode
+    {
+        FIXED_ENTROPY,   //!< one per QP (UdpSourcePort): flow-hash ECMP keeps it on one path
+        SPRAY_ENTROPY,   //!< a new pseudo-random one per frame
+        RECYCLE_ENTROPY, //!< those acknowledged without a CE mark again, else new ones
     };
 
     static TypeId GetTypeId();
@@ -219,6 +237,10 @@ class RdmaQueuePair : public MessageQueuePair
     void QueueResend(uint64_t seq);
     /** Responder: the data frame \p seq arrived trimmed. */
     void ReceiveTrimmed(uint64_t seq);
+    /** The UDP source port of the next data frame: a recycled one, or a new draw. */
+    uint16_t NextEntropy();
+    /** Recycle: an ACK echoed \p entropy without a CE mark; keep it for a later frame. */
+    void Recycle(uint16_t entropy);
     /** Clear the state of the frames from \p from to m_sndUna, now acknowledged. */
     void ForgetAcked(uint64_t from);
     /** Responder: frame \p seq arrived ahead of m_ePsn; place it (selective repeat). */
@@ -245,6 +267,8 @@ class RdmaQueuePair : public MessageQueuePair
     uint32_t m_mtu{4096};
     uint32_t m_startingPsn{};
     RetransmissionMode m_mode{GO_BACK_N}; //!< RetransmissionMode
+    EntropyMode m_entropyMode{FIXED_ENTROPY}; //!< Entropy
+    uint32_t m_entropyCacheSize{};            //!< EntropyCacheSize
     uint32_t m_window{};                  //!< SelectiveRepeatWindow
     uint32_t m_reorderThreshold{};        //!< ReorderThreshold
 
@@ -291,7 +315,10 @@ class RdmaQueuePair : public MessageQueuePair
     uint32_t m_frameOverhead{roce::kDataFrameOverheadBytes};
     bool m_echoing{false};   //!< responder: data frames came with telemetry; ACKs echo m_echo
     InbandTelemetry m_echo;  //!< responder: the telemetry of the last data frame received
-    bool m_ceState{false};   //!< responder (kEcnEcho): the last data frame was CE-marked
+    /** Responder: the CE mark its ACKs echo (kEcnEcho: of the frames they cover; Recycle:
+     * of the last data frame) */
+    bool m_ceState{false};
+    uint16_t m_echoEntropy{0}; //!< responder (Spray, Recycle): the port its ACKs leave with
 
     uint64_t m_rttSegmentFrames{0};      //!< frames per sample (the congestion control's; 0: none)
     uint64_t m_nextRttSample{0};         //!< the next new frame to time
@@ -304,6 +331,13 @@ class RdmaQueuePair : public MessageQueuePair
     std::size_t m_resendHead{0};    //!< the first of m_resend still to send
     uint64_t m_lossScan{0};         //!< frames below it were judged lost or not
     uint64_t m_highestSacked{0};    //!< one past the highest frame selectively acknowledged
+    // Entropy (Spray, Recycle), requester
+    uint32_t m_entropyDraw{0}; //!< the draws' xorshift32 state (never 0)
+    /** Recycle: ports acknowledged without a mark and not yet reused, a ring of
+     * EntropyCacheSize allocated at the first; the oldest is overwritten when it is full. */
+    std::vector<uint16_t> m_entropyCache;
+    std::size_t m_cacheHead{0};  //!< the oldest kept port
+    std::size_t m_cacheCount{0}; //!< ports kept
 
     // Responder
     uint64_t m_ePsn{0};          //!< next expected frame
