@@ -26,6 +26,10 @@ struct EntropyRun
     RdmaQpCounters requesters;      //!< summed (packet level)
     RdmaQpCounters responders;      //!< summed (packet level)
     Time baseRtt;                   //!< a full frame's and its ACK's, without queueing
+    uint64_t markedData{0};         //!< data frames delivered CE-marked
+    uint64_t echoingAcks{0};        //!< ACKs and NAKs delivered with the BECN bit
+    uint64_t acks{0};               //!< ACKs and NAKs delivered
+    uint64_t data{0};               //!< data frames delivered
 };
 
 /**
@@ -33,6 +37,8 @@ struct EntropyRun
  * switches, PFC, no congestion control, selective repeat): host i of leaf 0 sends \p bytes to
  * host i of leaf 1 for i < \p flows, under Entropy \p mode.  The link from the last spine to
  * leaf 1 runs at \p slowLink of its rate.  \p flowLevel: the flow-level model instead.
+ * \p kmin: the ports' ECN marking threshold per 25G, bytes (0: the default; the ramp to
+ * every frame marked ends at twice it).
  */
 EntropyRun
 Spread(RdmaQueuePair::EntropyMode mode,
@@ -40,10 +46,17 @@ Spread(RdmaQueuePair::EntropyMode mode,
     uint32_t flows,
     uint64_t bytes,
     double slowLink = 1.0,
-    bool flowLevel = false)
+    bool flowLevel = false,
+    uint64_t kmin = 0)
 {
     FabricNetworkHelper helper;
     helper.SetEcmpSeedBase(1); // the hashes whatever the run's seed
+    if (kmin)
+    {
+        helper.SetDeviceAttribute("EcnKminPer25G", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, kmin)));
+        helper.SetDeviceAttribute("EcnKmaxPer25G",
+                                  QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, 2 * kmin)));
+    }
     LeafSpineTopologyHelper topology(2, hostsPerLeaf, 1);
     topology.SetAttribute("NicRate", DataRateValue(DataRate("100Gbps")));
     Ptr<FabricNetwork> net = helper.Install(topology.Build());
@@ -74,8 +87,15 @@ Spread(RdmaQueuePair::EntropyMode mode,
     r.done.assign(flows, Time(-1));
     r.baseRtt = net->GetLargestBaseRtt();
     auto seen = [&r](const FrameInfo& info) {
-        (info.opcode == BthHeader::RC_ACKNOWLEDGE ? r.ackPorts : r.dataPorts)
-            .insert(info.udpSrcPort);
+        if (info.opcode == BthHeader::CNP)
+        {
+            return; // sent to every congestion control; none here reads them
+        }
+        const bool ack = info.opcode == BthHeader::RC_ACKNOWLEDGE;
+        (ack ? r.ackPorts : r.dataPorts).insert(info.udpSrcPort);
+        ++(ack ? r.acks : r.data);
+        r.echoingAcks += ack && info.ecnEcho;
+        r.markedData += !ack && info.ecn == Ipv4Header::ECN_CE;
     };
     std::vector<std::pair<Ptr<MessageQueuePair>, Ptr<MessageQueuePair>>> qps;
     for (uint32_t f = 0; f < flows; ++f)
@@ -126,7 +146,7 @@ TEST(Entropy, FixedKeepsAQueuePairOnOnePathAndSprayingSpreadsItAsIndependentDraw
         EXPECT_NEAR(double(n), frames / 4.0, 5 * std::sqrt(frames * 0.25 * 0.75)) << n;
     }
     // Draws from the 16,384 ports of the dynamic range repeat as independent draws do
-    // (3,604 distinct expected of 4,096 draws).
+    // (3,624 distinct expected of 4,096 draws).
     EXPECT_NEAR(double(spray.dataPorts.size()), ExpectedDistinct(frames, 16384), 60);
     std::cout << "Spray: uplinks";
     for (uint64_t n : spray.uplinks)
@@ -180,14 +200,41 @@ TEST(Entropy, RecyclingFillsAQuarterRatePathToItsRateWhereHashingAndSprayingAreH
     ASSERT_EQ(fixed.uplinks, (std::vector<uint64_t>{0, bytes / 4096})) << "hashed elsewhere";
     EXPECT_NEAR(rate(fixed), 25e9, 0.01 * 25e9);
     EXPECT_LE(rate(spray), 50e9);
+    EXPECT_GT(rate(spray), 1.2 * rate(fixed));
+    // Sprayed, each spine took half the frames sent (resends included), within 5 sigma.
+    const double sent = double(spray.uplinks[0] + spray.uplinks[1]);
+    EXPECT_NEAR(double(spray.uplinks[1]), sent / 2, 5 * std::sqrt(sent / 4));
     EXPECT_GT(rate(recycle), 0.98 * 100e9);
     EXPECT_EQ(recycle.requesters.payloadRetransmitted, 0u);
+    // No queue reached the marking threshold: ports return at the rate their path delivers
+    // frames (the ACK clock), so each path's share of the reuses is its share of the rate.
+    EXPECT_EQ(recycle.markedData, 0u);
     const double slowShare = double(recycle.uplinks[1]) / double(bytes / 4096);
     std::cout << "Quarter-rate path: hashed " << rate(fixed) / 1e9 << " Gb/s, sprayed "
               << rate(spray) / 1e9 << " Gb/s (" << spray.requesters.payloadRetransmitted
               << " bytes resent), recycled " << rate(recycle) / 1e9 << " Gb/s, the slow path "
               << 100 * slowShare << "% of its frames\n";
     EXPECT_NEAR(slowShare, 0.25, 0.01);
+}
+
+TEST(Entropy, RecyclingForgetsThePortsOfMarkedFrames)
+{
+    // The same quarter-rate path, marking from 8 KB queued per 25G (8 KB at the slow port, two
+    // frames): every ACK or NAK echoes the mark of the one frame that brought it, and the ports
+    // of marked frames are not reused, so the slow path carries less than its rate's share
+    // (25%, what the ACK clock alone gives it above).
+    const uint64_t bytes = 64ull << 20;
+    const EntropyRun recycle =
+        Spread(RdmaQueuePair::RECYCLE_ENTROPY, 2, 1, bytes, 0.25, false, 8000);
+    EXPECT_EQ(recycle.acks, recycle.data);
+    EXPECT_GT(recycle.markedData, 0u);
+    EXPECT_EQ(recycle.echoingAcks, recycle.markedData);
+    const double slowShare = double(recycle.uplinks[1]) / double(bytes / 4096);
+    EXPECT_LT(slowShare, 0.25);
+    const double wire = double(bytes) / 4096 * roce::WireBytesForPayload(4096) * 8; // bits
+    EXPECT_GT(wire / recycle.done[0].GetSeconds(), 0.98 * 100e9);
+    std::cout << "Quarter-rate path marking at 8 KB: " << recycle.markedData
+              << " frames marked, the slow path " << 100 * slowShare << "% of the frames\n";
 }
 
 TEST(Entropy, FlowLevelSplitsASprayedQueuePairEvenlyAsItsFramesDo)

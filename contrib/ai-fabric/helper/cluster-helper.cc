@@ -142,7 +142,17 @@ TopologyHelper::GetTypeId()
                           "NVSwitch.",
                           BooleanValue(true),
                           MakeBooleanAccessor(&TopologyHelper::m_nvls),
-                          MakeBooleanChecker());
+                          MakeBooleanChecker())
+            .AddAttribute("Planes",
+                          "Independent copies of the switch fabric (a multi-plane fabric): "
+                          "each GPU's NIC splits into this many ports of NicRate / Planes, one "
+                          "into each plane, and each plane is the topology at 1/Planes of its "
+                          "link rates (FabricRate too), as an 800G NIC of 8 x 100G planes is.  "
+                          "A queue pair keeps to one plane unless its Entropy sprays "
+                          "(rdma.entropy).  Default 1: one fabric.",
+                          UintegerValue(1),
+                          MakeUintegerAccessor(&TopologyHelper::m_planes),
+                          MakeUintegerChecker<uint32_t>(1, 64));
     return tid;
 }
 
@@ -150,11 +160,66 @@ FabricTopology
 TopologyHelper::Build() const
 {
     FabricTopology topology = DoBuild();
+    if (m_planes > 1)
+    {
+        topology = SplitIntoPlanes(topology, m_planes);
+    }
     if (m_nvls)
     {
         topology.AddNvlsEngines();
     }
     return topology;
+}
+
+FabricTopology
+TopologyHelper::SplitIntoPlanes(const FabricTopology& one, uint32_t planes)
+{
+    using Role = FabricTopology::Role;
+    const auto scaleOut = [](Role r) {
+        return r == Role::Leaf || r == Role::Spine || r == Role::Core;
+    };
+    FabricTopology split;
+    split.SetHostsAreTransit(one.HostsAreTransit());
+    // ids[node][plane]: the node's copy in each plane (the one node for hosts and NVSwitches).
+    std::vector<std::vector<uint32_t>> ids(one.GetNNodes());
+    for (uint32_t n = 0; n < one.GetNNodes(); ++n)
+    {
+        const FabricTopology::Node& node = one.GetNode(n);
+        if (node.role == Role::NvlsEngine)
+        {
+            throw std::logic_error("SplitIntoPlanes: NVLS engines come after the planes");
+        }
+        if (node.role == Role::Host)
+        {
+            ids[n].assign(planes, split.AddHost(node.name, node.server, node.localIndex));
+        }
+        else if (!scaleOut(node.role))
+        {
+            ids[n].assign(planes, split.AddNode(node.role, node.name, node.group));
+        }
+        else
+        {
+            for (uint32_t p = 0; p < planes; ++p)
+            {
+                ids[n].push_back(
+                    split.AddNode(node.role, node.name + "_p" + std::to_string(p), node.group));
+            }
+        }
+    }
+    for (const FabricTopology::Link& l : one.Links())
+    {
+        if (!scaleOut(one.GetNode(l.a).role) && !scaleOut(one.GetNode(l.b).role))
+        {
+            split.AddLink(ids[l.a][0], ids[l.b][0], l.rate, l.lengthMetres, l.medium);
+            continue;
+        }
+        const DataRate rate(l.rate.GetBitRate() / planes);
+        for (uint32_t p = 0; p < planes; ++p)
+        {
+            split.AddLink(ids[l.a][p], ids[l.b][p], rate, l.lengthMetres, l.medium);
+        }
+    }
+    return split;
 }
 
 TypeId

@@ -90,10 +90,19 @@ class TopologyHelper : public ObjectBase
         return {m_hostToLeafMetres, m_leafToSpineMetres, m_spineToCoreMetres};
     }
     /**
-     * Build the graph, with the NVSwitches' NVLS engines when Nvls is set; throws
-     * std::invalid_argument naming the parameter for bad input.
+     * Build the graph: with Planes P above 1, P copies of the family's switches and their
+     * cables, each GPU's NIC a port of 1/P its rate into each copy; then the NVSwitches' NVLS
+     * engines when Nvls is set.  Throws std::invalid_argument naming the parameter for bad
+     * input.
      */
     FabricTopology Build() const;
+    /**
+     * \p one's graph as \p planes independent planes: its hosts, NVSwitches and NVLink cables
+     * once; each switch (named \<name\>_p\<plane\>) and each scale-out cable once per plane, at
+     * 1/\p planes of its rate (rounded down to a bit per second).  A host's ports are its
+     * cables in \p one's order, a scale-out cable's copies side by side, plane 0 first.
+     */
+    static FabricTopology SplitIntoPlanes(const FabricTopology& one, uint32_t planes);
 
   protected:
     /** The family's graph: hosts, NVSwitches, switches and cables. */
@@ -124,6 +133,7 @@ class TopologyHelper : public ObjectBase
     double m_leafToSpineMetres{};
     double m_spineToCoreMetres{};
     bool m_nvls{true};
+    uint32_t m_planes{1}; //!< Planes
 };
 
 } // namespace ns3

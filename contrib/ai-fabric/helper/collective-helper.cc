@@ -15,24 +15,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("CollectiveHelper");
 
-namespace
-{
-/** The GPU's scale-out NIC: its first port that is not an NVLink. */
-uint32_t
-NicPort(const FabricTopology& topo, uint32_t host)
-{
-    const auto& node = topo.GetNode(topo.HostNode(host));
-    for (uint32_t port = 0; port < node.links.size(); ++port)
-    {
-        if (topo.GetLink(node.links[port]).medium != FabricTopology::Medium::NvLink)
-        {
-            return port;
-        }
-    }
-    return 0;
-}
-} // namespace
-
 NS_OBJECT_ENSURE_REGISTERED(CollectiveGroup);
 
 TypeId
@@ -81,18 +63,22 @@ CollectiveGroup::MakeRequest(CollectiveOperation op, uint64_t bytes) const
     r.engineServers = m_engineServers;
     // Rank 0's NIC and NVLink rates as built: the tuner's view of the servers, as NCCL reads
     // the NIC's speed when it makes the communicator (a lane lost later does not retune it),
-    // and the same in every process of a distributed run.
+    // and the same in every process of a distributed run.  The NIC's rate is its scale-out
+    // ports' together (one per plane of a multi-plane fabric); a GPU without one, its NVLink's.
     const auto& node0 = topo.GetNode(topo.HostNode(m_hosts[0]));
-    Ptr<Accelerator> gpu = m_network->GetHostNode(m_hosts[0])->GetObject<Accelerator>();
-    const uint32_t nic = node0.links[gpu ? gpu->GetNicAffinity() : NicPort(topo, m_hosts[0])];
-    r.nicRate = topo.GetLink(nic).rate;
+    uint64_t nicBps = 0;
     for (uint32_t link : node0.links)
     {
         if (topo.GetLink(link).medium == FabricTopology::Medium::NvLink)
         {
             r.nvLinkRate = topo.GetLink(link).rate;
         }
+        else
+        {
+            nicBps += topo.GetLink(link).rate.GetBitRate();
+        }
     }
+    r.nicRate = nicBps ? DataRate(nicBps) : r.nvLinkRate;
     return r;
 }
 
@@ -450,7 +436,6 @@ CollectiveHelper::InstallAccelerator(Ptr<FabricNetwork> network, uint32_t host) 
     if (!gpu)
     {
         gpu = m_acceleratorFactory.Create<Accelerator>();
-        gpu->SetNicAffinity(NicPort(network->GetTopology(), host));
         node->AggregateObject(gpu);
     }
     return gpu;

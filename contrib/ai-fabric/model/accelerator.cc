@@ -65,12 +65,6 @@ Accelerator::GetTypeId()
                           "are not timed.",
                           DoubleValue(1402.6 / 794.5), MakeDoubleAccessor(&Accelerator::m_lowPrecisionSpeedup),
                           MakeDoubleChecker<double>(0.001, 1000))
-            .AddAttribute("NicAffinity",
-                          "Host port index of the GPU's scale-out NIC (set by the helper from "
-                          "the topology: the port that is not NVLink).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&Accelerator::m_nicAffinity),
-                          MakeUintegerChecker<uint32_t>())
             .AddTraceSource("Reduce",
                             "A reduction was queued: bytes, the time it will finish.",
                             MakeTraceSourceAccessor(&Accelerator::m_reduceTrace),

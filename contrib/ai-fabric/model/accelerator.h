@@ -47,9 +47,6 @@ class Accelerator : public Object
     /** How long \p flops of FP8 matrix products take: the sustained rate x LowPrecisionSpeedup. */
     Time Fp8ComputeTime(double flops) const;
     DataRate GetCopyRate() const { return m_copyRate; }
-    /** Host port index of the GPU's scale-out NIC. */
-    uint32_t GetNicAffinity() const { return m_nicAffinity; }
-    void SetNicAffinity(uint32_t port) { m_nicAffinity = port; }
     /** The training job holding this GPU ("" if none): a GPU runs one rank of one job. */
     const std::string& GetJob() const { return m_job; }
     void SetJob(const std::string& name) { m_job = name; }
@@ -63,7 +60,6 @@ class Accelerator : public Object
     double m_sustainedFlops;
     double m_peakFlops;
     double m_lowPrecisionSpeedup;
-    uint32_t m_nicAffinity{};
     std::string m_job;
     Time m_reductionFreeAt; //!< when the reduction engine finishes its queued work
     Time m_copyFreeAt;      //!< same for the copy engine

@@ -98,18 +98,24 @@ FabricEndpoint::Send(DataFrameSpec spec)
     return Send(spec, route);
 }
 
+void
+FabricEndpoint::Choose(Route& route, uint32_t dstHost, uint16_t udpSrcPort) const
+{
+    if (route.tableVersion != m_tableVersion || route.dstHost != dstHost ||
+        route.udpSrcPort != udpSrcPort)
+    {
+        const Ptr<FabricNetDevice> port = PortToward(dstHost, udpSrcPort);
+        route.tableVersion = m_tableVersion;
+        route.dstHost = dstHost;
+        route.udpSrcPort = udpSrcPort;
+        route.port = PeekPointer(port);
+    }
+}
+
 bool
 FabricEndpoint::Send(DataFrameSpec spec, Route& route)
 {
-    if (route.tableVersion != m_tableVersion || route.dstHost != spec.dstHost ||
-        route.udpSrcPort != spec.udpSrcPort)
-    {
-        const Ptr<FabricNetDevice> port = PortToward(spec.dstHost, spec.udpSrcPort);
-        route.tableVersion = m_tableVersion;
-        route.dstHost = spec.dstHost;
-        route.udpSrcPort = spec.udpSrcPort;
-        route.port = PeekPointer(port);
-    }
+    Choose(route, spec.dstHost, spec.udpSrcPort);
     spec.srcHost = m_hostId;
     const FrameInfo info = roce::InfoOf(spec);
     if (!route.port)

@@ -95,6 +95,12 @@ class FabricEndpoint : public Object, public FabricPortOwner
     };
 
     /**
+     * Make \p route the port a frame to \p dstHost with entropy \p udpSrcPort leaves by,
+     * choosing again only if it was chosen for another destination or entropy or under other
+     * tables (what Send does first).
+     */
+    void Choose(Route& route, uint32_t dstHost, uint16_t udpSrcPort) const;
+    /**
      * Send a data frame per \p spec (its source host is filled in here).  Returns
      * false, counting the drop, if there is no route or the port's link is down.
      */

@@ -57,7 +57,9 @@ class RdmaCongestionControl : public Object
     enum Feedback : uint8_t
     {
         kTelemetry = 1, //!< data frames carry a telemetry header; ACKs echo it (HPCC)
-        kEcnEcho = 2,   //!< the responder echoes CE marks in its ACKs, not in CNPs (DCTCP)
+        /** the responder echoes CE marks in its ACKs (the BECN bit; RdmaQueuePair's Entropy
+         * Recycle echoes them too) and sends no CNPs (DCTCP) */
+        kEcnEcho = 2,
     };
     /**
      * The Feedback bits this congestion control wants: 0, the default, for none.  With any,

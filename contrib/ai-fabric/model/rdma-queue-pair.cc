@@ -155,7 +155,8 @@ RdmaQueuePair::GetTypeId()
                 "from; both ends of a connection must use the same.  Fixed: "
                 "UdpSourcePort, one path per queue pair under flow-hash switches.  "
                 "Spray: a new pseudo-random port per frame (xorshift32 seeded from the "
-                "hosts, the QP and the host's EcmpSeed), so flow-hash switches spread "
+                "hosts, the QP, UdpSourcePort and the host's EcmpSeed), so flow-hash "
+                "switches spread "
                 "the QP's frames over every equal-cost path.  Recycle: the port of a "
                 "frame acknowledged without a CE mark is used again, a new one drawn "
                 "otherwise (entropy recycling, as REPS for Ultra Ethernet).  Under Spray "
@@ -217,6 +218,7 @@ RdmaQueuePair::DoDispose()
     m_sentState = std::vector<uint8_t>();
     m_resend = std::vector<uint64_t>();
     m_placed = std::vector<uint32_t>();
+    m_entropyCache = std::vector<uint16_t>();
     MessageQueuePair::DoDispose();
 }
 
@@ -252,7 +254,21 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
         m_port = endpoint->GetSmallestMtuPort();
     }
     m_mtu = m_port->GetPayloadMtu();
-    m_cc->Attach(m_port->GetFabricChannel()->GetDataRate());
+    DataRate lineRate = m_port->GetFabricChannel()->GetDataRate();
+    if (m_entropyMode != FIXED_ENTROPY && endpoint->NextHops(remoteHost).size() > 1)
+    {
+        // Sprayed over every port toward the peer (the planes of a multi-plane NIC): their
+        // rates together, frames that fit each.
+        uint64_t bps = 0;
+        for (uint16_t port : endpoint->NextHops(remoteHost))
+        {
+            Ptr<FabricNetDevice> p = endpoint->GetPort(port);
+            bps += p->GetFabricChannel()->GetDataRate().GetBitRate();
+            m_mtu = std::min(m_mtu, p->GetPayloadMtu());
+        }
+        lineRate = DataRate(bps);
+    }
+    m_cc->Attach(lineRate);
     m_feedback = m_cc->GetFeedback();
     m_frameOverhead = roce::kDataFrameOverheadBytes +
                       (Telemetry() ? InbandTelemetry::kHeaderBytes : 0);
@@ -320,6 +336,10 @@ RdmaQueuePair::SendNext()
                                               &RdmaQueuePair::PaceDone,
                                               this);
             return;
+        }
+        if (m_entropyMode != FIXED_ENTROPY)
+        {
+            ChooseEntropy();
         }
         if (m_port->GetQueueBytes(m_priority) > 0)
         {
@@ -407,7 +427,8 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     const bool last = index + 1 == m.frames;
     DataFrameSpec spec;
     spec.dstHost = m_remoteHost;
-    spec.udpSrcPort = m_entropyMode == FIXED_ENTROPY ? m_udpSrcPort : NextEntropy();
+    spec.udpSrcPort = m_entropyMode == FIXED_ENTROPY ? m_udpSrcPort : m_nextEntropy;
+    m_entropyChosen = false;
     spec.priority = m_priority;
     spec.destQp = m_remoteQpn;
     spec.psn = static_cast<uint32_t>(seq & kPsnMask);
@@ -431,16 +452,16 @@ RdmaQueuePair::SendFrame(uint64_t seq)
     else if (m_rttSegmentFrames && (seq >= m_nextRttSample || seq + 1 == m_endSeq))
     {
         // The last frame of a segment (or of what is posted): from its hand-off to its ACK,
-        // less its own serialization at line rate.
-        const int64_t serialization = roce::WirePicoSeconds(spec.payloadBytes + m_frameOverhead,
-                                                            m_cc->GetLineRate().GetBitRate());
+        // less its own serialization at its port's rate.
+        const int64_t serialization =
+            roce::WirePicoSeconds(spec.payloadBytes + m_frameOverhead,
+                                  m_port->GetFabricChannel()->GetDataRate().GetBitRate());
         m_rttSamples.push_back({seq, Simulator::Now() + PicoSeconds(serialization)});
         m_nextRttSample = seq + m_rttSegmentFrames;
     }
     m_highestSent = std::max(m_highestSent, seq + 1);
     m_endpoint->Send(spec, m_route);
-    // The MTU and the congestion control's line rate stay the first port's (a host's ports
-    // share them).
+    // The MTU stays the first port's (a host's scale-out ports share it).
     m_route.Follow(m_port);
     m_cc->NotifySent(spec.payloadBytes + m_frameOverhead);
     if (!m_timerArmed)
@@ -448,6 +469,75 @@ RdmaQueuePair::SendFrame(uint64_t seq)
         ArmTimer();
     }
     return spec.payloadBytes;
+}
+
+void
+RdmaQueuePair::ChooseEntropy()
+{
+    if (m_entropyChosen)
+    {
+        return;
+    }
+    m_entropyChosen = true;
+    const ForwardingTable::PortSet& hops = m_endpoint->NextHops(m_remoteHost);
+    if (hops.size() <= 1)
+    {
+        m_nextEntropy = NextEntropy();
+    }
+    else
+    {
+        // The NIC serves its ports toward the peer in turn: the up port with the fewest bytes
+        // queued in the class, ties from m_portTurn on.
+        const auto n = static_cast<uint32_t>(hops.size());
+        uint16_t best = hops[m_portTurn % n];
+        uint64_t fewest = UINT64_MAX;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            const uint16_t port = hops[(m_portTurn + i) % n];
+            Ptr<FabricNetDevice> device = m_endpoint->GetPort(port);
+            const uint64_t queued = device->GetQueueBytes(m_priority);
+            if (device->IsLinkUp() && queued < fewest)
+            {
+                best = port;
+                fewest = queued;
+            }
+        }
+        m_portTurn = (m_portTurn + 1) % n;
+        m_nextEntropy = EntropyToward(best, hops);
+    }
+    m_endpoint->Choose(m_route, m_remoteHost, m_nextEntropy);
+    m_route.Follow(m_port);
+}
+
+uint16_t
+RdmaQueuePair::EntropyToward(uint16_t port, const ForwardingTable::PortSet& hops)
+{
+    FrameInfo info;
+    info.srcHost = m_endpoint->GetHostId();
+    info.dstHost = m_remoteHost;
+    const auto leadsThere = [&](uint16_t entropy) {
+        info.udpSrcPort = entropy;
+        return m_endpoint->HashEgress(hops, info) == port;
+    };
+    const std::size_t size = m_entropyCache.size();
+    for (std::size_t i = 0; i < m_cacheCount; ++i)
+    {
+        uint16_t& kept = m_entropyCache[(m_cacheHead + i) % size];
+        if (leadsThere(kept))
+        {
+            const uint16_t entropy = kept;
+            kept = m_entropyCache[m_cacheHead]; // the oldest takes its place
+            m_cacheHead = (m_cacheHead + 1) % size;
+            --m_cacheCount;
+            return entropy;
+        }
+    }
+    uint16_t entropy = DrawEntropy();
+    for (int tries = 1; tries < 64 && !leadsThere(entropy); ++tries)
+    {
+        entropy = DrawEntropy();
+    }
+    return entropy;
 }
 
 uint16_t
@@ -460,6 +550,12 @@ RdmaQueuePair::NextEntropy()
         --m_cacheCount;
         return entropy;
     }
+    return DrawEntropy();
+}
+
+uint16_t
+RdmaQueuePair::DrawEntropy()
+{
     m_entropyDraw ^= m_entropyDraw << 13;
     m_entropyDraw ^= m_entropyDraw >> 17;
     m_entropyDraw ^= m_entropyDraw << 5;
@@ -888,7 +984,8 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
         m_echoEntropy = info.udpSrcPort;
         if (m_entropyMode == RECYCLE_ENTROPY && !(m_feedback & RdmaCongestionControl::kEcnEcho))
         {
-            m_ceState = info.ecn == Ipv4Header::ECN_CE;
+            // A trimmed frame's path was congested too.
+            m_ceState = info.ecn == Ipv4Header::ECN_CE || info.trimmed;
         }
     }
     const uint64_t seq = Unwrap(info.psn, m_ePsn);
@@ -942,19 +1039,22 @@ RdmaQueuePair::ReceiveTrimmed(uint64_t seq)
 void
 RdmaQueuePair::Accept(uint32_t payload, bool last)
 {
-    // The frame m_ePsn, then (selective repeat) the frames placed behind it, with one ACK for
-    // those at the end (and one at each message's last frame).
+    // The frame m_ePsn, then (selective repeat) the frames placed behind it, with one ACK at
+    // the end for all of them (an ACK may cover several messages): one ACK per frame that
+    // arrives, whose port a sprayed requester may reuse (Entropy).
+    bool ended = false; // a message ended since the frame that arrived
     while (true)
     {
         ++m_ePsn;
         m_rxMessageBytes += payload;
         m_msn += last ? 1 : 0;
+        ended = ended || last;
         uint32_t* next = m_placed.empty() ? nullptr : &m_placed[m_ePsn % m_window];
         const bool more = next && *next;
         // Selective repeat ACKs at least once a window: the requester waits for it.
         const uint32_t every =
             m_mode == SELECTIVE_REPEAT ? std::min(m_ackInterval, m_window) : m_ackInterval;
-        if ((++m_unacked >= every && !more) || last)
+        if ((++m_unacked >= every || ended) && !more)
         {
             SendAck(AethHeader::kAck, m_ePsn - 1);
         }

@@ -237,8 +237,23 @@ class RdmaQueuePair : public MessageQueuePair
     void QueueResend(uint64_t seq);
     /** Responder: the data frame \p seq arrived trimmed. */
     void ReceiveTrimmed(uint64_t seq);
-    /** The UDP source port of the next data frame: a recycled one, or a new draw. */
+    /** A new data frame's UDP source port: a recycled one, or a new draw. */
     uint16_t NextEntropy();
+    /** A new pseudo-random UDP source port (xorshift32, RFC 6335's dynamic range). */
+    uint16_t DrawEntropy();
+    /**
+     * Spray, Recycle: choose the next data frame's UDP source port (once) and make the NIC port
+     * it leaves by the one the QP waits on.  With several ports toward the peer (the planes of
+     * a multi-plane NIC) the NIC serves them in turn: the frame takes the port that is up with
+     * the fewest bytes queued (ties in turn), and a port that leads there (EntropyToward).
+     */
+    void ChooseEntropy();
+    /**
+     * A UDP source port with which the host's hash sends a frame out of port \p port of
+     * \p hops: the oldest recycled one that does, else new draws until one does (at most 64;
+     * the last otherwise).
+     */
+    uint16_t EntropyToward(uint16_t port, const ForwardingTable::PortSet& hops);
     /** Recycle: an ACK echoed \p entropy without a CE mark; keep it for a later frame. */
     void Recycle(uint16_t entropy);
     /** Clear the state of the frames from \p from to m_sndUna, now acknowledged. */
@@ -333,6 +348,9 @@ class RdmaQueuePair : public MessageQueuePair
     uint64_t m_highestSacked{0};    //!< one past the highest frame selectively acknowledged
     // Entropy (Spray, Recycle), requester
     uint32_t m_entropyDraw{0}; //!< the draws' xorshift32 state (never 0)
+    uint16_t m_nextEntropy{0};     //!< the next data frame's port, once chosen
+    uint32_t m_portTurn{0};        //!< several ports toward the peer: where ties start
+    bool m_entropyChosen{false};   //!< m_nextEntropy holds (chosen before the port is checked)
     /** Recycle: ports acknowledged without a mark and not yet reused, a ring of
      * EntropyCacheSize allocated at the first; the oldest is overwritten when it is full. */
     std::vector<uint16_t> m_entropyCache;

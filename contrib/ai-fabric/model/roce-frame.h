@@ -162,7 +162,8 @@ struct FrameInfo
     /** A switch cut the frame to its headers (its payload was dropped; DSCP roce::kTrimmedDscp) */
     bool trimmed{false};
     /** An ACK/NAK's BTH BECN bit: its responder saw the frames it acknowledges CE-marked
-     * (ECN echo for DCTCP; RdmaCongestionControl::kEcnEcho) */
+     * (ECN echo for DCTCP, RdmaCongestionControl::kEcnEcho; for entropy recycling,
+     * RdmaQueuePair's Entropy Recycle, the frame that brought it marked or trimmed) */
     bool ecnEcho{false};
     /** The frame carries an in-band telemetry header (HPCC): \p telemetry holds it */
     bool hasTelemetry{false};

@@ -87,8 +87,7 @@ AttributeSections(Scenario& s)
         Accelerator::GetTypeId(),
         [&collective](const std::string& n, const AttributeValue& v) {
             collective.SetAcceleratorAttribute(n, v);
-        },
-        {"NicAffinity"}); // from the topology
+        });
     sections.emplace_back("rdma");
     sections.back()
         .Bind(RdmaQueuePair::GetTypeId(),
