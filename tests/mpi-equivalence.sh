@@ -15,7 +15,7 @@
 #  - the same with packet spraying and selective repeat (selective NAKs crossing the cut), with
 #    adaptive routing and flowlets, and with trimming (trimmed frames and NAKs crossing it);
 #  - the same under HPCC (telemetry stamped on either rank, echoed across the cut) and DCTCP
-#    (ECN echoes crossing it);
+#    (ECN echoes crossing it), and on two planes with entropy recycling;
 #  - a training job (scenarios/distributed-training.json) under -np 1 and -np 2 gives
 #    byte-identical iterations.csv, ranks.csv, links.csv and flows.csv, as does one process;
 #  - the availability model (scenarios/availability-8gpu.json with a barrier the ranks can keep
@@ -175,6 +175,12 @@ json.dump(s, open('$d/dctcp.json','w'))"
 agree dctcp "$d/dctcp.json" collectives.csv links.csv flows.csv
 grep -q '"cnps_sent": 0,' "$d/dctcp2/summary.json"
 awk -F, 'NR > 1 && $19 > 0 { found = 1 } END { exit !found }' "$d/dctcp2/links.csv" # marked
+# Two planes and entropy recycling: each frame's UDP source port drawn or recycled by its
+# sender and echoed back in its ACK across the cut, each host's two plane ports served in turn.
+/usr/bin/python3 -c "import json; s=json.load(open('$d/spray.json')); \
+s['switch'] = {}; s['topology']['planes'] = 2; s['rdma']['entropy'] = 'Recycle'; \
+json.dump(s, open('$d/planes.json','w'))"
+agree planes "$d/planes.json" collectives.csv links.csv flows.csv
 
 # A training job (PP 2 x DP 8; stage 1 on the other rank): its pipeline transfers and its
 # barrier's notices cross the ranks, and every process records the same iterations.

@@ -38,7 +38,8 @@ struct EntropyRun
  * host i of leaf 1 for i < \p flows, under Entropy \p mode.  The link from the last spine to
  * leaf 1 runs at \p slowLink of its rate.  \p flowLevel: the flow-level model instead.
  * \p kmin: the ports' ECN marking threshold per 25G, bytes (0: the default; the ramp to
- * every frame marked ends at twice it).
+ * every frame marked ends at twice it).  Each flow's bytes go as \p messages messages;
+ * done records the last's completion.
  */
 EntropyRun
 Spread(RdmaQueuePair::EntropyMode mode,
@@ -47,7 +48,8 @@ Spread(RdmaQueuePair::EntropyMode mode,
     uint64_t bytes,
     double slowLink = 1.0,
     bool flowLevel = false,
-    uint64_t kmin = 0)
+    uint64_t kmin = 0,
+    uint32_t messages = 1)
 {
     FabricNetworkHelper helper;
     helper.SetEcmpSeedBase(1); // the hashes whatever the run's seed
@@ -106,9 +108,13 @@ Spread(RdmaQueuePair::EntropyMode mode,
                                                             Callback<void, const FrameInfo&>(seen));
         }
         qps.push_back(rdma.ConnectMessages(net, f, hostsPerLeaf + f));
-        qps.back().first->PostSend(bytes,
-                                   Callback<void, uint64_t, uint64_t>(
-                                       [&r, f](uint64_t, uint64_t) { r.done[f] = Simulator::Now(); }));
+        for (uint32_t m = 0; m < messages; ++m)
+        {
+            qps.back().first->PostSend(
+                bytes / messages,
+                Callback<void, uint64_t, uint64_t>(
+                    [&r, f](uint64_t, uint64_t) { r.done[f] = Simulator::Now(); }));
+        }
     }
     Simulator::Run();
     for (const auto& [requester, responder] : qps)
@@ -235,6 +241,35 @@ TEST(Entropy, RecyclingForgetsThePortsOfMarkedFrames)
     EXPECT_GT(wire / recycle.done[0].GetSeconds(), 0.98 * 100e9);
     std::cout << "Quarter-rate path marking at 8 KB: " << recycle.markedData
               << " frames marked, the slow path " << 100 * slowShare << "% of the frames\n";
+}
+
+TEST(Entropy, AGapThatFillsAcrossMessageEndsIsAcknowledgedOnce)
+{
+    // Sprayed 2-frame messages arrive out of order over four spines: gaps fill across
+    // message ends, and each arriving frame still brings one ACK or NAK, so a recycled port
+    // comes back once per frame.
+    const EntropyRun r = Spread(RdmaQueuePair::RECYCLE_ENTROPY, 4, 4, 16ull << 20, 1.0, false, 0,
+                                2048);
+    EXPECT_GT(r.responders.naksSent, 0u) << "nothing arrived out of order";
+    EXPECT_EQ(r.acks, r.data);
+    EXPECT_EQ(r.responders.payloadReceived, 4 * (16ull << 20));
+}
+
+TEST(Entropy, ASprayingQueuePairOnARailOnlyFabricPacesAtItsNicNotItsNvlink)
+{
+    // Rail-only: a frame to another server's GPU on another rail may cross NVLink first or
+    // last (equal cost), but a sprayed queue pair's rate and frames are its NIC's.
+    RailOptimizedTopologyHelper rail(2, 2, 2);
+    rail.SetRailOnly(true);
+    rail.SetAttribute("NicRate", DataRateValue(DataRate("400Gbps")));
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(rail.Build());
+    ASSERT_EQ(net->GetEndpoint(0)->NextHops(3).size(), 2u) << "no NVLink route beside the NIC's";
+    RdmaHelper rdma;
+    rdma.SetQueuePairAttribute("Entropy", EnumValue(RdmaQueuePair::SPRAY_ENTROPY));
+    rdma.Install(net);
+    Ptr<RdmaQueuePair> qp = rdma.Connect(net, 0, 3).first;
+    EXPECT_EQ(qp->GetCongestionControl()->GetLineRate(), DataRate("400Gbps"));
+    Simulator::Destroy();
 }
 
 TEST(Entropy, FlowLevelSplitsASprayedQueuePairEvenlyAsItsFramesDo)

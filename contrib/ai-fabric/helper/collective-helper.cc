@@ -143,10 +143,21 @@ CollectiveGroup::Prepare(Ptr<CollectiveAlgorithm> algorithm, const CollectiveReq
             {
                 path.links.emplace_back(use.resource, use.weight);
             }
-            if (!path.links.empty()) // the sender's link is traced first
+            if (!path.links.empty())
             {
+                // The sender's links are traced first, their weights summing to one (several
+                // when it sprays over a multi-plane NIC's ports): their capacity together.
                 path.firstLink = path.links.front().first;
-                path.bytesPerSecond = qp->GetNetwork()->Capacity(path.firstLink);
+                double weight = 0;
+                for (const auto& [resource, w] : path.links)
+                {
+                    path.bytesPerSecond += qp->GetNetwork()->Capacity(resource);
+                    weight += w;
+                    if (weight >= 1 - 1e-9)
+                    {
+                        break;
+                    }
+                }
             }
             return path;
         }));

@@ -157,16 +157,27 @@ FailureHelper::Components(const FabricTopology& t, const std::string& kind)
     }
     else if (kind == "nic")
     {
+        // A GPU's NIC is one part: its scale-out ports (one per plane of a multi-plane fabric)
+        // fail together.  Named by its first port.
         for (uint32_t h = 0; h < t.GetNHosts(); ++h)
         {
             const auto& node = t.GetNode(t.HostNode(h));
+            Component nic;
             for (uint32_t port = 0; port < node.links.size(); ++port)
             {
                 const uint32_t l = node.links[port];
                 if (t.GetLink(l).medium != Medium::NvLink)
                 {
-                    out.push_back({node.name + " nic " + std::to_string(port), kind, {l}, {h}});
+                    if (nic.links.empty())
+                    {
+                        nic = {node.name + " nic " + std::to_string(port), kind, {}, {h}};
+                    }
+                    nic.links.push_back(l);
                 }
+            }
+            if (!nic.links.empty())
+            {
+                out.push_back(nic);
             }
         }
     }

@@ -23,7 +23,7 @@ namespace ns3
  * Component kinds, found in the topology:
  *  - link: every cable outside servers (copper or optical);
  *  - transceiver: the two ends of every optical link (either one kills its link);
- *  - nic: every scale-out port of a host (its link);
+ *  - nic: every host's NIC (its scale-out links: one per plane of a multi-plane fabric);
  *  - switch: every leaf, spine and core switch (all its links);
  *  - server: every server (its GPUs' scale-out and NVLink links);
  *  - gpu: every GPU (no link: a job that holds it stops).

@@ -255,18 +255,23 @@ RdmaQueuePair::Setup(Ptr<FabricEndpoint> endpoint, uint32_t localQpn, uint32_t r
     }
     m_mtu = m_port->GetPayloadMtu();
     DataRate lineRate = m_port->GetFabricChannel()->GetDataRate();
-    if (m_entropyMode != FIXED_ENTROPY && endpoint->NextHops(remoteHost).size() > 1)
+    if (m_entropyMode != FIXED_ENTROPY)
     {
-        // Sprayed over every port toward the peer (the planes of a multi-plane NIC): their
-        // rates together, frames that fit each.
+        // Sprayed over the NIC's ports toward the peer (the planes of a multi-plane NIC; not
+        // an NVLink port a rail-only fabric also routes by): their rates together.
+        const uint32_t nicMtu = endpoint->GetSmallestMtuPort()->GetPayloadMtu();
         uint64_t bps = 0;
         for (uint16_t port : endpoint->NextHops(remoteHost))
         {
             Ptr<FabricNetDevice> p = endpoint->GetPort(port);
-            bps += p->GetFabricChannel()->GetDataRate().GetBitRate();
-            m_mtu = std::min(m_mtu, p->GetPayloadMtu());
+            bps += p->GetPayloadMtu() == nicMtu ? p->GetFabricChannel()->GetDataRate().GetBitRate()
+                                                : 0;
         }
-        lineRate = DataRate(bps);
+        if (bps)
+        {
+            m_mtu = nicMtu;
+            lineRate = DataRate(bps);
+        }
     }
     m_cc->Attach(lineRate);
     m_feedback = m_cc->GetFeedback();
@@ -486,8 +491,9 @@ RdmaQueuePair::ChooseEntropy()
     }
     else
     {
-        // The NIC serves its ports toward the peer in turn: the up port with the fewest bytes
-        // queued in the class, ties from m_portTurn on.
+        // The NIC serves its ports toward the peer in turn (those of its MTU: not an NVLink
+        // port a rail-only fabric also routes by): the up port with the fewest bytes queued in
+        // the class, ties from m_portTurn on.
         const auto n = static_cast<uint32_t>(hops.size());
         uint16_t best = hops[m_portTurn % n];
         uint64_t fewest = UINT64_MAX;
@@ -496,7 +502,7 @@ RdmaQueuePair::ChooseEntropy()
             const uint16_t port = hops[(m_portTurn + i) % n];
             Ptr<FabricNetDevice> device = m_endpoint->GetPort(port);
             const uint64_t queued = device->GetQueueBytes(m_priority);
-            if (device->IsLinkUp() && queued < fewest)
+            if (device->GetPayloadMtu() == m_mtu && device->IsLinkUp() && queued < fewest)
             {
                 best = port;
                 fewest = queued;
@@ -532,8 +538,11 @@ RdmaQueuePair::EntropyToward(uint16_t port, const ForwardingTable::PortSet& hops
             return entropy;
         }
     }
+    // One draw in hops.size() leads there: 16 of them for each, on average, before giving up
+    // (a failure chance of e^-16).
+    const std::size_t tries = std::max<std::size_t>(64, 16 * hops.size());
     uint16_t entropy = DrawEntropy();
-    for (int tries = 1; tries < 64 && !leadsThere(entropy); ++tries)
+    for (std::size_t t = 1; t < tries && !leadsThere(entropy); ++t)
     {
         entropy = DrawEntropy();
     }
@@ -1041,41 +1050,45 @@ RdmaQueuePair::Accept(uint32_t payload, bool last)
 {
     // The frame m_ePsn, then (selective repeat) the frames placed behind it, with one ACK at
     // the end for all of them (an ACK may cover several messages): one ACK per frame that
-    // arrives, whose port a sprayed requester may reuse (Entropy).
+    // arrives, whose port a sprayed requester may reuse (Entropy).  The messages they end are
+    // delivered after it: the NIC acknowledges in hardware before software sees a message.
     bool ended = false; // a message ended since the frame that arrived
     while (true)
     {
         ++m_ePsn;
         m_rxMessageBytes += payload;
-        m_msn += last ? 1 : 0;
-        ended = ended || last;
+        ++m_unacked;
+        if (last)
+        {
+            ended = true;
+            m_completed.push_back({++m_msn, m_rxMessageBytes});
+            m_rxMessageBytes = 0;
+        }
         uint32_t* next = m_placed.empty() ? nullptr : &m_placed[m_ePsn % m_window];
-        const bool more = next && *next;
+        if (next && *next)
+        {
+            payload = *next & ~(kPlaced | kPlacedLast);
+            last = *next & kPlacedLast;
+            *next = 0;
+            continue;
+        }
         // Selective repeat ACKs at least once a window: the requester waits for it.
         const uint32_t every =
             m_mode == SELECTIVE_REPEAT ? std::min(m_ackInterval, m_window) : m_ackInterval;
-        if ((++m_unacked >= every || ended) && !more)
+        if (m_unacked >= every || ended)
         {
             SendAck(AethHeader::kAck, m_ePsn - 1);
         }
-        if (last)
+        for (std::size_t i = 0; i < m_completed.size(); ++i)
         {
-            // After the ACK: the NIC acknowledges in hardware before software sees the message.
-            const uint64_t bytes = m_rxMessageBytes;
-            m_rxMessageBytes = 0;
-            m_receivedTrace(m_msn, bytes);
+            m_receivedTrace(m_completed[i].first, m_completed[i].second);
             if (!m_receiveCallback.IsNull())
             {
-                m_receiveCallback(bytes);
+                m_receiveCallback(m_completed[i].second);
             }
         }
-        if (!more)
-        {
-            return;
-        }
-        payload = *next & ~(kPlaced | kPlacedLast);
-        last = *next & kPlacedLast;
-        *next = 0;
+        m_completed.clear();
+        return;
     }
 }
 

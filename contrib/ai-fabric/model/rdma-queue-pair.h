@@ -15,6 +15,7 @@
 #include "ns3/traced-value.h"
 
 #include <deque>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -250,8 +251,8 @@ class RdmaQueuePair : public MessageQueuePair
     void ChooseEntropy();
     /**
      * A UDP source port with which the host's hash sends a frame out of port \p port of
-     * \p hops: the oldest recycled one that does, else new draws until one does (at most 64;
-     * the last otherwise).
+     * \p hops: the oldest recycled one that does, else new draws until one does (at most
+     * 16 per port of \p hops, and 64; the last otherwise).
      */
     uint16_t EntropyToward(uint16_t port, const ForwardingTable::PortSet& hops);
     /** Recycle: an ACK echoed \p entropy without a CE mark; keep it for a later frame. */
@@ -362,6 +363,8 @@ class RdmaQueuePair : public MessageQueuePair
     uint32_t m_msn{0};           //!< messages completed
     uint32_t m_unacked{0};       //!< frames accepted since the last ACK
     uint64_t m_rxMessageBytes{0}; //!< payload of the message being received so far
+    /** Messages the frames being accepted ended (MSN, bytes), delivered after their ACK */
+    std::vector<std::pair<uint32_t, uint64_t>> m_completed;
     bool m_nakOutstanding{false}; //!< a NAK was sent for the current gap
     /** Frames placed ahead of m_ePsn (selective repeat), by sequence number modulo the window:
      * kPlaced | (kPlacedLast if it ends a message) | its payload bytes (below 2^30: the
