@@ -19,17 +19,17 @@ namespace
 {
 struct EntropyRun
 {
-    std::vector<uint64_t> uplinks;  //!< frames up each spine uplink of leaf 0
-    std::set<uint16_t> dataPorts;   //!< UDP source ports of the data frames delivered
-    std::set<uint16_t> ackPorts;    //!< and of the ACKs and NAKs delivered
-    std::vector<Time> done;         //!< each flow's completion
-    RdmaQpCounters requesters;      //!< summed (packet level)
-    RdmaQpCounters responders;      //!< summed (packet level)
-    Time baseRtt;                   //!< a full frame's and its ACK's, without queueing
-    uint64_t markedData{0};         //!< data frames delivered CE-marked
-    uint64_t echoingAcks{0};        //!< ACKs and NAKs delivered with the BECN bit
-    uint64_t acks{0};               //!< ACKs and NAKs delivered
-    uint64_t data{0};               //!< data frames delivered
+    std::vector<uint64_t> uplinks; //!< frames up each spine uplink of leaf 0
+    std::set<uint16_t> dataPorts;  //!< UDP source ports of the data frames delivered
+    std::set<uint16_t> ackPorts;   //!< and of the ACKs and NAKs delivered
+    std::vector<Time> done;        //!< each flow's completion
+    RdmaQpCounters requesters;     //!< summed (packet level)
+    RdmaQpCounters responders;     //!< summed (packet level)
+    Time baseRtt;                  //!< a full frame's and its ACK's, without queueing
+    uint64_t markedData{0};        //!< data frames delivered CE-marked
+    uint64_t echoingAcks{0};       //!< ACKs and NAKs delivered with the BECN bit
+    uint64_t acks{0};              //!< ACKs and NAKs delivered
+    uint64_t data{0};              //!< data frames delivered
 };
 
 /**
@@ -43,19 +43,20 @@ struct EntropyRun
  */
 EntropyRun
 Spread(RdmaQueuePair::EntropyMode mode,
-    uint32_t hostsPerLeaf,
-    uint32_t flows,
-    uint64_t bytes,
-    double slowLink = 1.0,
-    bool flowLevel = false,
-    uint64_t kmin = 0,
-    uint32_t messages = 1)
+       uint32_t hostsPerLeaf,
+       uint32_t flows,
+       uint64_t bytes,
+       double slowLink = 1.0,
+       bool flowLevel = false,
+       uint64_t kmin = 0,
+       uint32_t messages = 1)
 {
     FabricNetworkHelper helper;
     helper.SetEcmpSeedBase(1); // the hashes whatever the run's seed
     if (kmin)
     {
-        helper.SetDeviceAttribute("EcnKminPer25G", QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, kmin)));
+        helper.SetDeviceAttribute("EcnKminPer25G",
+                                  QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, kmin)));
         helper.SetDeviceAttribute("EcnKmaxPer25G",
                                   QueueSizeValue(QueueSize(QueueSizeUnit::BYTES, 2 * kmin)));
     }
@@ -72,8 +73,7 @@ Spread(RdmaQueuePair::EntropyMode mode,
         for (uint32_t l : topo.GetNode(leaf1).links)
         {
             const auto& link = topo.GetLink(l);
-            if (topo.GetNode(link.a == leaf1 ? link.b : link.a).role ==
-                FabricTopology::Role::Spine)
+            if (topo.GetNode(link.a == leaf1 ? link.b : link.a).role == FabricTopology::Role::Spine)
             {
                 last = l;
             }
@@ -164,7 +164,8 @@ TEST(Entropy, FixedKeepsAQueuePairOnOnePathAndSprayingSpreadsItAsIndependentDraw
     EXPECT_EQ(spray.ackPorts, spray.dataPorts);
     // One flow at line rate either way; nothing lost, nothing resent.
     EXPECT_EQ(spray.requesters.payloadRetransmitted, 0u);
-    EXPECT_NEAR(spray.done[0].GetSeconds(), fixed.done[0].GetSeconds(),
+    EXPECT_NEAR(spray.done[0].GetSeconds(),
+                fixed.done[0].GetSeconds(),
                 0.01 * fixed.done[0].GetSeconds());
 }
 
@@ -248,8 +249,8 @@ TEST(Entropy, AGapThatFillsAcrossMessageEndsIsAcknowledgedOnce)
     // Sprayed 2-frame messages arrive out of order over four spines: gaps fill across
     // message ends, and each arriving frame still brings one ACK or NAK, so a recycled port
     // comes back once per frame.
-    const EntropyRun r = Spread(RdmaQueuePair::RECYCLE_ENTROPY, 4, 4, 16ull << 20, 1.0, false, 0,
-                                2048);
+    const EntropyRun r =
+        Spread(RdmaQueuePair::RECYCLE_ENTROPY, 4, 4, 16ull << 20, 1.0, false, 0, 2048);
     EXPECT_GT(r.responders.naksSent, 0u) << "nothing arrived out of order";
     EXPECT_EQ(r.acks, r.data);
     EXPECT_EQ(r.responders.payloadReceived, 4 * (16ull << 20));

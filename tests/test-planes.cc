@@ -50,8 +50,9 @@ Transfer(RdmaQueuePair::EntropyMode mode, uint64_t bytes, bool deadPlaneLink, bo
     rdma.Install(net);
     Time done(-1);
     auto [requester, responder] = rdma.Connect(net, 0, 3);
-    requester->PostSend(bytes, Callback<void, uint64_t, uint64_t>(
-                                   [&done](uint64_t, uint64_t) { done = Simulator::Now(); }));
+    requester->PostSend(bytes, Callback<void, uint64_t, uint64_t>([&done](uint64_t, uint64_t) {
+                            done = Simulator::Now();
+                        }));
     Simulator::Run();
     Simulator::Destroy();
     return done;
@@ -79,8 +80,7 @@ TEST(Planes, EachPlaneIsACopyOfTheSwitchesAtAQuarterOfTheRate)
         {
             const auto& link = four.GetLink(host.links[p]);
             EXPECT_EQ(link.rate, DataRate("100Gbps"));
-            EXPECT_EQ(four.GetNode(link.b).name,
-                      one.GetNode(leaf).name + "_p" + std::to_string(p));
+            EXPECT_EQ(four.GetNode(link.b).name, one.GetNode(leaf).name + "_p" + std::to_string(p));
         }
     }
     // Every plane a fabric of its own: no link joins two planes.
@@ -94,7 +94,8 @@ TEST(Planes, EachPlaneIsACopyOfTheSwitchesAtAQuarterOfTheRate)
         }
     }
     // Routing: four equal-cost ports from a host to a host of the other leaf.
-    const auto tables = FabricRouting::ComputeTables(four, std::vector<bool>(four.Links().size(), true));
+    const auto tables =
+        FabricRouting::ComputeTables(four, std::vector<bool>(four.Links().size(), true));
     EXPECT_EQ(tables[four.HostNode(0)].NextHops(4).size(), 4u);
 }
 
@@ -145,8 +146,8 @@ TEST(Planes, ASprayedQueuePairUsesEveryPlaneAndADeadPlaneLinkTakesOnlyItsShare)
     const double early = Transfer(RdmaQueuePair::SPRAY_ENTROPY, bytes, true, false).GetSeconds();
     std::cout << "4 planes of 100G: sprayed " << wire / sprayed / 1e9 << " Gb/s, fixed "
               << wire / fixed / 1e9 << " Gb/s, sprayed with a plane link dead "
-              << wire / degraded / 1e9 << " Gb/s (before routing converges "
-              << wire / early / 1e9 << ")\n";
+              << wire / degraded / 1e9 << " Gb/s (before routing converges " << wire / early / 1e9
+              << ")\n";
     EXPECT_NEAR(wire / fixed, 100e9, 0.01 * 100e9);
     EXPECT_GT(wire / sprayed, 0.99 * 400e9);
     EXPECT_GT(wire / degraded, 0.99 * 300e9);

@@ -89,6 +89,7 @@ class TopologyHelper : public ObjectBase
     {
         return {m_hostToLeafMetres, m_leafToSpineMetres, m_spineToCoreMetres};
     }
+
     /**
      * Build the graph: with Planes P above 1, P copies of the family's switches and their
      * cables, each GPU's NIC a port of 1/P its rate into each copy; then the NVSwitches' NVLS

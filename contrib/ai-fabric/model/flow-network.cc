@@ -182,8 +182,12 @@ FlowNetwork::Retrace()
         const Route& old = f.route;
         // No path: it waits for one (not on its old one, which may come back before the
         // tables do).
-        Route route = MakeRouteOrWait(old.src, old.dst, old.entropy, old.peerEntropy,
-                                      old.ackInterval, old.sprayed);
+        Route route = MakeRouteOrWait(old.src,
+                                      old.dst,
+                                      old.entropy,
+                                      old.peerEntropy,
+                                      old.ackInterval,
+                                      old.sprayed);
         route.payloadMtu = old.payloadMtu; // the queue pair's, set when it was connected
         const bool moved =
             route.uses.size() != old.uses.size() ||
@@ -285,8 +289,14 @@ FlowNetwork::Stop(uint32_t flow)
 }
 
 void
-FlowNetwork::TracePath(uint32_t src, uint32_t dst, uint16_t entropy, bool sprayed, double weight,
-                       std::vector<Use>& uses, Time& delay, double& secondsPerByte,
+FlowNetwork::TracePath(uint32_t src,
+                       uint32_t dst,
+                       uint16_t entropy,
+                       bool sprayed,
+                       double weight,
+                       std::vector<Use>& uses,
+                       Time& delay,
+                       double& secondsPerByte,
                        bool countFirst) const
 {
     const FabricTopology& topo = *m_topology;
@@ -389,8 +399,12 @@ FlowNetwork::TracePath(uint32_t src, uint32_t dst, uint16_t entropy, bool spraye
 }
 
 FlowNetwork::Route
-FlowNetwork::MakeRouteOrWait(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
-                             uint32_t ackInterval, bool sprayed) const
+FlowNetwork::MakeRouteOrWait(uint32_t src,
+                             uint32_t dst,
+                             uint16_t entropy,
+                             uint16_t peerEntropy,
+                             uint32_t ackInterval,
+                             bool sprayed) const
 {
     try
     {
@@ -420,8 +434,12 @@ FlowNetwork::MakeRouteOrWait(uint32_t src, uint32_t dst, uint16_t entropy, uint1
 }
 
 FlowNetwork::Route
-FlowNetwork::MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
-                       uint32_t ackInterval, bool sprayed) const
+FlowNetwork::MakeRoute(uint32_t src,
+                       uint32_t dst,
+                       uint16_t entropy,
+                       uint16_t peerEntropy,
+                       uint32_t ackInterval,
+                       bool sprayed) const
 {
     Route r;
     Ptr<FabricNetDevice> port =
@@ -453,7 +471,15 @@ FlowNetwork::MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t pe
     const std::size_t dataUses = r.uses.size();
     const double ackWeight = static_cast<double>(roce::WireBytesForFrame(roce::kAckFrameBytes)) /
                              (static_cast<double>(ackInterval) * frameWireBytes);
-    TracePath(dst, src, peerEntropy, sprayed, ackWeight, r.uses, r.ackDelay, r.ackSecondsPerByte, true);
+    TracePath(dst,
+              src,
+              peerEntropy,
+              sprayed,
+              ackWeight,
+              r.uses,
+              r.ackDelay,
+              r.ackSecondsPerByte,
+              true);
     for (std::size_t i = dataUses; i < r.uses.size(); ++i)
     {
         r.hopsPerFrame += r.uses[i].weight / ackWeight / ackInterval;

@@ -95,6 +95,7 @@ class FlowNetwork : public Object
         uint32_t ackInterval{0};
         bool sprayed{false};
     };
+
     /**
      * The route of endpoint \p src's queue pair with UDP source port \p entropy to endpoint
      * \p dst, whose ACKs leave \p dst with \p peerEntropy, one per \p ackInterval full
@@ -104,15 +105,23 @@ class FlowNetwork : public Object
      * ports included (Recycle's preference for unmarked paths is not modelled).
      * Throws std::invalid_argument if either has no route.
      */
-    Route MakeRoute(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
-                    uint32_t ackInterval, bool sprayed) const;
+    Route MakeRoute(uint32_t src,
+                    uint32_t dst,
+                    uint16_t entropy,
+                    uint16_t peerEntropy,
+                    uint32_t ackInterval,
+                    bool sprayed) const;
     /**
      * As MakeRoute, but where a failure took the last route (a link is down) a route that
      * waits for one: no links, a resource of no capacity, the smallest MTU of \p src's ports
      * (its NIC's).  With every link up a missing route still throws.
      */
-    Route MakeRouteOrWait(uint32_t src, uint32_t dst, uint16_t entropy, uint16_t peerEntropy,
-                          uint32_t ackInterval, bool sprayed) const;
+    Route MakeRouteOrWait(uint32_t src,
+                          uint32_t dst,
+                          uint16_t entropy,
+                          uint16_t peerEntropy,
+                          uint32_t ackInterval,
+                          bool sprayed) const;
 
     /**
      * Follow \p routing: when it installs new tables every flow takes its new path (the same
@@ -231,8 +240,14 @@ class FlowNetwork : public Object
      * Trace the data path from \p src to \p dst; adds its uses to \p uses (by resource).
      * \p sprayed: split evenly at every hop with several next hops.
      */
-    void TracePath(uint32_t src, uint32_t dst, uint16_t entropy, bool sprayed, double weight,
-                   std::vector<Use>& uses, Time& delay, double& secondsPerByte,
+    void TracePath(uint32_t src,
+                   uint32_t dst,
+                   uint16_t entropy,
+                   bool sprayed,
+                   double weight,
+                   std::vector<Use>& uses,
+                   Time& delay,
+                   double& secondsPerByte,
                    bool countFirst) const;
     /** Flow \p flow starts using its resources (links and limiter). */
     void Join(uint32_t flow);

@@ -149,24 +149,27 @@ RdmaQueuePair::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&RdmaQueuePair::m_udpSrcPort),
                           MakeUintegerChecker<uint16_t>())
-            .AddAttribute(
-                "Entropy",
-                "Where each data frame's UDP source port, the field ECMP hashes, comes "
-                "from; both ends of a connection must use the same.  Fixed: "
-                "UdpSourcePort, one path per queue pair under flow-hash switches.  "
-                "Spray: a new pseudo-random port per frame (xorshift32 seeded from the "
-                "hosts, the QP, UdpSourcePort and the host's EcmpSeed), so flow-hash "
-                "switches spread "
-                "the QP's frames over every equal-cost path.  Recycle: the port of a "
-                "frame acknowledged without a CE mark is used again, a new one drawn "
-                "otherwise (entropy recycling, as REPS for Ultra Ethernet).  Under Spray "
-                "and Recycle an ACK leaves with its data frame's port, and under Recycle "
-                "echoes its CE mark in the BECN bit.  Spraying reorders frames: use "
-                "SelectiveRepeat.",
-                EnumValue(FIXED_ENTROPY),
-                MakeEnumAccessor(&RdmaQueuePair::m_entropyMode),
-                MakeEnumChecker(FIXED_ENTROPY, "Fixed", SPRAY_ENTROPY, "Spray",
-                                RECYCLE_ENTROPY, "Recycle"))
+            .AddAttribute("Entropy",
+                          "Where each data frame's UDP source port, the field ECMP hashes, comes "
+                          "from; both ends of a connection must use the same.  Fixed: "
+                          "UdpSourcePort, one path per queue pair under flow-hash switches.  "
+                          "Spray: a new pseudo-random port per frame (xorshift32 seeded from the "
+                          "hosts, the QP, UdpSourcePort and the host's EcmpSeed), so flow-hash "
+                          "switches spread "
+                          "the QP's frames over every equal-cost path.  Recycle: the port of a "
+                          "frame acknowledged without a CE mark is used again, a new one drawn "
+                          "otherwise (entropy recycling, as REPS for Ultra Ethernet).  Under Spray "
+                          "and Recycle an ACK leaves with its data frame's port, and under Recycle "
+                          "echoes its CE mark in the BECN bit.  Spraying reorders frames: use "
+                          "SelectiveRepeat.",
+                          EnumValue(FIXED_ENTROPY),
+                          MakeEnumAccessor(&RdmaQueuePair::m_entropyMode),
+                          MakeEnumChecker(FIXED_ENTROPY,
+                                          "Fixed",
+                                          SPRAY_ENTROPY,
+                                          "Spray",
+                                          RECYCLE_ENTROPY,
+                                          "Recycle"))
             .AddAttribute("EntropyCacheSize",
                           "Recycle: the ports kept for reuse at most (2 bytes each, allocated "
                           "at the first); when it is full the oldest gives way.  A sender "

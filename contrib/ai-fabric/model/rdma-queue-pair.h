@@ -102,11 +102,11 @@ struct RdmaQpCounters
  * A congestion control that asks for per-ACK feedback (RdmaCongestionControl::GetFeedback)
  * hears of every ACK and NAK (NotifyAck): with kTelemetry the data frames carry an in-band
  * telemetry header that switches stamp and each ACK or NAK echoes the last data frame's
- * (HPCC; its responder sends no CNPs, which HPCC does not read); with kEcnEcho the responder echoes CE marks in its ACKs' BECN bit instead of sending
- * CNPs, acknowledging at once the frames before a change of marking (DCTCP, RFC 8257 3.2).  A
- * congestion control with a window (GetWindowBytes) holds new frames while the frames in
- * flight, counted at the payload MTU, fill it, and there are AckInterval of them or more (a
- * coalescing responder waits for that many before it acknowledges).
+ * (HPCC; its responder sends no CNPs, which HPCC does not read); with kEcnEcho the responder echoes
+ * CE marks in its ACKs' BECN bit instead of sending CNPs, acknowledging at once the frames before a
+ * change of marking (DCTCP, RFC 8257 3.2).  A congestion control with a window (GetWindowBytes)
+ * holds new frames while the frames in flight, counted at the payload MTU, fill it, and there are
+ * AckInterval of them or more (a coalescing responder waits for that many before it acknowledges).
  *
  * Entropy chooses each data frame's UDP source port, the field ECMP hashes: Fixed keeps one
  * (UdpSourcePort), so flow-hash switches keep the QP on one path; Spray draws a new one per
@@ -348,10 +348,10 @@ class RdmaQueuePair : public MessageQueuePair
     uint64_t m_lossScan{0};         //!< frames below it were judged lost or not
     uint64_t m_highestSacked{0};    //!< one past the highest frame selectively acknowledged
     // Entropy (Spray, Recycle), requester
-    uint32_t m_entropyDraw{0}; //!< the draws' xorshift32 state (never 0)
-    uint16_t m_nextEntropy{0};     //!< the next data frame's port, once chosen
-    uint32_t m_portTurn{0};        //!< several ports toward the peer: where ties start
-    bool m_entropyChosen{false};   //!< m_nextEntropy holds (chosen before the port is checked)
+    uint32_t m_entropyDraw{0};   //!< the draws' xorshift32 state (never 0)
+    uint16_t m_nextEntropy{0};   //!< the next data frame's port, once chosen
+    uint32_t m_portTurn{0};      //!< several ports toward the peer: where ties start
+    bool m_entropyChosen{false}; //!< m_nextEntropy holds (chosen before the port is checked)
     /** Recycle: ports acknowledged without a mark and not yet reused, a ring of
      * EntropyCacheSize allocated at the first; the oldest is overwritten when it is full. */
     std::vector<uint16_t> m_entropyCache;

@@ -83,11 +83,10 @@ AttributeSections(Scenario& s)
                              net.SetRoutingAttribute(n, v);
                          });
     sections.emplace_back("accelerator");
-    sections.back().Bind(
-        Accelerator::GetTypeId(),
-        [&collective](const std::string& n, const AttributeValue& v) {
-            collective.SetAcceleratorAttribute(n, v);
-        });
+    sections.back().Bind(Accelerator::GetTypeId(),
+                         [&collective](const std::string& n, const AttributeValue& v) {
+                             collective.SetAcceleratorAttribute(n, v);
+                         });
     sections.emplace_back("rdma");
     sections.back()
         .Bind(RdmaQueuePair::GetTypeId(),
