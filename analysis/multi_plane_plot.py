@@ -10,7 +10,6 @@ completion time, nearest-rank percentiles).
 """
 import argparse
 import csv
-import json
 import math
 from pathlib import Path
 
@@ -26,9 +25,7 @@ def percentile(values: list, q: float) -> float:
 def read(folder: Path) -> dict:
     workload, rest = folder.name.split("-", 1)
     fabric, percent = rest.rsplit("-", 1)
-    summary = json.loads((folder / "summary.json").read_text())
-    run = {"workload": workload, "fabric": fabric, "failed": float(percent),
-           "resent": summary.get("rdma", {}).get("payload_retransmitted_bytes", 0)}
+    run = {"workload": workload, "fabric": fabric, "failed": float(percent)}
     if (folder / "collectives.csv").is_file():
         with open(folder / "collectives.csv") as f:
             rows = [r for r in csv.DictReader(f)]

@@ -181,6 +181,8 @@ awk -F, 'NR > 1 && $19 > 0 { found = 1 } END { exit !found }' "$d/dctcp2/links.c
 s['switch'] = {}; s['topology']['planes'] = 2; s['rdma']['entropy'] = 'Recycle'; \
 json.dump(s, open('$d/planes.json','w'))"
 agree planes "$d/planes.json" collectives.csv links.csv flows.csv
+# Plane 1's links carried frames (column 10: tx_bytes).
+awk -F, 'NR > 1 && $2 ~ /_p1/ && $10 > 0 { found = 1 } END { exit !found }' "$d/planes2/links.csv"
 
 # A training job (PP 2 x DP 8; stage 1 on the other rank): its pipeline transfers and its
 # barrier's notices cross the ranks, and every process records the same iterations.

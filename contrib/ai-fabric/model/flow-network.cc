@@ -364,9 +364,23 @@ FlowNetwork::TracePath(uint32_t src,
             }
             if (sprayed)
             {
+                // The sender's NIC sprays over its own ports that are up (not an NVLink port a
+                // rail-only fabric also routes by), as RdmaQueuePair does; a transit host over
+                // all its next hops.
+                const uint32_t nicMtu = ep->GetSmallestMtuPort()->GetPayloadMtu();
+                const auto used = [&](uint16_t p) {
+                    return !b.first ||
+                           (ep->GetPort(p)->GetPayloadMtu() == nicMtu &&
+                            m_channels[topo.GetNode(b.node).links[p]]->IsUp());
+                };
+                const auto n =
+                    static_cast<std::size_t>(std::count_if(ports.begin(), ports.end(), used));
                 for (uint16_t p : ports)
                 {
-                    next.emplace_back(p, b.fraction / ports.size());
+                    if (n == 0 || used(p))
+                    {
+                        next.emplace_back(p, b.fraction / double(n ? n : ports.size()));
+                    }
                 }
             }
             else
@@ -450,6 +464,16 @@ FlowNetwork::MakeRoute(uint32_t src,
                                     " to " + std::to_string(dst));
     }
     r.payloadMtu = port->GetPayloadMtu();
+    if (sprayed)
+    {
+        // A sprayed queue pair's frames fit its NIC's ports when it has one toward dst.
+        const Ptr<FabricEndpoint> host = m_endpoints[m_topology->HostNode(src)];
+        const uint32_t nicMtu = host->GetSmallestMtuPort()->GetPayloadMtu();
+        for (uint16_t p : host->NextHops(dst))
+        {
+            r.payloadMtu = host->GetPort(p)->GetPayloadMtu() == nicMtu ? nicMtu : r.payloadMtu;
+        }
+    }
     r.src = src;
     r.dst = dst;
     r.entropy = entropy;

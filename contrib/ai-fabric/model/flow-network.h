@@ -101,8 +101,9 @@ class FlowNetwork : public Object
      * \p dst, whose ACKs leave \p dst with \p peerEntropy, one per \p ackInterval full
      * frames; \p ackInterval 0: no ACKs (the route has no uses back, and is not acknowledged).
      * \p sprayed: the queue pair draws a port per frame (RdmaQueuePair's Entropy Spray or
-     * Recycle), so its frames and ACKs split evenly at every hop with several next hops, host
-     * ports included (Recycle's preference for unmarked paths is not modelled).
+     * Recycle), so its frames and ACKs split evenly at every hop with several next hops, the
+     * sender's NIC ports that are up included, and its frames are of the NIC's MTU
+     * (Recycle's preference for unmarked paths is not modelled).
      * Throws std::invalid_argument if either has no route.
      */
     Route MakeRoute(uint32_t src,
@@ -238,7 +239,8 @@ class FlowNetwork : public Object
 
     /**
      * Trace the data path from \p src to \p dst; adds its uses to \p uses (by resource).
-     * \p sprayed: split evenly at every hop with several next hops.
+     * \p sprayed: split evenly at every hop with several next hops (at the sender, over its
+     * NIC's ports that are up).
      */
     void TracePath(uint32_t src,
                    uint32_t dst,

@@ -528,17 +528,11 @@ RdmaQueuePair::EntropyToward(uint16_t port, const ForwardingTable::PortSet& hops
         info.udpSrcPort = entropy;
         return m_endpoint->HashEgress(hops, info) == port;
     };
-    const std::size_t size = m_entropyCache.size();
     for (std::size_t i = 0; i < m_cacheCount; ++i)
     {
-        uint16_t& kept = m_entropyCache[(m_cacheHead + i) % size];
-        if (leadsThere(kept))
+        if (leadsThere(m_entropyCache[(m_cacheHead + i) % m_entropyCache.size()]))
         {
-            const uint16_t entropy = kept;
-            kept = m_entropyCache[m_cacheHead]; // the oldest takes its place
-            m_cacheHead = (m_cacheHead + 1) % size;
-            --m_cacheCount;
-            return entropy;
+            return TakeKept(i);
         }
     }
     // One draw in hops.size() leads there: 16 of them for each, on average, before giving up
@@ -555,14 +549,19 @@ RdmaQueuePair::EntropyToward(uint16_t port, const ForwardingTable::PortSet& hops
 uint16_t
 RdmaQueuePair::NextEntropy()
 {
-    if (m_cacheCount > 0)
-    {
-        const uint16_t entropy = m_entropyCache[m_cacheHead];
-        m_cacheHead = (m_cacheHead + 1) % m_entropyCache.size();
-        --m_cacheCount;
-        return entropy;
-    }
-    return DrawEntropy();
+    return m_cacheCount > 0 ? TakeKept(0) : DrawEntropy();
+}
+
+uint16_t
+RdmaQueuePair::TakeKept(std::size_t i)
+{
+    const std::size_t size = m_entropyCache.size();
+    uint16_t& kept = m_entropyCache[(m_cacheHead + i) % size];
+    const uint16_t entropy = kept;
+    kept = m_entropyCache[m_cacheHead]; // the oldest takes its place
+    m_cacheHead = (m_cacheHead + 1) % size;
+    --m_cacheCount;
+    return entropy;
 }
 
 uint16_t

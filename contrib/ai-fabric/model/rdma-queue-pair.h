@@ -114,9 +114,9 @@ struct RdmaQpCounters
  * were acknowledged without a congestion mark and draws new ones otherwise (entropy recycling,
  * as REPS does for Ultra Ethernet's transport).  Under Spray and Recycle each ACK or NAK
  * leaves with the UDP source port of the data frame that triggered it, and under Recycle its
- * BECN bit echoes that frame's CE mark (as DCTCP's echo does); the responder still sends
- * CNPs when its congestion control reads them.  Both ends must use the same Entropy; spraying
- * reorders, so it wants SelectiveRepeat.
+ * BECN bit echoes that frame's CE mark (as DCTCP's echo does); the responder sends CNPs as
+ * without it (unless its congestion control asks for kEcnEcho or kTelemetry).  Both ends must
+ * use the same Entropy; spraying reorders, so it wants SelectiveRepeat.
  */
 class RdmaQueuePair : public MessageQueuePair
 {
@@ -242,6 +242,8 @@ class RdmaQueuePair : public MessageQueuePair
     uint16_t NextEntropy();
     /** A new pseudo-random UDP source port (xorshift32, RFC 6335's dynamic range). */
     uint16_t DrawEntropy();
+    /** Recycle: take the \p i-th oldest kept port out of the ring (the oldest takes its slot). */
+    uint16_t TakeKept(std::size_t i);
     /**
      * Spray, Recycle: choose the next data frame's UDP source port (once) and make the NIC port
      * it leaves by the one the QP waits on.  With several ports toward the peer (the planes of
@@ -252,7 +254,7 @@ class RdmaQueuePair : public MessageQueuePair
     /**
      * A UDP source port with which the host's hash sends a frame out of port \p port of
      * \p hops: the oldest recycled one that does, else new draws until one does (at most
-     * 16 per port of \p hops, and 64; the last otherwise).
+     * max(64, 16 x the ports of \p hops) draws; the last otherwise).
      */
     uint16_t EntropyToward(uint16_t port, const ForwardingTable::PortSet& hops);
     /** Recycle: an ACK echoed \p entropy without a CE mark; keep it for a later frame. */

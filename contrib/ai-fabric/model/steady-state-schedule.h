@@ -14,8 +14,10 @@ struct MessagePath
     /** From a message of this many wire bytes having left to its arrival (null: none). */
     std::function<Time(uint64_t)> arrival;
     Time ack;                 //!< from its arrival to its acknowledgement's
-    uint32_t firstLink{0};    //!< the link it leaves the sender by (shared by its connections)
-    double bytesPerSecond{0}; //!< that link's wire rate (0: not limited)
+    /** the link it leaves the sender by (shared by its connections; a sprayed one's first) */
+    uint32_t firstLink{0};
+    /** that link's wire rate (a sprayed connection's first links' together; 0: not limited) */
+    double bytesPerSecond{0};
     double framing{1};        //!< wire bytes per message byte (frame headers and gaps)
     /** The links it takes and its share of each (connections on the same are one route). */
     std::vector<std::pair<uint32_t, double>> links;
@@ -35,7 +37,8 @@ using MessagePathFunction = std::function<MessagePath(uint32_t from, uint32_t to
  * GetCriticalPath): the step-by-step schedule's longest chain to the rank's last step, run
  * without the rest of the fabric.  In that chain a message waits for its connection's
  * messages before it, then takes its wire bytes at its static share (of its first link's
- * rate and of the protocol's channel rate, whichever is less, each shared by the rank's
+ * rate, or its first links' together when it sprays over several, and of the protocol's
+ * channel rate, whichever is less, each shared by the rank's
  * connections that use it in proportion to their bytes, so they end together), then
  * \p network's arrival
  * latency and the protocol's hop latency (CollectiveSchedule::GetHopLatency) to be received,
