@@ -9,8 +9,8 @@ one with degraded links), an all-to-all and a ring all-reduce.
 host with BYTES: a random permutation of RDMA flows (every host sends BYTES to one host and
 receives from one), the same with a tenth of the switch-to-switch links (26 of 256 at k=8,
 drawn with a fixed seed) at a quarter of their rate from the start (lane loss), a pairwise
-all-to-all of BYTES per rank, or a ring all-reduce of BYTES; each fabric a load-balancing rule with the
-transport it needs:
+all-to-all of BYTES per rank, or a ring all-reduce of BYTES; each fabric a load-balancing rule
+with the transport it needs:
   ecmp        FlowHash (per-flow ECMP), go-back-N
   flowlet     Flowlet (50 us gap), go-back-N: flowlets keep a flow in order on these paths
   adaptive    Adaptive (least-queued port), selective repeat: it reorders
