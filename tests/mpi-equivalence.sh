@@ -262,4 +262,4 @@ bad instant-sweep-barrier 2 pod "collective.barrier_latency = 0 ps: .* allowed: 
 s['training']['jobs'][0]['barrier_latency']='0s'; json.dump(s, open('$d/instant.json','w'))"
 scenario=$d/instant.json
 bad instant-barrier 2 pod "BarrierLatency of 0 ps: .* allowed: at least"
-echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, a monitor, messages, PCAPs, link events, failures, bit errors, spraying, adaptive routing, flowlets and trimming with selective repeat, HPCC, DCTCP, a training job, availability); bad partitions exit 2 on every rank"
+echo "mpi-equivalence: np 1 and np 2 agree (collectives streamed and behind a barrier, a monitor, messages, PCAPs, link events, failures, bit errors, spraying, adaptive routing, flowlets and trimming with selective repeat, HPCC, DCTCP, two planes with recycling, a training job, availability); bad partitions exit 2 on every rank"

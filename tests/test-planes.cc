@@ -99,6 +99,67 @@ TEST(Planes, EachPlaneIsACopyOfTheSwitchesAtAQuarterOfTheRate)
     EXPECT_EQ(tables[four.HostNode(0)].NextHops(4).size(), 4u);
 }
 
+TEST(Planes, MultiGpuServersKeepTheirNvlinksOnceAndTheirNicsSplit)
+{
+    // Rail-optimized, 2 servers of 4 GPUs at 400G in 2 planes: each GPU keeps one NVLink to
+    // its NVSwitch and has two 200G ports, into its rail leaf's two copies.
+    RailOptimizedTopologyHelper rail(2, 4, 2);
+    rail.SetAttribute("Planes", UintegerValue(2));
+    const FabricTopology two = rail.Build();
+    const FabricTopology one = RailOptimizedTopologyHelper(2, 4, 2).Build();
+    using Role = FabricTopology::Role;
+    EXPECT_EQ(two.Count(Role::NvSwitch), one.Count(Role::NvSwitch));
+    EXPECT_EQ(two.Count(Role::Leaf), 2 * one.Count(Role::Leaf));
+    for (uint32_t h = 0; h < two.GetNHosts(); ++h)
+    {
+        uint32_t nvlinks = 0;
+        std::vector<DataRate> nics;
+        for (uint32_t l : two.GetNode(two.HostNode(h)).links)
+        {
+            if (two.GetLink(l).medium == FabricTopology::Medium::NvLink)
+            {
+                ++nvlinks;
+            }
+            else
+            {
+                nics.push_back(two.GetLink(l).rate);
+            }
+        }
+        EXPECT_EQ(nvlinks, 1u);
+        EXPECT_EQ(nics, (std::vector<DataRate>{DataRate("200Gbps"), DataRate("200Gbps")}));
+    }
+}
+
+TEST(Planes, TheTunerReadsTheNicAsItsPortsTogether)
+{
+    RailOptimizedTopologyHelper rail(2, 4, 2);
+    rail.SetAttribute("Planes", UintegerValue(2));
+    Ptr<FabricNetwork> net = FabricNetworkHelper().Install(rail.Build());
+    RdmaHelper rdma;
+    rdma.Install(net);
+    Ptr<CollectiveGroup> group = CollectiveHelper().Install(net, rdma, {0, 1, 2, 3, 4, 5, 6, 7});
+    EXPECT_EQ(group->MakeRequest(ALL_REDUCE, 1 << 20).nicRate, DataRate("400Gbps"));
+    Simulator::Destroy();
+}
+
+TEST(Planes, ASprayingQueuePairsCongestionControlRunsAtTheWholeNic)
+{
+    // DCQCN's line rate (its start and recovery target) is the four plane ports' 400G when
+    // the queue pair sprays, one port's 100G when it keeps to one plane.
+    for (auto [mode, rate] : {std::pair{RdmaQueuePair::SPRAY_ENTROPY, "400Gbps"},
+                              std::pair{RdmaQueuePair::FIXED_ENTROPY, "100Gbps"}})
+    {
+        Ptr<FabricNetwork> net = FabricNetworkHelper().Install(LeafSpine(2, 4));
+        RdmaHelper rdma = RdmaRunning(DcqcnCongestionControl::GetTypeId());
+        rdma.SetQueuePairAttribute("Entropy", EnumValue(mode));
+        rdma.Install(net);
+        Ptr<RdmaQueuePair> qp = rdma.Connect(net, 0, 3).first;
+        EXPECT_EQ(qp->GetCongestionControl()->GetLineRate(), DataRate(rate));
+        EXPECT_EQ(qp->GetCongestionControl()->GetRate(), DataRate(rate));
+        Simulator::Destroy();
+    }
+}
+
 TEST(Planes, ANicIsOneComponentWithAPortInEveryPlane)
 {
     // A NIC fails as one part: every plane's port; a link or transceiver fails in its plane.

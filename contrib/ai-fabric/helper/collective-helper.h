@@ -170,8 +170,8 @@ class CollectiveHelper
     Ptr<CollectiveGroup> Install(Ptr<FabricNetwork> network, const RdmaHelper& rdma,
                                  const std::vector<uint32_t>& hosts) const;
     /**
-     * The Accelerator of \p host, made with this helper's attributes (its NIC affinity the
-     * host's first port that is not NVLink) and aggregated to the node if it has none yet.
+     * The Accelerator of \p host, made with this helper's attributes and aggregated to the
+     * node if it has none yet.
      */
     Ptr<Accelerator> InstallAccelerator(Ptr<FabricNetwork> network, uint32_t host) const;
 
