@@ -375,6 +375,15 @@ TEST(GeneratedRing, MatchesTheStoredSteps)
                         {
                             ASSERT_EQ(generated.GetNSteps(rank), stored.GetNSteps(rank)) << where;
                             EXPECT_EQ(generated.GetSinks(rank), stored.GetSinks(rank)) << where;
+                            EXPECT_EQ(generated.GetPeers(rank), stored.GetPeers(rank)) << where;
+                            // The steps that start at launch: each slice's first SEND.
+                            const std::vector<uint32_t> start = stored.GetStartSteps(rank);
+                            EXPECT_EQ(generated.GetStartSteps(rank), start) << where;
+                            if (stored.GetNSteps(rank) > 0)
+                            {
+                                EXPECT_EQ(start.size() % channels, 0u) << where;
+                                EXPECT_GE(start.size(), channels) << where;
+                            }
                             for (uint32_t i = 0; i < stored.GetNSteps(rank); ++i)
                             {
                                 const CollectiveStep a = generated.GetStep(rank, i);

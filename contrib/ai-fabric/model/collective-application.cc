@@ -3,6 +3,8 @@
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
+
 namespace ns3
 {
 
@@ -220,7 +222,6 @@ CollectiveApplication::Begin()
                                                 static_cast<double>(m_schedule->GetChannelsPerConnection())
                                           : DataRate(0);
     std::map<uint32_t, Ptr<SendRateLimiter>> limiters;
-    uint64_t messages = 0;
     for (auto& c : m_connections)
     {
         Ptr<SendRateLimiter>& limiter = limiters[c->channel];
@@ -233,24 +234,14 @@ CollectiveApplication::Begin()
         c->recvs = m_schedule->GetMessageSteps(m_rank, CollectiveStep::RECV, c->peer, c->channel);
         c->nextPost = c->nextMatch = 0;
         c->hop = m_schedule->GetHopLatency(m_rank, c->peer);
-        messages += c->sends.size() + c->recvs.size();
     }
-    // Every SEND and RECV must have its connection (else it would never run): count them.
-    uint64_t steps = 0;
-    for (uint32_t i = 0; i < n; ++i)
+    // Every SEND and RECV must have its connection (else it would never run).
+    for (const auto& [peer, channel] : m_schedule->GetPeers(m_rank))
     {
-        const CollectiveStep step = m_schedule->GetStep(m_rank, i);
-        if (step.kind == CollectiveStep::SEND || step.kind == CollectiveStep::RECV)
-        {
-            NS_ABORT_MSG_IF(!HasConnection(step.peer, step.channel),
-                            "rank " << m_rank << " has no connection to rank " << step.peer
-                                    << " on channel " << step.channel);
-            ++steps;
-        }
+        NS_ABORT_MSG_IF(!HasConnection(peer, channel),
+                        "rank " << m_rank << " has no connection to rank " << peer
+                                << " on channel " << channel);
     }
-    NS_ABORT_MSG_IF(steps != messages,
-                    "rank " << m_rank << ": " << steps << " message steps but " << messages
-                            << " on its connections");
     for (auto& c : m_connections)
     {
         while (!c->early.empty() && c->nextMatch < c->recvs.size())
@@ -280,29 +271,36 @@ CollectiveApplication::Begin()
 void
 CollectiveApplication::Launch()
 {
-    // The steps without dependencies start in order; what they release waits on the ready
-    // list until all of them have started.
+    // The steps without dependencies start in index order: the schedule's start steps, and
+    // the RECVs whose messages came before the launch (a RECV without dependencies keeps no
+    // state once launched otherwise).  What they release waits on the ready list until all
+    // of them have started.
     m_launched = true;
-    const uint32_t n = m_schedule->GetNSteps(m_rank);
-    for (uint32_t i = 0; i < n && !m_failed; ++i)
+    std::vector<uint32_t> arrived;
+    for (const auto& [i, live] : m_live)
     {
-        if (!m_schedule->GetDeps(m_rank, i).empty())
+        // Before the launch only arrivals are live.
+        if (m_schedule->GetStep(m_rank, i).kind == CollectiveStep::RECV &&
+            m_schedule->GetDeps(m_rank, i).empty())
         {
+            arrived.push_back(i);
+        }
+    }
+    std::sort(arrived.begin(), arrived.end());
+    const std::vector<uint32_t> start = m_schedule->GetStartSteps(m_rank);
+    auto s = start.begin();
+    auto a = arrived.begin();
+    while (!m_failed && (s != start.end() || a != arrived.end()))
+    {
+        if (a == arrived.end() || (s != start.end() && *s < *a))
+        {
+            StartStep(*s++);
             continue;
         }
-        if (m_schedule->GetStep(m_rank, i).kind != CollectiveStep::RECV)
-        {
-            StartStep(i);
-            continue;
-        }
-        // A RECV without dependencies keeps no state once launched, unless its message came.
-        const auto it = m_live.find(i);
-        if (it != m_live.end())
-        {
-            it->second.word |= kStarted;
-            it->second.start = Simulator::Now();
-            FinishStep(i);
-        }
+        Live& live = m_live.at(*a);
+        live.word |= kStarted;
+        live.start = Simulator::Now();
+        FinishStep(*a++);
     }
     RunReady();
 }

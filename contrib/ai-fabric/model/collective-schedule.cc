@@ -485,6 +485,31 @@ CollectiveSchedule::Embed(const CollectiveSchedule& sub, const std::vector<uint3
     return sinks;
 }
 
+std::vector<uint32_t>
+CollectiveSchedule::GetStartSteps(uint32_t rank) const
+{
+    if (m_generator)
+    {
+        return IsKept(rank) ? m_generator->GetStartSteps(rank) : std::vector<uint32_t>{};
+    }
+    std::vector<uint32_t> start;
+    const uint32_t n = GetNSteps(rank);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (GetDeps(rank, i).empty() && m_steps[rank][i].kind != CollectiveStep::RECV)
+        {
+            start.push_back(i);
+        }
+    }
+    return start;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>>
+CollectiveSchedule::GetPeers(uint32_t rank) const
+{
+    return m_generator ? m_generator->GetPeers(rank) : m_peers[rank];
+}
+
 void
 CollectiveSchedule::ClearSteps()
 {
@@ -529,7 +554,7 @@ CollectiveSchedule::GetConnections() const
     std::vector<std::tuple<uint32_t, uint32_t, uint32_t>> connections;
     for (uint32_t r = 0; r < GetNRanks(); ++r)
     {
-        for (const auto& [peer, channel] : m_generator ? m_generator->GetPeers(r) : m_peers[r])
+        for (const auto& [peer, channel] : GetPeers(r))
         {
             auto key = std::make_tuple(std::min(r, peer), std::max(r, peer), channel);
             if (seen.insert(key).second)

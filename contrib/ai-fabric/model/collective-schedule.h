@@ -200,6 +200,8 @@ class StepGenerator
     virtual StepDeps GetDependents(uint32_t rank, uint32_t i) const = 0;
     /** Each (peer, channel) \p rank's steps use, in the order of first use. */
     virtual std::vector<std::pair<uint32_t, uint32_t>> GetPeers(uint32_t rank) const = 0;
+    /** \p rank's steps other than RECVs that have no dependencies, ascending. */
+    virtual std::vector<uint32_t> GetStartSteps(uint32_t rank) const = 0;
     /** How many of \p rank's steps are \p kind (SEND or RECV) with \p peer on \p channel. */
     virtual uint32_t GetNMessages(uint32_t rank,
                                   CollectiveStep::Kind kind,
@@ -403,6 +405,14 @@ class CollectiveSchedule
                                              uint32_t channelOffset = 0);
     /** The steps of \p rank (a kept one) that no later step depends on. */
     std::vector<uint32_t> GetSinks(uint32_t rank) const;
+    /**
+     * The steps of \p rank (a kept one) other than RECVs that have no dependencies, ascending:
+     * those that start at launch.  A stored schedule's are found by a pass over the rank's
+     * steps, a generated one's are computed.
+     */
+    std::vector<uint32_t> GetStartSteps(uint32_t rank) const;
+    /** Each (peer, channel) \p rank's steps use, in the order of first use. */
+    std::vector<std::pair<uint32_t, uint32_t>> GetPeers(uint32_t rank) const;
 
     CollectiveOperation GetOperation() const { return m_op; }
     uint64_t GetBytes() const { return m_bytes; }

@@ -206,6 +206,22 @@ class RingSteps : public StepGenerator
         return peers;
     }
 
+    std::vector<uint32_t> GetStartSteps(uint32_t) const override
+    {
+        // Each slice's first SEND of the first pass (see GetDeps): the reduce-scatter's or,
+        // without one, the all-gather's.
+        std::vector<uint32_t> start;
+        for (uint32_t c = 0; c < m_channels; ++c)
+        {
+            for (uint32_t k = 0; k < m_slices; ++k)
+            {
+                start.push_back(c * m_perChannel +
+                                (m_reduceScatter ? k * 3 : m_scatterSteps + k * 2));
+            }
+        }
+        return start;
+    }
+
   private:
     /** Where step i lies. */
     struct Place
