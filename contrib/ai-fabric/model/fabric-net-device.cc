@@ -173,10 +173,10 @@ FabricNetDevice::GetTypeId()
 }
 
 FabricNetDevice::FabricNetDevice()
-    : m_address(Mac48Address::Allocate()),
+    : m_uniform(CreateObject<UniformRandomVariable>()),
+      m_address(Mac48Address::Allocate()),
       m_kminPer25G("100KB"),
-      m_kmaxPer25G("400KB"),
-      m_uniform(CreateObject<UniformRandomVariable>())
+      m_kmaxPer25G("400KB")
 {
 }
 

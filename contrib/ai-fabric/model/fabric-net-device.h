@@ -41,6 +41,7 @@ struct FabricPortCounters
     uint64_t txBytes{0};   //!< frame bytes sent (header to FCS)
     uint64_t rxFrames{0};  //!< frames received
     uint64_t rxBytes{0};   //!< frame bytes received
+    Time busyTime;         //!< time the transmitter spent sending (wire bytes / rate)
     uint64_t ecnMarked{0}; //!< data frames marked CE at this egress
     uint64_t pfcPauseSent{0};     //!< PFC frames with a non-zero pause time sent
     uint64_t pfcResumeSent{0};    //!< PFC frames with a zero pause time (XON) sent
@@ -48,7 +49,6 @@ struct FabricPortCounters
     std::array<uint64_t, static_cast<std::size_t>(DropReason::kCount)> dropFrames{};
     std::array<uint64_t, static_cast<std::size_t>(DropReason::kCount)> dropBytes{};
     uint64_t trimmedFrames{0}; //!< data frames cut to their headers at this egress (not drops)
-    Time busyTime;   //!< time the transmitter spent sending (wire bytes / rate)
 };
 
 class FabricNetDevice;
@@ -268,44 +268,51 @@ class FabricNetDevice : public NetDevice
     void PauseExpired(uint8_t priority);
     void Flush();
 
-    Ptr<Node> m_node;
-    uint32_t m_nodeId{0}; //!< m_node's id: the context of events for this port
+    // What a data frame touches at every hop comes first, together: at thousands of ports the
+    // ports outgrow the caches, and each line read is a likely miss.
+    FabricPortOwner* m_owner{nullptr};
     Ptr<FabricChannel> m_channel;
+    Time m_txEnd;                  //!< when the frame on the wire ends (the port is busy before)
+    uint64_t m_psPerByte{0};       //!< 8e12 / m_bitRate when exact, else 0
+    Time m_peerForwardingLatency;  //!< the far end's, added to a data frame's arrival
+    uint64_t m_queuedFrames{0};    //!< data frames waiting in all classes
+    uint32_t m_nodeId{0};          //!< m_node's id: the context of events for this port
+    uint32_t m_ifIndex{0};
+    bool m_linkUp{false};
+    bool m_completionPending{false}; //!< a TransmitComplete event is scheduled
+    uint8_t m_backlog{0};            //!< bit c: class c has data frames queued
+    uint8_t m_paused{0};             //!< bit c: class c is paused by the peer
+    bool m_ecnEnabled{};
+    bool m_stampTelemetry{false}; //!< SetTelemetryStamping
+    Scheduler m_scheduler{};
+    std::array<uint64_t, kClasses> m_queueBytes{};
+    FabricPortCounters m_counters;
+    TracedCallback<Ptr<const Packet>> m_txTrace;  //!< frame starts on the wire
+    TracedCallback<Ptr<const Packet>> m_rxTrace;  //!< frame received from the wire
+    TracedCallback<uint8_t, uint64_t, uint64_t> m_queueBytesTrace; //!< class, old and new bytes
+    std::array<FrameQueue, kClasses> m_queues;
+    std::vector<Ptr<Packet>> m_controlQueue; //!< PFC frames to send first (rarely more than one)
+    uint64_t m_kmin{0}; //!< Kmin scaled to this port's rate, bytes
+    uint64_t m_kmax{0}; //!< Kmax scaled to this port's rate, bytes
+    double m_pmax{};
+    Ptr<UniformRandomVariable> m_uniform;
+
+    Ptr<Node> m_node;
     Mac48Address m_address;
     uint64_t m_portKey{0};         //!< m_address as a number
-    uint32_t m_ifIndex{0};
     uint32_t m_payloadMtu{};
     uint64_t m_bitRate{0};         //!< cached channel rate, bit/s
-    uint64_t m_psPerByte{0};       //!< 8e12 / m_bitRate when exact, else 0
-    bool m_linkUp{false};
-    Time m_txEnd;                  //!< when the frame on the wire ends (the port is busy before)
-    bool m_completionPending{false}; //!< a TransmitComplete event is scheduled
     Time m_forwardingLatency;
-    Time m_peerForwardingLatency;  //!< the far end's, added to a data frame's arrival
-
-    std::array<FrameQueue, kClasses> m_queues;
-    std::array<uint64_t, kClasses> m_queueBytes{};
-    bool m_stampTelemetry{false}; //!< SetTelemetryStamping
     uint8_t m_rateCode{0};        //!< InbandTelemetry::RateCode of the link's rate
-    uint8_t m_backlog{0}; //!< bit c: class c has data frames queued
-    uint64_t m_queuedFrames{0}; //!< data frames waiting in all classes
-    std::vector<Ptr<Packet>> m_controlQueue; //!< PFC frames to send first (rarely more than one)
 
-    Scheduler m_scheduler{};
     uint32_t m_dwrrQuantum{};
     std::array<int64_t, kClasses> m_deficit{};
     uint8_t m_dwrrCurrent{0};
     bool m_dwrrVisitStarted{false};
 
-    bool m_ecnEnabled{};
     QueueSize m_kminPer25G;
     QueueSize m_kmaxPer25G;
-    double m_pmax{};
-    uint64_t m_kmin{0}; //!< Kmin scaled to this port's rate, bytes
-    uint64_t m_kmax{0}; //!< Kmax scaled to this port's rate, bytes
-    Ptr<UniformRandomVariable> m_uniform;
 
-    uint8_t m_paused{0}; //!< bit c: class c is paused by the peer
     std::array<Time, kClasses> m_pauseStart{};
     std::array<EventId, kClasses> m_resumeEvents;
     std::array<EventId, kClasses> m_pauseEvents; //!< an XOFF taking effect after the response
@@ -321,18 +328,12 @@ class FabricNetDevice : public NetDevice
     std::array<bool, kClasses> m_asserting{};
     std::array<EventId, kClasses> m_refreshEvents;
 
-    FabricPortCounters m_counters;
-    FabricPortOwner* m_owner{nullptr};
     TracedCallback<> m_linkChangeCallbacks;
-
-    TracedCallback<Ptr<const Packet>> m_txTrace;  //!< frame starts on the wire
-    TracedCallback<Ptr<const Packet>> m_rxTrace;  //!< frame received from the wire
     TracedCallback<Ptr<const Packet>, DropReason> m_dropTrace; //!< frame dropped, with reason
     TracedCallback<Ptr<const Packet>> m_trimTrace;             //!< data frame trimmed (as it came)
     TracedCallback<Ptr<const Packet>> m_ecnMarkTrace;          //!< frame marked CE
     TracedCallback<uint8_t, uint16_t> m_pfcRxTrace; //!< PFC received: priority, quanta
     TracedCallback<uint8_t, uint16_t> m_pfcTxTrace; //!< PFC sent: priority, quanta
-    TracedCallback<uint8_t, uint64_t, uint64_t> m_queueBytesTrace; //!< class, old and new bytes
     TracedCallback<uint8_t, bool> m_pausedTrace; //!< class, paused by the peer or not
 };
 
