@@ -1,5 +1,7 @@
 #include "collective-application.h"
 
+#include "recycled-event.h"
+
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -10,6 +12,38 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("CollectiveApplication");
 NS_OBJECT_ENSURE_REGISTERED(CollectiveApplication);
+
+/**
+ * A step's timed event (a message's delivery after the hop latency, an engine's reduction or
+ * copy), from RecycledEvent's free lists: ns-3's MakeEvent allocates one per step.
+ */
+class CollectiveApplication::StepEvent final : public RecycledEvent
+{
+  public:
+    StepEvent(CollectiveApplication* app, void (CollectiveApplication::*handler)(uint32_t), uint32_t step)
+        : m_app(app),
+          m_handler(handler),
+          m_step(step)
+    {
+    }
+
+  private:
+    void Notify() override
+    {
+        (m_app->*m_handler)(m_step);
+    }
+
+    CollectiveApplication* m_app;
+    void (CollectiveApplication::*m_handler)(uint32_t);
+    uint32_t m_step;
+};
+
+void
+CollectiveApplication::ScheduleStep(Time delay, void (CollectiveApplication::*handler)(uint32_t), uint32_t i)
+{
+    // Never cancelled: the simulator owns the event (no EventId to make).
+    Simulator::ScheduleWithContext(Simulator::GetContext(), delay, new StepEvent(this, handler, i));
+}
 
 /** This rank's end of one (peer, channel) connection and the schedule's traffic on it. */
 struct CollectiveApplication::Connection
@@ -70,6 +104,7 @@ CollectiveApplication::DoDispose()
         c->qp->SetErrorCallback(MessageQueuePair::ErrorCallback());
     }
     m_connections.clear();
+    m_lastConnection = nullptr;
     m_accelerator = nullptr;
     m_failureCallback = Callback<void, uint32_t>(); // it holds the group: break the cycle
     m_pending.clear();
@@ -177,11 +212,17 @@ CollectiveApplication::StopApplication()
 CollectiveApplication::Connection&
 CollectiveApplication::ConnectionOf(const CollectiveStep& step)
 {
+    if (m_lastConnection && m_lastConnection->peer == step.peer &&
+        m_lastConnection->channel == step.channel)
+    {
+        return *m_lastConnection;
+    }
     auto it = m_connectionIndex.find({step.peer, step.channel});
     NS_ABORT_MSG_IF(it == m_connectionIndex.end(),
                     "rank " << m_rank << " has no connection to rank " << step.peer
                             << " on channel " << step.channel);
-    return *m_connections[it->second];
+    m_lastConnection = m_connections[it->second].get();
+    return *m_lastConnection;
 }
 
 void
@@ -277,7 +318,7 @@ CollectiveApplication::Launch()
     // of them have started.
     m_launched = true;
     std::vector<uint32_t> arrived;
-    for (const auto& [i, live] : m_live)
+    for (uint32_t i : m_live.Keys())
     {
         // Before the launch only arrivals are live.
         if (m_schedule->GetStep(m_rank, i).kind == CollectiveStep::RECV &&
@@ -297,7 +338,7 @@ CollectiveApplication::Launch()
             StartStep(*s++);
             continue;
         }
-        Live& live = m_live.at(*a);
+        Live& live = *m_live.Find(*a);
         live.word |= kStarted;
         live.start = Simulator::Now();
         FinishStep(*a++);
@@ -308,15 +349,15 @@ CollectiveApplication::Launch()
 CollectiveApplication::Live&
 CollectiveApplication::Touch(uint32_t i)
 {
-    const auto [it, added] = m_live.try_emplace(i);
+    const auto [live, added] = m_live.Insert(i);
     if (added)
     {
         const std::size_t deps = m_schedule->GetDeps(m_rank, i).size();
         NS_ABORT_MSG_IF(deps > kWaitingMask,
                         "rank " << m_rank << " step " << i << ": " << deps << " dependencies");
-        it->second.word = static_cast<uint32_t>(deps);
+        live->word = static_cast<uint32_t>(deps);
     }
-    return it->second;
+    return *live;
 }
 
 void
@@ -350,12 +391,14 @@ CollectiveApplication::StartStep(uint32_t i)
         }
         break;
     case CollectiveStep::REDUCE:
-        Simulator::Schedule(m_accelerator->Reduce(step.bytes) - Simulator::Now(),
-                            &CollectiveApplication::Finished, this, i);
+        ScheduleStep(m_accelerator->Reduce(step.bytes) - Simulator::Now(),
+                     &CollectiveApplication::Finished,
+                     i);
         break;
     case CollectiveStep::COPY:
-        Simulator::Schedule(m_accelerator->Copy(step.bytes) - Simulator::Now(),
-                            &CollectiveApplication::Finished, this, i);
+        ScheduleStep(m_accelerator->Copy(step.bytes) - Simulator::Now(),
+                     &CollectiveApplication::Finished,
+                     i);
         break;
     case CollectiveStep::JOIN:
         FinishStep(i);
@@ -376,8 +419,8 @@ CollectiveApplication::PostReadySends(Connection& c)
     while (c.nextPost < c.sends.size())
     {
         const uint32_t i = c.sends[c.nextPost];
-        const auto it = m_live.find(i);
-        if (it == m_live.end() || !(it->second.word & kStarted))
+        const Live* live = m_live.Find(i);
+        if (!live || !(live->word & kStarted))
         {
             break;
         }
@@ -421,7 +464,7 @@ CollectiveApplication::Match(Connection& c, uint64_t bytes, Time arrival)
     const Time wait = arrival + c.hop - Simulator::Now();
     if (wait.IsStrictlyPositive())
     {
-        Simulator::Schedule(wait, &CollectiveApplication::Deliver, this, i);
+        ScheduleStep(wait, &CollectiveApplication::Deliver, i);
     }
     else
     {
@@ -432,8 +475,8 @@ CollectiveApplication::Match(Connection& c, uint64_t bytes, Time arrival)
 void
 CollectiveApplication::Deliver(uint32_t i)
 {
-    const auto it = m_live.find(i);
-    const bool started = it != m_live.end() ? (it->second.word & kStarted) != 0
+    const Live* live = m_live.Find(i);
+    const bool started = live ? (live->word & kStarted) != 0
                                             : m_launched && m_schedule->GetDeps(m_rank, i).empty();
     if (!started)
     {
@@ -453,11 +496,10 @@ CollectiveApplication::FinishStep(uint32_t i)
     }
     const CollectiveStep step = m_schedule->GetStep(m_rank, i);
     Time start = m_stepsBegan; // a RECV without dependencies: the launch
-    const auto it = m_live.find(i);
-    if (it != m_live.end())
+    if (const Live* live = m_live.Find(i))
     {
-        start = it->second.start;
-        m_live.erase(it);
+        start = live->start;
+        m_live.Erase(i);
     }
     if (step.kind != CollectiveStep::JOIN) // no work: nothing to trace
     {
@@ -508,7 +550,7 @@ void
 CollectiveApplication::ReleaseSteps()
 {
     m_schedule->ReleaseIndex(m_rank);
-    std::unordered_map<uint32_t, Live>().swap(m_live);
+    m_live.Clear();
     for (auto& c : m_connections)
     {
         c->sends = MessageSteps();
@@ -534,6 +576,120 @@ CollectiveApplication::End()
     if (m_running && !IsBusy() && !m_pending.empty())
     {
         Begin();
+    }
+}
+
+std::size_t
+CollectiveApplication::LiveSteps::Home(uint32_t i) const
+{
+    return static_cast<std::size_t>((i * 0x9E3779B1u) >> m_shift); // Fibonacci hashing
+}
+
+CollectiveApplication::Live*
+CollectiveApplication::LiveSteps::Find(uint32_t i)
+{
+    if (m_slots.empty())
+    {
+        return nullptr;
+    }
+    const std::size_t mask = m_slots.size() - 1;
+    for (std::size_t k = Home(i);; k = (k + 1) & mask)
+    {
+        if (m_slots[k].key == i)
+        {
+            return &m_slots[k].live;
+        }
+        if (m_slots[k].key == kEmpty)
+        {
+            return nullptr;
+        }
+    }
+}
+
+std::pair<CollectiveApplication::Live*, bool>
+CollectiveApplication::LiveSteps::Insert(uint32_t i)
+{
+    NS_ASSERT(i != kEmpty);
+    if (2 * (m_size + 1) > m_slots.size())
+    {
+        Grow();
+    }
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t k = Home(i);
+    while (m_slots[k].key != kEmpty)
+    {
+        if (m_slots[k].key == i)
+        {
+            return {&m_slots[k].live, false};
+        }
+        k = (k + 1) & mask;
+    }
+    m_slots[k] = {i, Live()};
+    ++m_size;
+    return {&m_slots[k].live, true};
+}
+
+void
+CollectiveApplication::LiveSteps::Erase(uint32_t i)
+{
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t hole = Home(i);
+    while (m_slots[hole].key != i)
+    {
+        NS_ASSERT(m_slots[hole].key != kEmpty);
+        hole = (hole + 1) & mask;
+    }
+    // Backward shift: a later entry of the run moves into the hole unless its probe starts
+    // cyclically after the hole (then it is reachable where it is).
+    for (std::size_t k = (hole + 1) & mask; m_slots[k].key != kEmpty; k = (k + 1) & mask)
+    {
+        const std::size_t home = Home(m_slots[k].key);
+        const bool stays = hole < k ? (hole < home && home <= k) : (hole < home || home <= k);
+        if (!stays)
+        {
+            m_slots[hole] = m_slots[k];
+            hole = k;
+        }
+    }
+    m_slots[hole].key = kEmpty;
+    --m_size;
+}
+
+std::vector<uint32_t>
+CollectiveApplication::LiveSteps::Keys() const
+{
+    std::vector<uint32_t> keys;
+    for (const Slot& slot : m_slots)
+    {
+        if (slot.key != kEmpty)
+        {
+            keys.push_back(slot.key);
+        }
+    }
+    return keys;
+}
+
+void
+CollectiveApplication::LiveSteps::Clear()
+{
+    std::vector<Slot>().swap(m_slots);
+    m_size = 0;
+    m_shift = 32;
+}
+
+void
+CollectiveApplication::LiveSteps::Grow()
+{
+    std::vector<Slot> old(m_slots.empty() ? 16 : 2 * m_slots.size(), Slot{kEmpty, Live()});
+    old.swap(m_slots);
+    m_shift = 32 - static_cast<unsigned>(__builtin_ctzll(m_slots.size()));
+    m_size = 0;
+    for (const Slot& slot : old)
+    {
+        if (slot.key != kEmpty)
+        {
+            *Insert(slot.key).first = slot.live;
+        }
     }
 }
 

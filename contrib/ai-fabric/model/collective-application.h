@@ -11,7 +11,6 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <unordered_map>
 #include <vector>
 
 namespace ns3
@@ -116,6 +115,11 @@ class CollectiveApplication : public Application
     void Match(Connection& c, uint64_t bytes, Time arrival);
     /** RECV step \p i has its data. */
     void Deliver(uint32_t i);
+    class StepEvent;
+    /** Run \p handler for step \p i \p delay from now. */
+    void ScheduleStep(Time delay, void (CollectiveApplication::*handler)(uint32_t), uint32_t i);
+    /** The connection of SEND \p step (the last one found is kept: a rank's sends run in
+     * series on few connections). */
     Connection& ConnectionOf(const CollectiveStep& step);
     void End();
     /** Release the per-step state of the schedule that ended. */
@@ -132,6 +136,7 @@ class CollectiveApplication : public Application
     Ptr<Accelerator> m_accelerator;
     std::vector<std::unique_ptr<Connection>> m_connections;
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_connectionIndex; //!< (peer, channel)
+    Connection* m_lastConnection{nullptr}; //!< ConnectionOf's last answer
     std::deque<Pending> m_pending;
     bool m_running{false};
     bool m_failed{false};
@@ -159,7 +164,41 @@ class CollectiveApplication : public Application
         Time start;       //!< when it started (once kStarted)
     };
 
-    std::unordered_map<uint32_t, Live> m_live;
+    /**
+     * The live steps by index, in one array with open addressing (linear probing, grown at
+     * half full): no allocation per step, as a node-based map makes.  A pointer it returns
+     * holds until the next Insert or Erase.
+     */
+    class LiveSteps
+    {
+      public:
+        /** Step \p i's state, or null. */
+        Live* Find(uint32_t i);
+        /** Step \p i's state, made empty if it had none; whether it was made. */
+        std::pair<Live*, bool> Insert(uint32_t i);
+        /** Forget step \p i (which must be live). */
+        void Erase(uint32_t i);
+        /** Every live step's index, in no order. */
+        std::vector<uint32_t> Keys() const;
+        /** Forget every step and release the array. */
+        void Clear();
+
+      private:
+        static constexpr uint32_t kEmpty = UINT32_MAX; //!< no step has this index
+        struct Slot
+        {
+            uint32_t key;
+            Live live;
+        };
+        /** Where \p i's probe starts. */
+        std::size_t Home(uint32_t i) const;
+        void Grow();
+        std::vector<Slot> m_slots; //!< a power of two of them, or none
+        std::size_t m_size{0};
+        unsigned m_shift{32}; //!< 32 - log2(slots): Home keeps the hash's top bits
+    };
+
+    LiveSteps m_live;
     static constexpr uint32_t kStarted = 1U << 31;
     static constexpr uint32_t kArrived = 1U << 30;
     static constexpr uint32_t kWaitingMask = kArrived - 1;

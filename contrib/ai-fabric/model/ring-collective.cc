@@ -40,8 +40,7 @@ class RingSteps : public StepGenerator
               uint32_t channels,
               uint32_t slices,
               std::vector<std::vector<uint32_t>> orders)
-        : m_bytes(r.bytes),
-          m_elementBytes(r.elementBytes),
+        : m_elementBytes(r.elementBytes),
           m_p(r.ranks),
           m_channels(channels),
           m_slices(slices),
@@ -65,6 +64,21 @@ class RingSteps : public StepGenerator
                         "ring: " << perChannel * channels << " steps per rank; at most 2^32 - 1");
         m_scatterSteps = static_cast<uint32_t>(scatter);
         m_perChannel = static_cast<uint32_t>(perChannel);
+        // SplitPiece's checks, once: the message is whole elements.
+        NS_ABORT_MSG_IF(channels == 0 || slices == 0 || m_elementBytes == 0 ||
+                            r.bytes % m_elementBytes != 0,
+                        "ring: " << r.bytes << " B in " << m_elementBytes << " B elements over "
+                                 << channels << " channels and " << slices << " slices");
+        const Split blocks = SplitOf(r.bytes / m_elementBytes, m_p);
+        m_blockExtra = blocks.extra;
+        for (uint32_t big = 0; big < 2; ++big)
+        {
+            m_channel[big] = SplitOf(blocks.base + big, m_channels);
+            for (uint32_t bigChannel = 0; bigChannel < 2; ++bigChannel)
+            {
+                m_slice[big][bigChannel] = SplitOf(m_channel[big].base + bigChannel, m_slices);
+            }
+        }
     }
 
     uint32_t GetNSteps(uint32_t) const override
@@ -248,17 +262,32 @@ class RingSteps : public StepGenerator
         return x;
     }
 
-    /** Bytes of block \p b, channel \p c, slice \p k (RingCollectiveAlgorithm::Piece). */
+    /**
+     * Bytes of block \p b, channel \p c, slice \p k (RingCollectiveAlgorithm::Piece: three
+     * nested SplitPiece).  A split gives each part the same elements and the first ones one
+     * more, so a piece depends only on whether its block, channel and slice are among those
+     * first ones: four sizes, found at construction, with no division per step.
+     */
     uint64_t Piece(uint32_t b, uint32_t c, uint32_t k) const
     {
-        const uint64_t block = SplitPiece(m_bytes, m_p, b, m_elementBytes);
-        return SplitPiece(SplitPiece(block, m_channels, c, m_elementBytes),
-                          m_slices,
-                          k,
-                          m_elementBytes);
+        const uint32_t big = b < m_blockExtra ? 1 : 0;
+        const Split& slice = m_slice[big][c < m_channel[big].extra ? 1 : 0];
+        return (slice.base + (k < slice.extra ? 1 : 0)) * m_elementBytes;
     }
 
-    uint64_t m_bytes;
+    /** A split of some elements into parts: each gets base, the first extra one more. */
+    struct Split
+    {
+        uint64_t base;
+        uint64_t extra;
+    };
+
+    /** \p elements split into \p parts. */
+    static Split SplitOf(uint64_t elements, uint32_t parts)
+    {
+        return {elements / parts, elements % parts};
+    }
+
     uint32_t m_elementBytes;
     uint32_t m_p;
     uint32_t m_channels;
@@ -270,6 +299,9 @@ class RingSteps : public StepGenerator
     std::vector<std::vector<uint32_t>> m_position; //!< per channel, each rank's place in it
     uint32_t m_scatterSteps{0};                    //!< per channel
     uint32_t m_perChannel{0};
+    uint64_t m_blockExtra{0}; //!< the blocks one element larger than the rest
+    Split m_channel[2]{};     //!< a (small, large) block's split over channels
+    Split m_slice[2][2]{};    //!< [large block][large channel part]: the split over slices
 };
 } // namespace
 
