@@ -1,6 +1,7 @@
 #include "fabric-channel.h"
 
 #include "fabric-net-device.h"
+#include "fabric-simulator-impl.h"
 #include "frame-arrival.h"
 #include "range-checkers.h"
 
@@ -100,7 +101,7 @@ FabricChannel::SetBitErrorRate(double ber)
 Time
 FabricChannel::GetDownTime() const
 {
-    return GetDownTime(Simulator::Now());
+    return GetDownTime(FabricNow());
 }
 
 uint32_t
@@ -173,10 +174,9 @@ FabricChannel::ScheduleArrival(const Ptr<FabricNetDevice>& port,
                                bool corrupted,
                                bool pipelined) const
 {
-    Simulator::ScheduleWithContext(
-        port->GetNodeId(),
-        delay,
-        new FrameArrival(port, control, info, epoch, corrupted, pipelined));
+    FabricScheduleWithContext(port->GetNodeId(),
+                              delay,
+                              new FrameArrival(port, control, info, epoch, corrupted, pipelined));
 }
 
 void
@@ -233,16 +233,16 @@ FabricChannel::SetUp(bool up)
     {
         return;
     }
-    NS_LOG_INFO("link " << (up ? "up" : "down") << " at " << Simulator::Now().As(Time::US));
+    NS_LOG_INFO("link " << (up ? "up" : "down") << " at " << FabricNow().As(Time::US));
     m_up = up;
     if (!up)
     {
         ++m_epoch;
-        m_downSince = Simulator::Now();
+        m_downSince = FabricNow();
     }
     else
     {
-        m_outages.emplace_back(m_downSince, Simulator::Now());
+        m_outages.emplace_back(m_downSince, FabricNow());
     }
     for (std::size_t i = 0; i < m_nDevices; ++i)
     {

@@ -1,6 +1,7 @@
 #include "fabric-net-device.h"
 
 #include "fabric-channel.h"
+#include "fabric-simulator-impl.h"
 #include "pfc-pause-header.h"
 #include "recycled-event.h"
 
@@ -235,7 +236,10 @@ FabricNetDevice::NotifyRateChanged()
     // Every Ethernet rate (100G: 80 ps a byte) divides 8e12: a multiplication per frame then,
     // the 128-bit division of WirePicoSeconds otherwise.
     constexpr uint64_t kBitPs = 8000000000000ull;
-    m_psPerByte = kBitPs % m_bitRate == 0 ? kBitPs / m_bitRate : 0;
+    // In the simulator's time steps (a picosecond, or finer: the helpers need at least that).
+    m_stepsPerByte = kBitPs % m_bitRate == 0
+                         ? kBitPs / m_bitRate * static_cast<uint64_t>(PicoSeconds(1).GetTimeStep())
+                         : 0;
     const uint64_t per25G = 25000000000ull;
     // Thresholds scale with line rate (HPCC artifact's KMIN_MAP/KMAX_MAP do the same).
     m_kmin = static_cast<uint64_t>(double(m_kminPer25G.GetValue()) * double(m_bitRate) / per25G);
@@ -246,9 +250,9 @@ FabricNetDevice::NotifyRateChanged()
 Time
 FabricNetDevice::TransmissionTime(uint32_t frameBytes) const
 {
-    if (m_psPerByte)
+    if (m_stepsPerByte)
     {
-        return PicoSeconds(int64_t(roce::WireBytesForFrame(frameBytes) * m_psPerByte));
+        return TimeStep(roce::WireBytesForFrame(frameBytes) * m_stepsPerByte);
     }
     return PicoSeconds(roce::WirePicoSeconds(frameBytes, m_bitRate));
 }
@@ -316,7 +320,7 @@ FabricNetDevice::AssertPause(uint8_t priority, bool pause)
     SendPfcFrame(priority, pause ? m_pauseQuanta : 0);
     if (pause)
     {
-        m_refreshAt[priority] = Simulator::Now() + QuantaToTime(m_pauseQuanta) / 2;
+        m_refreshAt[priority] = FabricNow() + QuantaToTime(m_pauseQuanta) / 2;
         m_refreshEvents[priority] = Simulator::Schedule(QuantaToTime(m_pauseQuanta) / 2,
                                                         &FabricNetDevice::RefreshPause,
                                                         this,
@@ -327,12 +331,12 @@ FabricNetDevice::AssertPause(uint8_t priority, bool pause)
 void
 FabricNetDevice::RefreshPause(uint8_t priority)
 {
-    if (!m_asserting[priority] || Simulator::Now() != m_refreshAt[priority])
+    if (!m_asserting[priority] || FabricNow() != m_refreshAt[priority])
     {
         return; // a refresh that a later XON or XOFF replaced at this picosecond (m_pausePending)
     }
     SendPfcFrame(priority, m_pauseQuanta);
-    m_refreshAt[priority] = Simulator::Now() + QuantaToTime(m_pauseQuanta) / 2;
+    m_refreshAt[priority] = FabricNow() + QuantaToTime(m_pauseQuanta) / 2;
     m_refreshEvents[priority] = Simulator::Schedule(QuantaToTime(m_pauseQuanta) / 2,
                                                     &FabricNetDevice::RefreshPause,
                                                     this,
@@ -469,7 +473,7 @@ FabricNetDevice::SelectDwrr()
 void
 FabricNetDevice::Kick()
 {
-    const Time now = Simulator::Now();
+    const Time now = FabricNow();
     if (now >= m_txEnd)
     {
         TransmitNext(now);
@@ -576,7 +580,7 @@ FabricNetDevice::ScheduleCompletion(Time delay)
     // In the port's node's context, as its frames' arrivals, and without an EventId (it is
     // never cancelled): the simulator owns the event and frees it, to RecycledEvent's free
     // list, when it has run.
-    Simulator::ScheduleWithContext(m_nodeId, delay, new PortCompletion(this));
+    FabricScheduleWithContext(m_nodeId, delay, new PortCompletion(this));
 }
 
 void
@@ -661,7 +665,7 @@ FabricNetDevice::ReceivePfc(Ptr<Packet> p)
                                                    c);
         }
         const Time pause = QuantaToTime(quanta);
-        m_pauseUntil[c] = Simulator::Now() + pause;
+        m_pauseUntil[c] = FabricNow() + pause;
         m_resumeEvents[c] = Simulator::Schedule(pause, &FabricNetDevice::PauseExpired, this, c);
     }
 }
@@ -675,7 +679,7 @@ FabricNetDevice::StartPause(uint8_t c)
     }
     m_pausePending[c] = false;
     m_paused |= uint8_t(1u << c);
-    m_pauseStart[c] = Simulator::Now();
+    m_pauseStart[c] = FabricNow();
     m_pausedTrace(c, true);
 }
 
@@ -710,7 +714,7 @@ FabricNetDevice::GetPfcResponseBytes() const
 void
 FabricNetDevice::PauseExpired(uint8_t c)
 {
-    if (Simulator::Now() >= m_pauseUntil[c])
+    if (FabricNow() >= m_pauseUntil[c])
     {
         Resume(c);
     }
@@ -724,7 +728,7 @@ FabricNetDevice::Resume(uint8_t c)
     if (IsPaused(c))
     {
         m_paused &= uint8_t(~(1u << c));
-        m_pausedTotal += Simulator::Now() - m_pauseStart[c];
+        m_pausedTotal += FabricNow() - m_pauseStart[c];
         m_pausedTrace(c, false);
     }
     Kick();
@@ -734,7 +738,7 @@ Time
 FabricNetDevice::GetPausedTime() const
 {
     Time total = m_pausedTotal;
-    const Time now = Simulator::Now();
+    const Time now = FabricNow();
     for (uint8_t c = 0; c < kClasses; ++c)
     {
         if (IsPaused(c))

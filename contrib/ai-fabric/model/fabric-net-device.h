@@ -273,7 +273,7 @@ class FabricNetDevice : public NetDevice
     FabricPortOwner* m_owner{nullptr};
     Ptr<FabricChannel> m_channel;
     Time m_txEnd;                  //!< when the frame on the wire ends (the port is busy before)
-    uint64_t m_psPerByte{0};       //!< 8e12 / m_bitRate when exact, else 0
+    uint64_t m_stepsPerByte{0};    //!< 8e12 / m_bitRate ps in time steps when exact, else 0
     Time m_peerForwardingLatency;  //!< the far end's, added to a data frame's arrival
     uint64_t m_queuedFrames{0};    //!< data frames waiting in all classes
     uint32_t m_nodeId{0};          //!< m_node's id: the context of events for this port

@@ -14,6 +14,8 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("FabricSimulatorImpl");
 NS_OBJECT_ENSURE_REGISTERED(FabricSimulatorImpl);
 
+FabricSimulatorImpl* FabricSimulatorImpl::s_running = nullptr;
+
 TypeId
 FabricSimulatorImpl::GetTypeId()
 {
@@ -98,6 +100,12 @@ FabricSimulatorImpl::Run()
 {
     m_thread = std::this_thread::get_id();
     m_stop = false;
+    // Events may throw (the runner turns a model's error into exit 2): unset on every way out.
+    struct Running
+    {
+        explicit Running(FabricSimulatorImpl* impl) { s_running = impl; }
+        ~Running() { s_running = nullptr; }
+    } running(this);
     // m_events each time: an event may replace the scheduler (SetScheduler).
     while (!m_stop && !m_events->IsEmpty())
     {

@@ -2,6 +2,7 @@
 
 #include "ecmp-hash.h"
 #include "fabric-channel.h"
+#include "fabric-simulator-impl.h"
 
 #include "ns3/boolean.h"
 #include "ns3/enum.h"
@@ -228,7 +229,7 @@ FabricSwitch::FlowletEgress(const ForwardingTable::PortSet& hops, const FrameInf
     // Untagged, as in hardware: flows whose hashes collide share an entry, its port and gap.
     const uint32_t flow = FlowHash(info, m_seed);
     Flowlet& f = m_flowlets[flow % m_flowlets.size()];
-    const int64_t now = Simulator::Now().GetTimeStep();
+    const int64_t now = FabricNow().GetTimeStep();
     const bool sameFlowlet = f.lastTs != kNever && now - f.lastTs < m_flowletGap.GetTimeStep() &&
                              std::find(hops.begin(), hops.end(), f.port) != hops.end() &&
                              m_ports[f.port]->IsLinkUp();

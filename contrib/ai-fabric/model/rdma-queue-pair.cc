@@ -3,6 +3,7 @@
 #include "ecmp-hash.h"
 #include "fabric-channel.h"
 #include "fabric-endpoint.h"
+#include "fabric-simulator-impl.h"
 
 #include "ns3/enum.h"
 #include "ns3/log.h"
@@ -337,10 +338,10 @@ RdmaQueuePair::SendNext()
             return;
         }
         Produce();
-        if (!resend && m_produced && m_sndNxt >= m_highestSent && m_readyAt > Simulator::Now())
+        if (!resend && m_produced && m_sndNxt >= m_highestSent && m_readyAt > FabricNow())
         {
             m_pacing = true;
-            m_paceEvent = Simulator::Schedule(m_readyAt - Simulator::Now(),
+            m_paceEvent = Simulator::Schedule(m_readyAt - FabricNow(),
                                               &RdmaQueuePair::PaceDone,
                                               this);
             return;
@@ -408,7 +409,7 @@ RdmaQueuePair::Produce()
     if (m_limiter && !m_produced && m_sndNxt < m_endSeq && m_sndNxt >= m_highestSent)
     {
         m_produced = true;
-        m_readyAt = Simulator::Now() + m_limiter->Reserve(Simulator::Now(), FramePayload(m_sndNxt));
+        m_readyAt = FabricNow() + m_limiter->Reserve(FabricNow(), FramePayload(m_sndNxt));
     }
 }
 
@@ -464,7 +465,7 @@ RdmaQueuePair::SendFrame(uint64_t seq)
         const int64_t serialization =
             roce::WirePicoSeconds(spec.payloadBytes + m_frameOverhead,
                                   m_port->GetFabricChannel()->GetDataRate().GetBitRate());
-        m_rttSamples.push_back({seq, Simulator::Now() + PicoSeconds(serialization)});
+        m_rttSamples.push_back({seq, FabricNow() + PicoSeconds(serialization)});
         m_nextRttSample = seq + m_rttSegmentFrames;
     }
     m_highestSent = std::max(m_highestSent, seq + 1);
@@ -757,7 +758,7 @@ RdmaQueuePair::CompleteRttSamples(uint64_t una)
     }
     // The rest is the paths' delay, queues and the responder's (TIMELY takes a segment's
     // serialization off its completion time).
-    m_cc->NotifyRtt(Max(Simulator::Now() - sent, Time(0)));
+    m_cc->NotifyRtt(Max(FabricNow() - sent, Time(0)));
 }
 
 uint8_t&
@@ -864,7 +865,7 @@ RdmaQueuePair::ArmTimer()
     // at the next message would keep one event per message of the last RTO in the queue
     // (2.1 M more events in a 1,024-GPU ring all-reduce).  Only a deadline earlier than the pending event
     // (the RTO was backed off when it was scheduled) replaces it.
-    m_timeoutAt = Simulator::Now() + m_currentRto;
+    m_timeoutAt = FabricNow() + m_currentRto;
     m_timerArmed = true;
     if (!m_timerPending || m_timerEventAt > m_timeoutAt)
     {
@@ -878,7 +879,7 @@ RdmaQueuePair::ScheduleTimeout()
 {
     m_timerPending = true;
     m_timerEventAt = m_timeoutAt;
-    m_timer = Simulator::Schedule(m_timeoutAt - Simulator::Now(), &RdmaQueuePair::Timeout, this);
+    m_timer = Simulator::Schedule(m_timeoutAt - FabricNow(), &RdmaQueuePair::Timeout, this);
 }
 
 void
@@ -889,7 +890,7 @@ RdmaQueuePair::Timeout()
     {
         return;
     }
-    if (Simulator::Now() < m_timeoutAt)
+    if (FabricNow() < m_timeoutAt)
     {
         ScheduleTimeout();
         return;
@@ -984,7 +985,7 @@ RdmaQueuePair::ReceiveData(const FrameInfo& info)
         }
     }
     else if (info.ecn == Ipv4Header::ECN_CE && !Telemetry() &&
-             (!m_cnpSent || Simulator::Now() - m_lastCnp >= m_cnpInterval))
+             (!m_cnpSent || FabricNow() - m_lastCnp >= m_cnpInterval))
     {
         SendCnp();
     }
@@ -1126,7 +1127,7 @@ void
 RdmaQueuePair::SendCnp()
 {
     m_cnpSent = true;
-    m_lastCnp = Simulator::Now();
+    m_lastCnp = FabricNow();
     ++m_counters.cnpsSent;
     DataFrameSpec spec;
     spec.dstHost = m_remoteHost;
