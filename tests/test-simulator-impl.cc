@@ -35,7 +35,8 @@ class Program
 
     void Step(int label)
     {
-        m_log << "run " << label << " at " << Simulator::Now().GetTimeStep() << " context "
+        // FabricNow: the clock the fabric reads (straight from a running FabricSimulatorImpl).
+        m_log << "run " << label << " at " << FabricNow().GetTimeStep() << " context "
               << Simulator::GetContext() << " count " << Simulator::GetEventCount() << "\n";
         if (++m_steps > 3000)
         {
@@ -66,11 +67,10 @@ class Program
             Keep(Simulator::ScheduleNow(&Program::Step, this, next));
             break;
         case 1:
-            Simulator::ScheduleWithContext(m_rng() % 4,
-                                           NanoSeconds(m_rng() % 20),
-                                           &Program::Step,
-                                           this,
-                                           next);
+            // As the fabric's frames are: straight into a running FabricSimulatorImpl.
+            FabricScheduleWithContext(m_rng() % 4,
+                                      NanoSeconds(m_rng() % 20),
+                                      MakeEvent(&Program::Step, this, next));
             break;
         case 2:
             if (!m_ids.empty())
@@ -187,4 +187,30 @@ TEST(SimulatorImpl, RunsWhatDefaultSimulatorImplRunsInItsOrder)
     }
     EXPECT_GT(reference.size(), 100000u);
     EXPECT_EQ(fabric, reference);
+}
+
+// The fabric's direct path to the simulator (FabricNow, FabricScheduleWithContext) is taken only
+// inside a FabricSimulatorImpl's Run, and never under another core.
+TEST(SimulatorImpl, TheDirectPathIsTakenOnlyWhileAFabricSimulatorImplRuns)
+{
+    StringValue scheduler;
+    GlobalValue::GetValueByName("SchedulerType", scheduler);
+    for (const std::string impl : {"ns3::FabricSimulatorImpl", "ns3::DefaultSimulatorImpl"})
+    {
+        GlobalValue::Bind("SimulatorImplementationType", StringValue(impl));
+        GlobalValue::Bind("SchedulerType", StringValue("ns3::FabricScheduler"));
+        std::vector<bool> running;
+        Simulator::Schedule(NanoSeconds(3), [&running]() {
+            running.push_back(FabricSimulatorImpl::GetRunning() != nullptr);
+            EXPECT_EQ(FabricNow(), NanoSeconds(3));
+        });
+        EXPECT_EQ(FabricSimulatorImpl::GetRunning(), nullptr);
+        Simulator::Run();
+        EXPECT_EQ(FabricSimulatorImpl::GetRunning(), nullptr);
+        EXPECT_EQ(FabricNow(), NanoSeconds(3));
+        Simulator::Destroy();
+        EXPECT_EQ(running, std::vector<bool>{impl == "ns3::FabricSimulatorImpl"}) << impl;
+    }
+    GlobalValue::Bind("SimulatorImplementationType", StringValue("ns3::DefaultSimulatorImpl"));
+    GlobalValue::Bind("SchedulerType", scheduler);
 }
