@@ -20,7 +20,9 @@ NS_OBJECT_ENSURE_REGISTERED(CollectiveApplication);
 class CollectiveApplication::StepEvent final : public RecycledEvent
 {
   public:
-    StepEvent(CollectiveApplication* app, void (CollectiveApplication::*handler)(uint32_t), uint32_t step)
+    StepEvent(CollectiveApplication* app,
+              void (CollectiveApplication::*handler)(uint32_t),
+              uint32_t step)
         : m_app(app),
           m_handler(handler),
           m_step(step)
@@ -39,7 +41,9 @@ class CollectiveApplication::StepEvent final : public RecycledEvent
 };
 
 void
-CollectiveApplication::ScheduleStep(Time delay, void (CollectiveApplication::*handler)(uint32_t), uint32_t i)
+CollectiveApplication::ScheduleStep(Time delay,
+                                    void (CollectiveApplication::*handler)(uint32_t),
+                                    uint32_t i)
 {
     // Never cancelled: the simulator owns the event (no EventId to make).
     Simulator::ScheduleWithContext(Simulator::GetContext(), delay, new StepEvent(this, handler, i));
@@ -280,8 +284,8 @@ CollectiveApplication::Begin()
     for (const auto& [peer, channel] : m_schedule->GetPeers(m_rank))
     {
         NS_ABORT_MSG_IF(!HasConnection(peer, channel),
-                        "rank " << m_rank << " has no connection to rank " << peer
-                                << " on channel " << channel);
+                        "rank " << m_rank << " has no connection to rank " << peer << " on channel "
+                                << channel);
     }
     for (auto& c : m_connections)
     {
@@ -476,8 +480,8 @@ void
 CollectiveApplication::Deliver(uint32_t i)
 {
     const Live* live = m_live.Find(i);
-    const bool started = live ? (live->word & kStarted) != 0
-                                            : m_launched && m_schedule->GetDeps(m_rank, i).empty();
+    const bool started =
+        live ? (live->word & kStarted) != 0 : m_launched && m_schedule->GetDeps(m_rank, i).empty();
     if (!started)
     {
         Touch(i).word |= kArrived;

@@ -185,11 +185,13 @@ class CollectiveApplication : public Application
 
       private:
         static constexpr uint32_t kEmpty = UINT32_MAX; //!< no step has this index
+
         struct Slot
         {
             uint32_t key;
             Live live;
         };
+
         /** Where \p i's probe starts. */
         std::size_t Home(uint32_t i) const;
         void Grow();

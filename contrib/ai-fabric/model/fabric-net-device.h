@@ -272,11 +272,11 @@ class FabricNetDevice : public NetDevice
     // ports outgrow the caches, and each line read is a likely miss.
     FabricPortOwner* m_owner{nullptr};
     Ptr<FabricChannel> m_channel;
-    Time m_txEnd;                  //!< when the frame on the wire ends (the port is busy before)
-    uint64_t m_stepsPerByte{0};    //!< 8e12 / m_bitRate ps in time steps when exact, else 0
-    Time m_peerForwardingLatency;  //!< the far end's, added to a data frame's arrival
-    uint64_t m_queuedFrames{0};    //!< data frames waiting in all classes
-    uint32_t m_nodeId{0};          //!< m_node's id: the context of events for this port
+    Time m_txEnd;                 //!< when the frame on the wire ends (the port is busy before)
+    uint64_t m_stepsPerByte{0};   //!< 8e12 / m_bitRate ps in time steps when exact, else 0
+    Time m_peerForwardingLatency; //!< the far end's, added to a data frame's arrival
+    uint64_t m_queuedFrames{0};   //!< data frames waiting in all classes
+    uint32_t m_nodeId{0};         //!< m_node's id: the context of events for this port
     uint32_t m_ifIndex{0};
     bool m_linkUp{false};
     bool m_completionPending{false}; //!< a TransmitComplete event is scheduled
@@ -287,23 +287,23 @@ class FabricNetDevice : public NetDevice
     Scheduler m_scheduler{};
     std::array<uint64_t, kClasses> m_queueBytes{};
     FabricPortCounters m_counters;
-    TracedCallback<Ptr<const Packet>> m_txTrace;  //!< frame starts on the wire
-    TracedCallback<Ptr<const Packet>> m_rxTrace;  //!< frame received from the wire
+    TracedCallback<Ptr<const Packet>> m_txTrace;                   //!< frame starts on the wire
+    TracedCallback<Ptr<const Packet>> m_rxTrace;                   //!< frame received from the wire
     TracedCallback<uint8_t, uint64_t, uint64_t> m_queueBytesTrace; //!< class, old and new bytes
     std::array<FrameQueue, kClasses> m_queues;
     std::vector<Ptr<Packet>> m_controlQueue; //!< PFC frames to send first (rarely more than one)
-    uint64_t m_kmin{0}; //!< Kmin scaled to this port's rate, bytes
-    uint64_t m_kmax{0}; //!< Kmax scaled to this port's rate, bytes
+    uint64_t m_kmin{0};                      //!< Kmin scaled to this port's rate, bytes
+    uint64_t m_kmax{0};                      //!< Kmax scaled to this port's rate, bytes
     double m_pmax{};
     Ptr<UniformRandomVariable> m_uniform;
 
     Ptr<Node> m_node;
     Mac48Address m_address;
-    uint64_t m_portKey{0};         //!< m_address as a number
+    uint64_t m_portKey{0}; //!< m_address as a number
     uint32_t m_payloadMtu{};
-    uint64_t m_bitRate{0};         //!< cached channel rate, bit/s
+    uint64_t m_bitRate{0}; //!< cached channel rate, bit/s
     Time m_forwardingLatency;
-    uint8_t m_rateCode{0};        //!< InbandTelemetry::RateCode of the link's rate
+    uint8_t m_rateCode{0}; //!< InbandTelemetry::RateCode of the link's rate
 
     uint32_t m_dwrrQuantum{};
     std::array<int64_t, kClasses> m_deficit{};

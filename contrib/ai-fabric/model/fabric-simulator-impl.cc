@@ -100,11 +100,19 @@ FabricSimulatorImpl::Run()
 {
     m_thread = std::this_thread::get_id();
     m_stop = false;
+
     // Events may throw (the runner turns a model's error into exit 2): unset on every way out.
     struct Running
     {
-        explicit Running(FabricSimulatorImpl* impl) { s_running = impl; }
-        ~Running() { s_running = nullptr; }
+        explicit Running(FabricSimulatorImpl* impl)
+        {
+            s_running = impl;
+        }
+
+        ~Running()
+        {
+            s_running = nullptr;
+        }
     } running(this);
     // m_events each time: an event may replace the scheduler (SetScheduler).
     while (!m_stop && !m_events->IsEmpty())

@@ -76,10 +76,16 @@ class FabricSimulatorImpl final : public SimulatorImpl
      * FabricScheduleWithContext) instead of through ns-3's Simulator, whose static calls
      * find the implementation and call it virtually: about 5% of a frame's instructions.
      */
-    static FabricSimulatorImpl* GetRunning() { return s_running; }
+    static FabricSimulatorImpl* GetRunning()
+    {
+        return s_running;
+    }
 
     /** Now(), without the virtual call. */
-    Time CurrentTime() const { return TimeStep(m_currentTs); }
+    Time CurrentTime() const
+    {
+        return TimeStep(m_currentTs);
+    }
 
     /** ScheduleWithContext, without the virtual call. */
     void ScheduleEvent(uint32_t context, const Time& delay, EventImpl* event)

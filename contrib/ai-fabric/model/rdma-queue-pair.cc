@@ -341,9 +341,8 @@ RdmaQueuePair::SendNext()
         if (!resend && m_produced && m_sndNxt >= m_highestSent && m_readyAt > FabricNow())
         {
             m_pacing = true;
-            m_paceEvent = Simulator::Schedule(m_readyAt - FabricNow(),
-                                              &RdmaQueuePair::PaceDone,
-                                              this);
+            m_paceEvent =
+                Simulator::Schedule(m_readyAt - FabricNow(), &RdmaQueuePair::PaceDone, this);
             return;
         }
         if (m_entropyMode != FIXED_ENTROPY)
