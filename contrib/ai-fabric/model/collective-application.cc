@@ -1,5 +1,6 @@
 #include "collective-application.h"
 
+#include "fabric-simulator-impl.h"
 #include "recycled-event.h"
 
 #include "ns3/log.h"
@@ -46,7 +47,7 @@ CollectiveApplication::ScheduleStep(Time delay,
                                     uint32_t i)
 {
     // Never cancelled: the simulator owns the event (no EventId to make).
-    Simulator::ScheduleWithContext(Simulator::GetContext(), delay, new StepEvent(this, handler, i));
+    FabricScheduleWithContext(Simulator::GetContext(), delay, new StepEvent(this, handler, i));
 }
 
 /** This rank's end of one (peer, channel) connection and the schedule's traffic on it. */
@@ -108,6 +109,7 @@ CollectiveApplication::DoDispose()
         c->qp->SetErrorCallback(MessageQueuePair::ErrorCallback());
     }
     m_connections.clear();
+    m_connectionIndex.clear();
     m_lastConnection = nullptr;
     m_accelerator = nullptr;
     m_failureCallback = Callback<void, uint32_t>(); // it holds the group: break the cycle
@@ -256,7 +258,7 @@ CollectiveApplication::Begin()
     m_schedule = m_pending.front().schedule;
     m_done = m_pending.front().done;
     m_pending.pop_front();
-    m_started = Simulator::Now();
+    m_started = FabricNow();
     m_launched = false;
     const uint32_t n = m_schedule->GetNSteps(m_rank);
     m_stepsLeft = n;
@@ -302,7 +304,7 @@ CollectiveApplication::Begin()
         return;
     }
     const Time launch = m_schedule->GetLaunchLatency();
-    m_stepsBegan = Simulator::Now() + launch;
+    m_stepsBegan = FabricNow() + launch;
     if (launch.IsStrictlyPositive())
     {
         Simulator::Schedule(launch, &CollectiveApplication::Launch, this);
@@ -342,9 +344,10 @@ CollectiveApplication::Launch()
             StartStep(*s++);
             continue;
         }
-        Live& live = *m_live.Find(*a);
-        live.word |= kStarted;
-        live.start = Simulator::Now();
+        Live* live = m_live.Find(*a);
+        NS_ASSERT(live);
+        live->word |= kStarted;
+        live->start = FabricNow();
         FinishStep(*a++);
     }
     RunReady();
@@ -382,7 +385,7 @@ CollectiveApplication::StartStep(uint32_t i)
     const CollectiveStep step = m_schedule->GetStep(m_rank, i);
     Live& live = Touch(i);
     live.word |= kStarted;
-    live.start = Simulator::Now();
+    live.start = FabricNow();
     switch (step.kind)
     {
     case CollectiveStep::SEND:
@@ -395,12 +398,12 @@ CollectiveApplication::StartStep(uint32_t i)
         }
         break;
     case CollectiveStep::REDUCE:
-        ScheduleStep(m_accelerator->Reduce(step.bytes) - Simulator::Now(),
+        ScheduleStep(m_accelerator->Reduce(step.bytes) - FabricNow(),
                      &CollectiveApplication::Finished,
                      i);
         break;
     case CollectiveStep::COPY:
-        ScheduleStep(m_accelerator->Copy(step.bytes) - Simulator::Now(),
+        ScheduleStep(m_accelerator->Copy(step.bytes) - FabricNow(),
                      &CollectiveApplication::Finished,
                      i);
         break;
@@ -450,10 +453,10 @@ CollectiveApplication::MessageArrived(Connection& c, uint64_t bytes)
 {
     if (!m_schedule || c.nextMatch >= c.recvs.size())
     {
-        c.early.emplace_back(bytes, Simulator::Now()); // for a schedule not begun yet
+        c.early.emplace_back(bytes, FabricNow()); // for a schedule not begun yet
         return;
     }
-    Match(c, bytes, Simulator::Now());
+    Match(c, bytes, FabricNow());
 }
 
 void
@@ -465,7 +468,7 @@ CollectiveApplication::Match(Connection& c, uint64_t bytes, Time arrival)
     NS_ABORT_MSG_IF(bytes != expected, "rank " << m_rank << " step " << i << " expected "
                                                << expected << " B from rank " << c.peer
                                                << " and got " << bytes << " B");
-    const Time wait = arrival + c.hop - Simulator::Now();
+    const Time wait = arrival + c.hop - FabricNow();
     if (wait.IsStrictlyPositive())
     {
         ScheduleStep(wait, &CollectiveApplication::Deliver, i);
@@ -514,7 +517,7 @@ CollectiveApplication::FinishStep(uint32_t i)
                                          step.channel,
                                          step.bytes,
                                          start,
-                                         Simulator::Now()});
+                                         FabricNow()});
     }
     for (uint32_t j : m_schedule->GetDependents(m_rank, i))
     {
@@ -538,7 +541,7 @@ CollectiveApplication::FinishStep(uint32_t i)
     if (--m_stepsLeft == 0)
     {
         // A steady-state schedule's rank ends no sooner than its steps' critical path.
-        const Time early = m_stepsBegan + m_schedule->GetCriticalPath(m_rank) - Simulator::Now();
+        const Time early = m_stepsBegan + m_schedule->GetCriticalPath(m_rank) - FabricNow();
         if (early.IsStrictlyPositive())
         {
             Simulator::Schedule(early, &CollectiveApplication::End, this);
@@ -565,7 +568,7 @@ CollectiveApplication::ReleaseSteps()
 void
 CollectiveApplication::End()
 {
-    m_finished = Simulator::Now();
+    m_finished = FabricNow();
     NS_LOG_INFO("rank " << m_rank << " finished " << m_schedule->GetAlgorithm() << " in "
                         << (m_finished - m_started).As(Time::US));
     m_doneTrace(m_rank, m_started, m_finished);
@@ -614,6 +617,10 @@ std::pair<CollectiveApplication::Live*, bool>
 CollectiveApplication::LiveSteps::Insert(uint32_t i)
 {
     NS_ASSERT(i != kEmpty);
+    if (Live* live = Find(i))
+    {
+        return {live, false}; // without growing: a lookup moves no slot
+    }
     if (2 * (m_size + 1) > m_slots.size())
     {
         Grow();

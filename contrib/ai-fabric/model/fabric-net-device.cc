@@ -236,7 +236,8 @@ FabricNetDevice::NotifyRateChanged()
     // Every Ethernet rate (100G: 80 ps a byte) divides 8e12: a multiplication per frame then,
     // the 128-bit division of WirePicoSeconds otherwise.
     constexpr uint64_t kBitPs = 8000000000000ull;
-    // In the simulator's time steps (a picosecond, or finer: the helpers need at least that).
+    // In the simulator's time steps (a picosecond, or finer: the helpers need at least that;
+    // as ns-3 requires, the resolution is set before any time is made, so before this).
     m_stepsPerByte = kBitPs % m_bitRate == 0
                          ? kBitPs / m_bitRate * static_cast<uint64_t>(PicoSeconds(1).GetTimeStep())
                          : 0;

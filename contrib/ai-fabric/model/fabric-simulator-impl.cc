@@ -101,18 +101,22 @@ FabricSimulatorImpl::Run()
     m_thread = std::this_thread::get_id();
     m_stop = false;
 
-    // Events may throw (the runner turns a model's error into exit 2): unset on every way out.
+    // Events may throw (the runner turns a model's error into exit 2): restored on every way
+    // out, to what it was (a Run inside an event's is a Run of this same simulator).
     struct Running
     {
         explicit Running(FabricSimulatorImpl* impl)
+            : outer(s_running)
         {
             s_running = impl;
         }
 
         ~Running()
         {
-            s_running = nullptr;
+            s_running = outer;
         }
+
+        FabricSimulatorImpl* outer;
     } running(this);
     // m_events each time: an event may replace the scheduler (SetScheduler).
     while (!m_stop && !m_events->IsEmpty())

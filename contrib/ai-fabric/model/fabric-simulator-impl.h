@@ -33,6 +33,9 @@ namespace ns3
  *   a call from another thread stops the run;
  * - virtual calls into the scheduler: its queue is a FabricScheduler, held as that (final) class.
  *
+ * While it runs, the fabric's per-frame code reads its clock and schedules into it directly
+ * (FabricNow, FabricScheduleWithContext), not through ns-3's Simulator.
+ *
  * Select it with the "SimulatorImplementationType" global value ("ns3::FabricSimulatorImpl")
  * together with "SchedulerType" "ns3::FabricScheduler"; SetScheduler accepts no other scheduler.
  * Distributed runs use ns-3's DistributedSimulatorImpl, whose results FabricScheduler's tie rule
