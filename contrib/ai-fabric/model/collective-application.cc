@@ -625,19 +625,21 @@ CollectiveApplication::LiveSteps::Insert(uint32_t i)
     {
         Grow();
     }
+    return {Place(i, Live()), true};
+}
+
+CollectiveApplication::Live*
+CollectiveApplication::LiveSteps::Place(uint32_t i, const Live& live)
+{
     const std::size_t mask = m_slots.size() - 1;
     std::size_t k = Home(i);
     while (m_slots[k].key != kEmpty)
     {
-        if (m_slots[k].key == i)
-        {
-            return {&m_slots[k].live, false};
-        }
         k = (k + 1) & mask;
     }
-    m_slots[k] = {i, Live()};
+    m_slots[k] = {i, live};
     ++m_size;
-    return {&m_slots[k].live, true};
+    return &m_slots[k].live;
 }
 
 void
@@ -699,7 +701,7 @@ CollectiveApplication::LiveSteps::Grow()
     {
         if (slot.key != kEmpty)
         {
-            *Insert(slot.key).first = slot.live;
+            Place(slot.key, slot.live);
         }
     }
 }

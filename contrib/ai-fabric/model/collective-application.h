@@ -194,6 +194,8 @@ class CollectiveApplication : public Application
 
         /** Where \p i's probe starts. */
         std::size_t Home(uint32_t i) const;
+        /** Store \p i (absent, with room) in the first free slot of its probe. */
+        Live* Place(uint32_t i, const Live& live);
         void Grow();
         std::vector<Slot> m_slots; //!< a power of two of them, or none
         std::size_t m_size{0};
