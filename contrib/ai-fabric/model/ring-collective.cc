@@ -266,7 +266,8 @@ class RingSteps : public StepGenerator
      * Bytes of block \p b, channel \p c, slice \p k (RingCollectiveAlgorithm::Piece: three
      * nested SplitPiece).  A split gives each part the same elements and the first ones one
      * more, so a piece depends only on whether its block, channel and slice are among those
-     * first ones: four sizes, found at construction, with no division per step.
+     * first ones: the four splits over slices (small or large block, then channel part) are
+     * found at construction, and a step needs no division.
      */
     uint64_t Piece(uint32_t b, uint32_t c, uint32_t k) const
     {
