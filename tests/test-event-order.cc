@@ -36,6 +36,18 @@ PortWithMac(const char* mac)
     port->SetAddress(Mac48Address(mac));
     return port;
 }
+
+/** A MAC control frame's arrival at \p port, ordered as a channel orders it. */
+Ptr<FrameArrival>
+Arrival(const Ptr<FabricNetDevice>& port, bool pipelined)
+{
+    return Create<FrameArrival>(PeekPointer(port),
+                                FabricChannel::TieKey(port->GetPortKey(), pipelined),
+                                Create<Packet>(64),
+                                nullptr,
+                                0,
+                                false);
+}
 } // namespace
 
 TEST(EventOrder, FrameArrivalsFirstByPortThenControlNoticesThenOthersByUid)
@@ -56,12 +68,8 @@ TEST(EventOrder, FrameArrivalsFirstByPortThenControlNoticesThenOthersByUid)
         const uint32_t kind = rng() % 3;
         if (kind == 0)
         {
-            auto arrival = Create<FrameArrival>(ports[rng() % ports.size()],
-                                                Create<Packet>(64),
-                                                nullptr,
-                                                0,
-                                                false,
-                                                rng() % 2 == 0);
+            const Ptr<FabricNetDevice>& port = ports[rng() % ports.size()];
+            auto arrival = Arrival(port, rng() % 2 == 0);
             order = arrival->GetTieKey();
             impl = arrival;
         }
@@ -101,18 +109,15 @@ TEST(EventOrder, FrameArrivalsFirstByPortThenControlNoticesThenOthersByUid)
     std::sort(expected.begin(), expected.end());
     // Two arrivals at one port and instant differ only in pipelining: the MAC control frame
     // (not pipelined) goes first.
-    EXPECT_LT(Create<FrameArrival>(ports[0], Create<Packet>(64), nullptr, 0, false, false)->GetTieKey(),
-              Create<FrameArrival>(ports[0], Create<Packet>(64), nullptr, 0, false, true)->GetTieKey());
-    EXPECT_LT(Create<FrameArrival>(ports[1], Create<Packet>(64), nullptr, 0, false, true)->GetTieKey(),
-              Create<FrameArrival>(ports[0], Create<Packet>(64), nullptr, 0, false, false)->GetTieKey());
+    EXPECT_LT(Arrival(ports[0], false)->GetTieKey(), Arrival(ports[0], true)->GetTieKey());
+    EXPECT_LT(Arrival(ports[1], true)->GetTieKey(), Arrival(ports[0], false)->GetTieKey());
     // A notice goes after any frame (MAC addresses are 48 bits), then by handler, then sender.
     const auto notice = [](uint32_t id, uint32_t from) {
         return Create<ControlArrival>(MakeCallback(&Ignore), id, from, std::vector<int64_t>{})
             ->GetTieKey();
     };
     auto last = PortWithMac("ff:ff:ff:ff:ff:ff");
-    EXPECT_LT(Create<FrameArrival>(last, Create<Packet>(64), nullptr, 0, false, true)->GetTieKey(),
-              notice(0, 0));
+    EXPECT_LT(Arrival(last, true)->GetTieKey(), notice(0, 0));
     EXPECT_LT(notice(0, 7), notice(1, 0));
     EXPECT_LT(notice(1, 0), notice(1, 1));
     for (const auto& [ts, order, uid] : expected)

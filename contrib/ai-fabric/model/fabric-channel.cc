@@ -128,6 +128,19 @@ FabricChannel::Attach(Ptr<FabricNetDevice> device)
 {
     NS_ABORT_MSG_IF(m_nDevices >= 2, "a FabricChannel joins exactly two ports");
     m_devices[m_nDevices++] = device;
+    UpdateEnd(PeekPointer(device));
+}
+
+void
+FabricChannel::UpdateEnd(const FabricNetDevice* device)
+{
+    for (std::size_t i = 0; i < m_nDevices; ++i)
+    {
+        if (PeekPointer(m_devices[i]) == device)
+        {
+            m_ends[i] = {PeekPointer(m_devices[i]), device->GetPortKey(), device->GetNodeId()};
+        }
+    }
 }
 
 std::size_t
@@ -156,13 +169,17 @@ FabricChannel::Transmit(const Ptr<Packet>& control,
                         Time extraDelay)
 {
     const bool corrupted = Corrupts(sender, info ? roce::FrameBytes(*info) : control->GetSize());
-    ScheduleArrival(PeerOf(sender),
-                    control,
-                    info,
-                    txTime + m_delay + extraDelay,
-                    m_epoch,
-                    corrupted,
-                    extraDelay.IsStrictlyPositive());
+    // The far port is not read here: it is cold, and its arrival will read it.
+    const End& peer = m_ends[m_ends[0].port == sender ? 1 : 0];
+    FabricScheduleWithContext(
+        peer.nodeId,
+        txTime + m_delay + extraDelay,
+        new FrameArrival(peer.port,
+                         TieKey(peer.portKey, extraDelay.IsStrictlyPositive()),
+                         control,
+                         info,
+                         m_epoch,
+                         corrupted));
 }
 
 void
@@ -176,7 +193,12 @@ FabricChannel::ScheduleArrival(const Ptr<FabricNetDevice>& port,
 {
     FabricScheduleWithContext(port->GetNodeId(),
                               delay,
-                              new FrameArrival(port, control, info, epoch, corrupted, pipelined));
+                              new FrameArrival(PeekPointer(port),
+                                               TieKey(port->GetPortKey(), pipelined),
+                                               control,
+                                               info,
+                                               epoch,
+                                               corrupted));
 }
 
 void

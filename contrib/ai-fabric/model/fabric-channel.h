@@ -45,6 +45,17 @@ class FabricChannel : public Channel
     Ptr<NetDevice> GetDevice(std::size_t i) const override;
     /** The port at the other end from \p device. */
     Ptr<FabricNetDevice> GetPeer(Ptr<const FabricNetDevice> device) const;
+    /**
+     * Keep what a frame's arrival needs of \p device (an attached port: its node id and
+     * address), so that a sender does not read the far port: a port calls it when they change.
+     */
+    void UpdateEnd(const FabricNetDevice* device);
+
+    /** The order among arrivals of one instant of a frame to the port \p portKey. */
+    static uint64_t TieKey(uint64_t portKey, bool pipelined)
+    {
+        return 2 * portKey + (pipelined ? 1 : 0);
+    }
     /** GetPeer without reference counting, for the per-frame path. */
     const Ptr<FabricNetDevice>& PeerOf(const FabricNetDevice* device) const
     {
@@ -125,7 +136,16 @@ class FabricChannel : public Channel
                          bool pipelined) const;
 
   private:
+    /** A port as its frames' arrivals need it: kept by UpdateEnd. */
+    struct End
+    {
+        FabricNetDevice* port{nullptr};
+        uint64_t portKey{0}; //!< FabricNetDevice::GetPortKey
+        uint32_t nodeId{0};  //!< FabricNetDevice::GetNodeId: the arrival's context
+    };
+
     Ptr<FabricNetDevice> m_devices[2];
+    End m_ends[2]; //!< m_devices' as arrivals need them
     std::size_t m_nDevices{0};
     /** Recompute m_rate from the nominal rate and factor, and tell the ports. */
     void UpdateRate();

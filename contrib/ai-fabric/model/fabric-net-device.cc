@@ -204,6 +204,7 @@ FabricNetDevice::Attach(Ptr<FabricChannel> channel)
     m_channel = channel;
     channel->Attach(this);
     m_linkUp = channel->IsUp();
+    m_linkEpoch = channel->GetEpoch();
     NotifyRateChanged();
     if (Ptr<FabricNetDevice> peer = channel->GetPeer(this))
     {
@@ -291,6 +292,22 @@ FabricNetDevice::Enqueue(const FrameInfo& info, uint16_t ingressPort)
     NS_ASSERT_MSG(m_owner, "a fabric port needs an owner (FabricSwitch or FabricEndpoint)");
     NS_ASSERT_MSG(info.priority < kClasses, "the 802.1Q PCP is a 3-bit field");
     const uint8_t c = info.priority;
+    if (m_queuedFrames == 0 && m_scheduler == STRICT_PRIORITY && !(m_paused & (1u << c)) &&
+        m_controlQueue.empty())
+    {
+        const Time now = FabricNow();
+        if (now >= m_txEnd)
+        {
+            // An idle port with nothing queued sends the frame at once: what Kick would, without
+            // its passage through the queue.
+            const uint32_t size = roce::FrameBytes(info);
+            m_queueBytesTrace(c, 0, size);
+            m_queueBytesTrace(c, size, 0);
+            FrameInfo f = info;
+            Depart(f, c, ingressPort, size, 0, now);
+            return true;
+        }
+    }
     m_queues[c].Push(info, ingressPort);
     m_backlog |= uint8_t(1u << c);
     const uint64_t before = m_queueBytes[c];
@@ -511,26 +528,38 @@ FabricNetDevice::TransmitNext(Time now)
     const uint32_t size = roce::FrameBytes(f.info);
     m_queueBytes[c] -= size;
     m_queueBytesTrace(c, m_queueBytes[c] + size, m_queueBytes[c]);
+    Depart(f.info, static_cast<uint8_t>(c), f.ingressPort, size, m_queueBytes[c], now);
+}
+
+void
+FabricNetDevice::Depart(FrameInfo& info,
+                        uint8_t c,
+                        uint16_t ingressPort,
+                        uint32_t size,
+                        uint64_t queueBytes,
+                        Time now)
+{
     // Marking as the frame leaves, on the queue it leaves behind: the congestion signal is
     // not delayed by the queue itself (as the HPCC artifact's switches do).
-    const bool ecnCapable =
-        f.info.ecn == Ipv4Header::ECN_ECT0 || f.info.ecn == Ipv4Header::ECN_ECT1;
-    if (m_ecnEnabled && ecnCapable && ShouldMarkEcn(m_queueBytes[c]))
+    // An empty queue marks nothing (ShouldMarkEcn draws nothing either): the queue's bytes
+    // are not read for a frame that passed an idle port.
+    const bool ecnCapable = info.ecn == Ipv4Header::ECN_ECT0 || info.ecn == Ipv4Header::ECN_ECT1;
+    if (queueBytes > 0 && m_ecnEnabled && ecnCapable && ShouldMarkEcn(queueBytes))
     {
-        f.info.ecn = Ipv4Header::ECN_CE; // RFC 3168
+        info.ecn = Ipv4Header::ECN_CE; // RFC 3168
         ++m_counters.ecnMarked;
         if (!m_ecnMarkTrace.IsEmpty())
         {
-            m_ecnMarkTrace(MakePacket(f.info, Side::Out));
+            m_ecnMarkTrace(MakePacket(info, Side::Out));
         }
     }
-    if (f.info.hasTelemetry && m_stampTelemetry && f.info.opcode != BthHeader::RC_ACKNOWLEDGE)
+    if (info.hasTelemetry && m_stampTelemetry && info.opcode != BthHeader::RC_ACKNOWLEDGE)
     {
-        StampTelemetry(f.info, size, now);
+        StampTelemetry(info, size, now);
     }
-    StartTransmission(nullptr, &f.info, m_peerForwardingLatency, now);
+    StartTransmission(nullptr, &info, m_peerForwardingLatency, now);
     // After the frame is on the wire, so an owner that queues another one sees a busy port.
-    m_owner->FrameDequeued(static_cast<uint16_t>(m_ifIndex), f.ingressPort, static_cast<uint8_t>(c), size);
+    m_owner->FrameDequeued(static_cast<uint16_t>(m_ifIndex), ingressPort, c, size);
 }
 
 void
@@ -597,7 +626,7 @@ FabricNetDevice::Receive(const Ptr<Packet>& control,
                          uint32_t epoch,
                          bool corrupted)
 {
-    const bool lost = epoch != m_channel->GetEpoch(); // in flight when the link went down
+    const bool lost = epoch != m_linkEpoch; // in flight when the link went down
     if (lost || corrupted)
     {
         const DropReason reason = lost ? DropReason::LinkDown : DropReason::FcsError;
@@ -775,6 +804,7 @@ void
 FabricNetDevice::NotifyLinkState(bool up)
 {
     m_linkUp = up;
+    m_linkEpoch = m_channel->GetEpoch();
     if (!up)
     {
         Flush();
@@ -826,6 +856,10 @@ FabricNetDevice::SetAddress(Address address)
     for (uint8_t b : bytes)
     {
         m_portKey = (m_portKey << 8) | b;
+    }
+    if (m_channel)
+    {
+        m_channel->UpdateEnd(this);
     }
 }
 
@@ -927,6 +961,10 @@ FabricNetDevice::SetNode(Ptr<Node> node)
 {
     m_node = node;
     m_nodeId = node->GetId();
+    if (m_channel)
+    {
+        m_channel->UpdateEnd(this);
+    }
 }
 
 bool

@@ -239,6 +239,17 @@ class FabricNetDevice : public NetDevice
     void Kick();
     /** Start the next frame, the port being idle at \p now (the simulator's time). */
     void TransmitNext(Time now);
+    /**
+     * Send the data frame \p info of class \p c and \p size bytes, out of its queue, which
+     * holds \p queueBytes behind it, at \p now: ECN marking, telemetry, the wire, then the
+     * owner's FrameDequeued with \p ingressPort.
+     */
+    void Depart(FrameInfo& info,
+                uint8_t c,
+                uint16_t ingressPort,
+                uint32_t size,
+                uint64_t queueBytes,
+                Time now);
     /** Stamp this port's telemetry record on \p info, of \p size bytes, leaving at \p now. */
     void StampTelemetry(FrameInfo& info, uint32_t size, Time now) const;
     /**
@@ -269,7 +280,8 @@ class FabricNetDevice : public NetDevice
     void Flush();
 
     // What a data frame touches at every hop comes first, together: at thousands of ports the
-    // ports outgrow the caches, and each line read is a likely miss.
+    // ports outgrow the caches, and each line read is a likely miss.  A frame through an idle
+    // port reads the first four lines (64 bytes each), the rest only when frames queue.
     FabricPortOwner* m_owner{nullptr};
     Ptr<FabricChannel> m_channel;
     Time m_txEnd;                 //!< when the frame on the wire ends (the port is busy before)
@@ -278,6 +290,7 @@ class FabricNetDevice : public NetDevice
     uint64_t m_queuedFrames{0};   //!< data frames waiting in all classes
     uint32_t m_nodeId{0};         //!< m_node's id: the context of events for this port
     uint32_t m_ifIndex{0};
+    uint32_t m_linkEpoch{0}; //!< the channel's epoch: frames sent in an earlier one are lost
     bool m_linkUp{false};
     bool m_completionPending{false}; //!< a TransmitComplete event is scheduled
     uint8_t m_backlog{0};            //!< bit c: class c has data frames queued
@@ -285,13 +298,13 @@ class FabricNetDevice : public NetDevice
     bool m_ecnEnabled{};
     bool m_stampTelemetry{false}; //!< SetTelemetryStamping
     Scheduler m_scheduler{};
-    std::array<uint64_t, kClasses> m_queueBytes{};
-    FabricPortCounters m_counters;
+    std::vector<Ptr<Packet>> m_controlQueue; //!< PFC frames to send first (rarely more than one)
     TracedCallback<Ptr<const Packet>> m_txTrace;                   //!< frame starts on the wire
     TracedCallback<Ptr<const Packet>> m_rxTrace;                   //!< frame received from the wire
     TracedCallback<uint8_t, uint64_t, uint64_t> m_queueBytesTrace; //!< class, old and new bytes
+    FabricPortCounters m_counters;
+    std::array<uint64_t, kClasses> m_queueBytes{};
     std::array<FrameQueue, kClasses> m_queues;
-    std::vector<Ptr<Packet>> m_controlQueue; //!< PFC frames to send first (rarely more than one)
     uint64_t m_kmin{0};                      //!< Kmin scaled to this port's rate, bytes
     uint64_t m_kmax{0};                      //!< Kmax scaled to this port's rate, bytes
     double m_pmax{};

@@ -5,15 +5,15 @@
 namespace ns3
 {
 
-FrameArrival::FrameArrival(const Ptr<FabricNetDevice>& port,
+FrameArrival::FrameArrival(FabricNetDevice* port,
+                           uint64_t tieKey,
                            const Ptr<Packet>& control,
                            const FrameInfo* info,
                            uint32_t epoch,
-                           bool corrupted,
-                           bool pipelined)
+                           bool corrupted)
     : m_port(port),
       m_control(control),
-      m_tieKey(2 * port->GetPortKey() + (pipelined ? 1 : 0)),
+      m_tieKey(tieKey),
       m_info(info ? *info : FrameInfo()),
       m_epoch(epoch),
       m_data(info != nullptr),

@@ -26,19 +26,20 @@ class FrameArrival final : public RecycledEvent
 {
   public:
     /**
-     * \param port the receiving port
+     * \param port the receiving port (not held: ports live as long as their nodes, and an
+     *        arrival runs only while the simulation does)
+     * \param tieKey its order among the arrivals of one instant: FabricChannel::TieKey
      * \param control a MAC control frame; null for a data frame
      * \param info a data frame (copied); null for a MAC control frame
      * \param epoch the link epoch it was sent in
      * \param corrupted whether bit errors hit it
-     * \param pipelined whether its arrival includes the receiver's forwarding latency
      */
-    FrameArrival(const Ptr<FabricNetDevice>& port,
+    FrameArrival(FabricNetDevice* port,
+                 uint64_t tieKey,
                  const Ptr<Packet>& control,
                  const FrameInfo* info,
                  uint32_t epoch,
-                 bool corrupted,
-                 bool pipelined);
+                 bool corrupted);
 
     /** Lower first among the arrivals of one instant. */
     uint64_t GetTieKey() const { return m_tieKey; }
@@ -46,7 +47,7 @@ class FrameArrival final : public RecycledEvent
   private:
     void Notify() override;
 
-    Ptr<FabricNetDevice> m_port;
+    FabricNetDevice* m_port;
     Ptr<Packet> m_control; //!< a MAC control frame (null: the data frame m_info)
     uint64_t m_tieKey;
     FrameInfo m_info;
