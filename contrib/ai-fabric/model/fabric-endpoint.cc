@@ -41,7 +41,7 @@ FabricEndpoint::DoDispose()
 {
     m_ports.clear();
     m_waiters.clear();
-    m_receive = ReceiveCallback();
+    m_transport = nullptr;
     Object::DoDispose();
 }
 
@@ -146,10 +146,10 @@ FabricEndpoint::FrameDequeued(uint16_t port, uint16_t, uint8_t, uint32_t)
 }
 
 void
-FabricEndpoint::SetReceiveCallback(ReceiveCallback receive)
+FabricEndpoint::SetTransport(FabricTransport* transport)
 {
-    NS_ABORT_MSG_IF(!m_receive.IsNull(), "host " << m_hostId << " already has a transport");
-    m_receive = receive;
+    NS_ABORT_MSG_IF(m_transport, "host " << m_hostId << " already has a transport");
+    m_transport = transport;
 }
 
 void
@@ -158,9 +158,9 @@ FabricEndpoint::ReceiveFrame(FabricNetDevice* port, const FrameInfo& info)
     if (info.dstHost == m_hostId)
     {
         ++m_delivered;
-        if (!m_receive.IsNull())
+        if (m_transport)
         {
-            m_receive(info);
+            m_transport->Deliver(info);
         }
         m_deliverTrace(info);
         return;

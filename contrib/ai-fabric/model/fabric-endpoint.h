@@ -15,11 +15,26 @@ namespace ns3
 
 /**
  * \ingroup ai-fabric
+ * \brief A host's transport as its FabricEndpoint sees it: given every frame for the host.
+ *
+ * An interface rather than a callback: a frame's delivery is a direct call, without the
+ * callback's objects to read at every frame.
+ */
+class FabricTransport
+{
+  public:
+    virtual ~FabricTransport() = default;
+    /** A data frame addressed to this host. */
+    virtual void Deliver(const FrameInfo& info) = 0;
+};
+
+/**
+ * \ingroup ai-fabric
  * \brief The network end of a fabric host (a GPU or a server NIC), aggregated to its Node.
  *
  * Owns the host's ports (its NIC and, on a GPU, its NVLink-class port), sends data frames
  * built by applications out of the port that routing chooses toward the destination, and
- * delivers frames addressed to this host to its transport (the receive callback) and then to
+ * delivers frames addressed to this host to its transport (a FabricTransport) and then to
  * the Deliver trace's observers.  Hosts do not forward
  * other hosts' traffic unless the topology makes them transit (rail-only fabrics, where
  * cross-rail traffic crosses NVLink first).
@@ -112,13 +127,11 @@ class FabricEndpoint : public Object, public FabricPortOwner
      * sender fetches work only when the NIC can take it (waiters are served in turn).
      */
     void NotifyWhenPortDequeues(uint32_t port, Callback<void> ready);
-    /** Receives the frames delivered to this host: the host's transport. */
-    using ReceiveCallback = Callback<void, const FrameInfo&>;
     /**
-     * The host's transport (its RDMA NIC): called with every frame delivered here, before the
-     * Deliver trace's observers.  One per host.
+     * The host's transport (its RDMA NIC, not held: it holds this endpoint): given every frame
+     * delivered here, before the Deliver trace's observers.  One per host.
      */
-    void SetReceiveCallback(ReceiveCallback receive);
+    void SetTransport(FabricTransport* transport);
     /** Data frames delivered to this host. */
     uint64_t GetFramesDelivered() const { return m_delivered; }
 
@@ -137,7 +150,7 @@ class FabricEndpoint : public Object, public FabricPortOwner
     bool m_transit{false};
     uint32_t m_seed{};
     uint64_t m_delivered{0};
-    ReceiveCallback m_receive;
+    FabricTransport* m_transport{nullptr};
     TracedCallback<const FrameInfo&> m_deliverTrace;
 };
 

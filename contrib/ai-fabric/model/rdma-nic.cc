@@ -52,7 +52,7 @@ void
 RdmaNic::Install(Ptr<FabricEndpoint> endpoint)
 {
     m_endpoint = endpoint;
-    endpoint->SetReceiveCallback(MakeCallback(&RdmaNic::Deliver, this));
+    endpoint->SetTransport(this);
 }
 
 Ptr<RdmaQueuePair>

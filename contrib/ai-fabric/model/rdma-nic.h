@@ -1,6 +1,7 @@
 #ifndef AI_FABRIC_RDMA_NIC_H
 #define AI_FABRIC_RDMA_NIC_H
 
+#include "fabric-endpoint.h"
 #include "rdma-queue-pair.h"
 
 #include "ns3/nstime.h"
@@ -23,7 +24,7 @@ class FabricEndpoint;
  * congestion control made from the CongestionControl TypeId, and hands every arriving RoCEv2
  * frame to the queue pair its BTH DestQP names (a vector index, no lookup).
  */
-class RdmaNic : public Object
+class RdmaNic : public Object, public FabricTransport
 {
   public:
     static TypeId GetTypeId();
@@ -51,7 +52,7 @@ class RdmaNic : public Object
     void DoDispose() override;
 
   private:
-    void Deliver(const FrameInfo& info);
+    void Deliver(const FrameInfo& info) override;
 
     Ptr<FabricEndpoint> m_endpoint;
     TypeId m_ccType;

@@ -266,52 +266,89 @@ class RdmaQueuePair : public MessageQueuePair
     /** Responder: accept the in-order frame of \p payload bytes; \p last ends a message. */
     void Accept(uint32_t payload, bool last);
 
+    // What a frame touches comes first (the configuration and flags, then the requester's
+    // sequence state, then the responder's): with thousands of queue pairs they outgrow the
+    // caches, and each line read is a likely miss.
     Ptr<FabricEndpoint> m_endpoint;
     Ptr<FabricNetDevice> m_port;
     Ptr<RdmaCongestionControl> m_cc;
-    uint32_t m_localQpn{0};
     uint32_t m_remoteHost{0};
     uint32_t m_remoteQpn{0};
     uint16_t m_udpSrcPort{};
     uint8_t m_priority{};
     uint8_t m_ackPriority{};
+    uint32_t m_mtu{4096};
+    RetransmissionMode m_mode{GO_BACK_N}; //!< RetransmissionMode
+    EntropyMode m_entropyMode{FIXED_ENTROPY}; //!< Entropy
     uint32_t m_ackInterval{};
+    /** Frame bytes of a data frame besides its payload (headers, ICRC, FCS, telemetry) */
+    uint32_t m_frameOverhead{roce::kDataFrameOverheadBytes};
+    uint32_t m_window{}; //!< SelectiveRepeatWindow
+    bool m_waitingForPort{false};
+    /**
+     * A pace event is due (checked instead of m_paceEvent.IsRunning(): under FabricScheduler a
+     * frame arriving at the event's picosecond runs first and ns-3 reports it not running).
+     */
+    bool m_pacing{false};
+    bool m_produced{false};   //!< the limiter has been charged for frame m_highestSent
+    bool m_timerArmed{false}; //!< frames are in flight: m_timeoutAt holds
+    // Per-ACK feedback (RdmaCongestionControl::GetFeedback) and windows (GetWindowBytes)
+    uint8_t m_feedback{0};    //!< the congestion control's GetFeedback bits
+    bool m_windowed{false};   //!< the congestion control limits the bytes in flight
+    bool m_windowFull{false}; //!< new frames wait for an ACK: the window is full
+    bool m_echoing{false};    //!< responder: data frames came with telemetry; ACKs echo m_echo
+    /** Responder: the CE mark its ACKs echo (kEcnEcho: of the frames they cover; Recycle:
+     * of the last data frame) */
+    bool m_ceState{false};
+    bool m_nakOutstanding{false}; //!< responder: a NAK was sent for the current gap
+    uint16_t m_echoEntropy{0};    //!< responder (Spray, Recycle): the port its ACKs leave with
+
+    // Requester
+    uint64_t m_endSeq{0};  //!< one past the last frame posted
+    uint64_t m_sndNxt{0};  //!< next frame to send
+    uint64_t m_sndUna{0};  //!< oldest unacknowledged frame
+    uint64_t m_highestSent{0}; //!< one past the highest frame ever sent
+    std::deque<Message> m_messages; //!< posted, not yet acknowledged, in order
+    FabricEndpoint::Route m_route; //!< data, ACKs and CNPs: all to m_remoteHost, m_udpSrcPort
+    Ptr<SendRateLimiter> m_limiter;
+    uint64_t m_rttSegmentFrames{0}; //!< frames per sample (the congestion control's; 0: none)
+    std::vector<uint64_t> m_resend; //!< frames deemed lost, to resend in this order
+    std::size_t m_resendHead{0};    //!< the first of m_resend still to send
+    TracedValue<uint64_t> m_framesInFlight{0}; //!< requester: m_sndNxt - m_sndUna
+
+    // Responder
+    uint64_t m_ePsn{0};           //!< next expected frame
+    uint32_t m_msn{0};            //!< messages completed
+    uint32_t m_unacked{0};        //!< frames accepted since the last ACK
+    uint64_t m_rxMessageBytes{0}; //!< payload of the message being received so far
+    /** Messages the frames being accepted ended (MSN, bytes), delivered after their ACK */
+    std::vector<std::pair<uint32_t, uint64_t>> m_completed;
+    /** Frames placed ahead of m_ePsn (selective repeat), by sequence number modulo the window:
+     * kPlaced | (kPlacedLast if it ends a message) | its payload bytes (below 2^30: the
+     * PayloadMtu is at most 16 MiB); 0 for an empty slot.  Allocated at the first one. */
+    std::vector<uint32_t> m_placed;
+
+    RdmaQpCounters m_counters;
+    TracedCallback<uint64_t, uint64_t> m_completedTrace; //!< requester: message id, bytes
+    TracedCallback<uint32_t, uint64_t> m_receivedTrace;  //!< responder: MSN, bytes of a message
+
+    // The rest: set up once, or touched by few frames
+    uint32_t m_localQpn{0};
     Time m_rto;        //!< the first timeout after progress
     Time m_rtoMax;     //!< the cap of the backed-off timeout
     Time m_currentRto; //!< the timeout now armed: m_rto doubled per timeout in a row
     uint32_t m_retryCount{};
     uint32_t m_retries{0}; //!< timeouts since the last progress
     Time m_cnpInterval;
-    uint32_t m_mtu{4096};
     uint32_t m_startingPsn{};
-    RetransmissionMode m_mode{GO_BACK_N}; //!< RetransmissionMode
-    EntropyMode m_entropyMode{FIXED_ENTROPY}; //!< Entropy
-    uint32_t m_entropyCacheSize{};            //!< EntropyCacheSize
-    uint32_t m_window{};                  //!< SelectiveRepeatWindow
-    uint32_t m_reorderThreshold{};        //!< ReorderThreshold
-
-    // Requester
-    std::deque<Message> m_messages; //!< posted, not yet acknowledged, in order
+    uint32_t m_entropyCacheSize{}; //!< EntropyCacheSize
+    uint32_t m_reorderThreshold{}; //!< ReorderThreshold
     uint64_t m_nextMessageId{0};
-    uint64_t m_endSeq{0};  //!< one past the last frame posted
-    uint64_t m_sndNxt{0};  //!< next frame to send
-    uint64_t m_sndUna{0};  //!< oldest unacknowledged frame
-    uint64_t m_highestSent{0}; //!< one past the highest frame ever sent
-    bool m_waitingForPort{false};
-    FabricEndpoint::Route m_route; //!< data, ACKs and CNPs: all to m_remoteHost, m_udpSrcPort
-    Ptr<SendRateLimiter> m_limiter;
     EventId m_paceEvent;
     Callback<void> m_sendNext; //!< SendNext, made once: a waiter is queued for every frame
-    /**
-     * A pace event is due (checked instead of m_paceEvent.IsRunning(): under FabricScheduler a
-     * frame arriving at the event's picosecond runs first and ns-3 reports it not running).
-     */
-    bool m_pacing{false};
-    bool m_produced{false}; //!< the limiter has been charged for frame m_highestSent
-    Time m_readyAt;         //!< when that frame's payload is written
-    EventId m_timer;       //!< the one pending timeout event (it may fire before m_timeoutAt)
-    Time m_timeoutAt;      //!< when the retransmission timer expires, if armed
-    bool m_timerArmed{false};   //!< frames are in flight: m_timeoutAt holds
+    Time m_readyAt;            //!< when frame m_highestSent's payload is written (m_produced)
+    EventId m_timer;           //!< the one pending timeout event (it may fire before m_timeoutAt)
+    Time m_timeoutAt;          //!< when the retransmission timer expires, if armed
     bool m_timerPending{false}; //!< m_timer is queued, for m_timerEventAt
     Time m_timerEventAt;
 
@@ -325,28 +362,13 @@ class RdmaQueuePair : public MessageQueuePair
         Time sent;
     };
 
-    // Per-ACK feedback (RdmaCongestionControl::GetFeedback) and windows (GetWindowBytes)
-    uint8_t m_feedback{0};   //!< the congestion control's GetFeedback bits
-    bool m_windowed{false};  //!< the congestion control limits the bytes in flight
-    bool m_windowFull{false}; //!< new frames wait for an ACK: the window is full
-    /** Frame bytes of a data frame besides its payload (headers, ICRC, FCS, telemetry) */
-    uint32_t m_frameOverhead{roce::kDataFrameOverheadBytes};
-    bool m_echoing{false};   //!< responder: data frames came with telemetry; ACKs echo m_echo
-    InbandTelemetry m_echo;  //!< responder: the telemetry of the last data frame received
-    /** Responder: the CE mark its ACKs echo (kEcnEcho: of the frames they cover; Recycle:
-     * of the last data frame) */
-    bool m_ceState{false};
-    uint16_t m_echoEntropy{0}; //!< responder (Spray, Recycle): the port its ACKs leave with
-
-    uint64_t m_rttSegmentFrames{0};      //!< frames per sample (the congestion control's; 0: none)
+    InbandTelemetry m_echo; //!< responder: the telemetry of the last data frame received
     uint64_t m_nextRttSample{0};         //!< the next new frame to time
     std::vector<RttSample> m_rttSamples; //!< in flight from m_rttHead on
     std::size_t m_rttHead{0};
     // Selective repeat, requester: state bits (kSacked, kResent, kQueued) of each frame of the
     // window, indexed by sequence number modulo the window; allocated at the first selective NAK.
     std::vector<uint8_t> m_sentState;
-    std::vector<uint64_t> m_resend; //!< frames deemed lost, to resend in this order
-    std::size_t m_resendHead{0};    //!< the first of m_resend still to send
     uint64_t m_lossScan{0};         //!< frames below it were judged lost or not
     uint64_t m_highestSacked{0};    //!< one past the highest frame selectively acknowledged
     // Entropy (Spray, Recycle), requester
@@ -359,27 +381,9 @@ class RdmaQueuePair : public MessageQueuePair
     std::vector<uint16_t> m_entropyCache;
     std::size_t m_cacheHead{0};  //!< the oldest kept port
     std::size_t m_cacheCount{0}; //!< ports kept
-
-    // Responder
-    uint64_t m_ePsn{0};          //!< next expected frame
-    uint32_t m_msn{0};           //!< messages completed
-    uint32_t m_unacked{0};       //!< frames accepted since the last ACK
-    uint64_t m_rxMessageBytes{0}; //!< payload of the message being received so far
-    /** Messages the frames being accepted ended (MSN, bytes), delivered after their ACK */
-    std::vector<std::pair<uint32_t, uint64_t>> m_completed;
-    bool m_nakOutstanding{false}; //!< a NAK was sent for the current gap
-    /** Frames placed ahead of m_ePsn (selective repeat), by sequence number modulo the window:
-     * kPlaced | (kPlacedLast if it ends a message) | its payload bytes (below 2^30: the
-     * PayloadMtu is at most 16 MiB); 0 for an empty slot.  Allocated at the first one. */
-    std::vector<uint32_t> m_placed;
     Time m_lastCnp;                //!< when the last CNP was sent
     bool m_cnpSent{false};
-
-    RdmaQpCounters m_counters;
-    TracedCallback<uint64_t, uint64_t> m_completedTrace; //!< requester: message id, bytes
-    TracedCallback<uint32_t, uint64_t> m_receivedTrace;  //!< responder: MSN, bytes of a message
-    TracedCallback<> m_failedTrace;                      //!< requester: retry count exceeded
-    TracedValue<uint64_t> m_framesInFlight{0}; //!< requester: m_sndNxt - m_sndUna
+    TracedCallback<> m_failedTrace; //!< requester: retry count exceeded
 };
 
 } // namespace ns3
