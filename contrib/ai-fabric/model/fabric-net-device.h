@@ -37,10 +37,10 @@ const char* DropReasonName(DropReason r);
 /** Plain counters of one port, read by the stats helper at the end of a run. */
 struct FabricPortCounters
 {
-    uint64_t txFrames{0};  //!< frames sent (data and control)
-    uint64_t txBytes{0};   //!< frame bytes sent (header to FCS)
     uint64_t rxFrames{0};  //!< frames received
     uint64_t rxBytes{0};   //!< frame bytes received
+    uint64_t txFrames{0};  //!< frames sent (data and control)
+    uint64_t txBytes{0};   //!< frame bytes sent (header to FCS)
     Time busyTime;         //!< time the transmitter spent sending (wire bytes / rate)
     uint64_t ecnMarked{0}; //!< data frames marked CE at this egress
     uint64_t pfcPauseSent{0};     //!< PFC frames with a non-zero pause time sent
@@ -94,7 +94,7 @@ class FabricPortOwner
  * are consumed here.  Buffer accounting and the decision to send PFC belong to the switch's MMU,
  * which calls AssertPause().
  */
-class FabricNetDevice : public NetDevice
+class alignas(64) FabricNetDevice : public NetDevice
 {
   public:
     /** How classes share the transmitter. */
@@ -279,18 +279,18 @@ class FabricNetDevice : public NetDevice
     void PauseExpired(uint8_t priority);
     void Flush();
 
-    // What a data frame touches at every hop comes first, together: at thousands of ports the
-    // ports outgrow the caches, and each line read is a likely miss.  A frame through an idle
-    // port reads the first four lines (64 bytes each), the rest only when frames queue.
-    FabricPortOwner* m_owner{nullptr};
+    // What a data frame touches at every hop comes first: at thousands of ports the ports
+    // outgrow the caches, and each line read is a likely miss.  The port is aligned to a cache
+    // line (64 bytes).  A frame leaving an idle port reads the first five lines; a frame
+    // arriving, the fourth alone (m_owner to the received counters).  Queued frames read more.
     Ptr<FabricChannel> m_channel;
     Time m_txEnd;                 //!< when the frame on the wire ends (the port is busy before)
     uint64_t m_stepsPerByte{0};   //!< 8e12 / m_bitRate ps in time steps when exact, else 0
+    uint64_t m_bitRate{0};        //!< cached channel rate, bit/s
     Time m_peerForwardingLatency; //!< the far end's, added to a data frame's arrival
     uint64_t m_queuedFrames{0};   //!< data frames waiting in all classes
     uint32_t m_nodeId{0};         //!< m_node's id: the context of events for this port
     uint32_t m_ifIndex{0};
-    uint32_t m_linkEpoch{0}; //!< the channel's epoch: frames sent in an earlier one are lost
     bool m_linkUp{false};
     bool m_completionPending{false}; //!< a TransmitComplete event is scheduled
     uint8_t m_backlog{0};            //!< bit c: class c has data frames queued
@@ -300,13 +300,15 @@ class FabricNetDevice : public NetDevice
     Scheduler m_scheduler{};
     std::vector<Ptr<Packet>> m_controlQueue; //!< PFC frames to send first (rarely more than one)
     TracedCallback<Ptr<const Packet>> m_txTrace;                   //!< frame starts on the wire
-    TracedCallback<Ptr<const Packet>> m_rxTrace;                   //!< frame received from the wire
     TracedCallback<uint8_t, uint64_t, uint64_t> m_queueBytesTrace; //!< class, old and new bytes
-    FabricPortCounters m_counters;
+    uint64_t m_kmin{0}; //!< Kmin scaled to this port's rate, bytes
+    uint64_t m_kmax{0}; //!< Kmax scaled to this port's rate, bytes
+    FabricPortOwner* m_owner{nullptr};
+    uint32_t m_linkEpoch{0}; //!< the channel's epoch: frames sent in an earlier one are lost
+    TracedCallback<Ptr<const Packet>> m_rxTrace; //!< frame received from the wire
+    FabricPortCounters m_counters;               //!< received first, then sent
     std::array<uint64_t, kClasses> m_queueBytes{};
     std::array<FrameQueue, kClasses> m_queues;
-    uint64_t m_kmin{0};                      //!< Kmin scaled to this port's rate, bytes
-    uint64_t m_kmax{0};                      //!< Kmax scaled to this port's rate, bytes
     double m_pmax{};
     Ptr<UniformRandomVariable> m_uniform;
 
@@ -314,7 +316,6 @@ class FabricNetDevice : public NetDevice
     Mac48Address m_address;
     uint64_t m_portKey{0}; //!< m_address as a number
     uint32_t m_payloadMtu{};
-    uint64_t m_bitRate{0}; //!< cached channel rate, bit/s
     Time m_forwardingLatency;
     uint8_t m_rateCode{0}; //!< InbandTelemetry::RateCode of the link's rate
 

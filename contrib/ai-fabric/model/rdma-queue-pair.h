@@ -118,7 +118,7 @@ struct RdmaQpCounters
  * without it (unless its congestion control asks for kEcnEcho or kTelemetry).  Both ends must
  * use the same Entropy; spraying reorders, so it wants SelectiveRepeat.
  */
-class RdmaQueuePair : public MessageQueuePair
+class alignas(64) RdmaQueuePair : public MessageQueuePair
 {
   public:
     /** How the requester recovers lost frames and the responder takes out-of-order ones. */
