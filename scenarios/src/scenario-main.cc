@@ -1,22 +1,22 @@
 #include "scenario-main.h"
 
-#include "scenario-availability.h"
 #include "results-folder.h"
+#include "scenario-availability.h"
 #include "scenario-run.h"
 
 #include "ns3/command-line.h"
 #include "ns3/fabric-partition.h"
 #include "ns3/global-value.h"
+#include "ns3/huge-page-heap.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
-
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 namespace aifabric
 {
@@ -116,6 +116,7 @@ CheckArgumentText(int argc, char** argv)
 void
 InitSimulator()
 {
+    ns3::UseHugePageHeap();
     ns3::Time::SetResolution(ns3::Time::PS);
     UseOneProcessSimulator();
     // Progress and logs on stderr: stdout carries only results (the collective table).

@@ -34,8 +34,8 @@ void CheckArgumentText(int argc, char** argv);
 void HandleNs3InfoFlag(const std::string& program, const std::string& arg);
 
 /**
- * Picosecond time, the binary-heap scheduler and the one-process simulator core
- * (UseOneProcessSimulator): call first in main.
+ * A heap on huge pages (UseHugePageHeap), picosecond time, the binary-heap scheduler and the
+ * one-process simulator core (UseOneProcessSimulator): call first in main.
  */
 void InitSimulator();
 
