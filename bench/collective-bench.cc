@@ -81,23 +81,10 @@ RunRing(const Case& c, double stopUs)
 int
 main(int argc, char** argv)
 {
-    // First, before the simulation allocates: the heap on huge pages, unless --huge-pages=0.
-    bool hugePages = true;
-    for (int i = 1; i < argc; ++i)
-    {
-        hugePages = hugePages && std::string(argv[i]) != "--huge-pages=0";
-    }
-    if (hugePages)
-    {
-        UseHugePageHeap();
-    }
     std::string cases = "128,1024";
     uint64_t bytes = 0;
     std::string stop = "0";
     CommandLine cmd;
-    cmd.AddValue("huge-pages",
-                 "the heap on huge pages (UseHugePageHeap; 0: ordinary pages)",
-                 hugePages);
     cmd.AddValue("cases", "comma-separated GPU counts (multiples of 8)", cases);
     cmd.AddValue("bytes",
                  "all-reduce size of every case (0: 256 MiB below 1,024 GPUs, 64 MiB from it)",
@@ -109,6 +96,8 @@ main(int argc, char** argv)
                  "ns3::DefaultSimulatorImpl)",
                  core);
     cmd.Parse(argc, argv);
+    // Before the simulation allocates: the heap on huge pages (not with --HugePageHeap=0).
+    UseHugePageHeap();
     double stopUs = -1;
     std::size_t used = 0;
     try

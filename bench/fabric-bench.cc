@@ -287,22 +287,9 @@ Print(const char* name, uint32_t k, const Result& r)
 int
 main(int argc, char** argv)
 {
-    // First, before the simulation allocates: the heap on huge pages, unless --huge-pages=0.
-    bool hugePages = true;
-    for (int i = 1; i < argc; ++i)
-    {
-        hugePages = hugePages && std::string(argv[i]) != "--huge-pages=0";
-    }
-    if (hugePages)
-    {
-        UseHugePageHeap();
-    }
     std::string ks = "4,8";
     uint64_t bytes = 16ull << 20;
     CommandLine cmd;
-    cmd.AddValue("huge-pages",
-                 "the heap on huge pages (UseHugePageHeap; 0: ordinary pages)",
-                 hugePages);
     cmd.AddValue("k", "comma-separated fat-tree sizes", ks);
     cmd.AddValue("bytes", "bytes each host sends", bytes);
     std::string workloads = "open,closed";
@@ -321,6 +308,8 @@ main(int argc, char** argv)
                  "ns3::FabricScheduler only, or ns3::DefaultSimulatorImpl)",
                  core);
     cmd.Parse(argc, argv);
+    // Before the simulation allocates: the heap on huge pages (not with --HugePageHeap=0).
+    UseHugePageHeap();
     // Both simulators on the same core and event scheduler (by default ai-fabric-run's), so the
     // ratio measures the models, not the queue.
     if (!aifabric_bench::UseSimulator("fabric-bench", core, scheduler))

@@ -1,8 +1,11 @@
-// UseHugePageHeap: the heap it grows is advised for huge pages, and memory allocated after it
-// is backed by them (read back from the kernel's /proc/self/smaps), where the kernel's
-// transparent huge pages are enabled.  That results do not depend on it is the shipped-results
-// test's: ai-fabric-run calls it.
+// UseHugePageHeap, in a fresh process each: the heap it grows is advised for huge pages and
+// memory allocated after it is backed by them (read back from the kernel's /proc/self/smaps),
+// where the kernel's transparent huge pages are enabled; with the global value HugePageHeap
+// false it does nothing.  That results do not depend on it is the shipped-results test's:
+// ai-fabric-run calls it.
 #include "ns3/ai-fabric-module.h"
+#include "ns3/boolean.h"
+#include "ns3/global-value.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -11,6 +14,8 @@
 #include <gtest/gtest.h>
 #include <sstream>
 #include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace ns3;
 
@@ -64,23 +69,76 @@ MappingOf(const void* address, bool& advised, uint64_t& hugeKb)
 }
 } // namespace
 
+/** What a fresh process saw: UseHugePageHeap's answers, the 8 MiB block's mapping after it. */
+struct Seen
+{
+    int first{-1};  //!< the first call's answer
+    int second{-1}; //!< a second call's
+    int advised{-1};
+    uint64_t hugeKb{0};
+};
+
+/**
+ * Run UseHugePageHeap twice in a child process (the heap of this one has run other tests),
+ * with the global value HugePageHeap \p wanted, then allocate and write 8 MiB there.
+ */
+Seen
+InChild(bool wanted)
+{
+    int fds[2];
+    EXPECT_EQ(pipe(fds), 0);
+    const pid_t child = fork();
+    if (child == 0)
+    {
+        close(fds[0]);
+        GlobalValue::Bind("HugePageHeap", BooleanValue(wanted));
+        Seen seen;
+        seen.first = UseHugePageHeap(std::size_t(64) << 20);
+        seen.second = UseHugePageHeap(std::size_t(64) << 20);
+        // 8 MiB from the heap (below the 32 MiB mmap threshold it sets), every page written.
+        const std::size_t bytes = std::size_t(8) << 20;
+        auto* block = static_cast<char*>(std::malloc(bytes));
+        std::memset(block, 1, bytes);
+        bool advised = false;
+        MappingOf(block + bytes / 2, advised, seen.hugeKb);
+        seen.advised = advised;
+        const bool written = write(fds[1], &seen, sizeof(seen)) == sizeof(seen);
+        std::free(block);
+        _exit(written ? 0 : 1);
+    }
+    close(fds[1]);
+    Seen seen;
+    EXPECT_EQ(read(fds[0], &seen, sizeof(seen)), static_cast<ssize_t>(sizeof(seen)));
+    close(fds[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    return seen;
+}
+
 TEST(HugePageHeap, TheHeapAfterItIsAdvisedAndBackedByHugePages)
 {
     if (ThpMode() == "never")
     {
         GTEST_SKIP() << "transparent huge pages are off on this machine";
     }
-    ASSERT_TRUE(UseHugePageHeap(std::size_t(64) << 20));
-    // 8 MiB from the heap (below the 32 MiB mmap threshold it sets), every page written.
-    const std::size_t bytes = std::size_t(8) << 20;
-    auto* block = static_cast<char*>(std::malloc(bytes));
-    ASSERT_NE(block, nullptr);
-    std::memset(block, 1, bytes);
-    bool advised = false;
-    uint64_t hugeKb = 0;
-    MappingOf(block + bytes / 2, advised, hugeKb);
-    EXPECT_TRUE(advised) << "the heap mapping lacks VmFlags hg (MADV_HUGEPAGE)";
-    // Three of its four 2 MiB-aligned ranges at least lie wholly inside the block.
-    EXPECT_GE(hugeKb, 3u * 2048) << "AnonHugePages of the heap mapping";
-    std::free(block);
+    const Seen seen = InChild(true);
+    EXPECT_EQ(seen.first, 1);
+    EXPECT_EQ(seen.second, 1) << "a second call answers as the first";
+    EXPECT_EQ(seen.advised, 1) << "the heap mapping lacks VmFlags hg (MADV_HUGEPAGE)";
+    // The block lies in the advised range (its free top included), so its four 2 MiB-aligned
+    // ranges but the partial ones at its ends can be huge pages; the kernel gives at least one.
+    EXPECT_GE(seen.hugeKb, 2048u) << "AnonHugePages of the heap mapping";
+}
+
+TEST(HugePageHeap, TheGlobalValueFalseLeavesTheHeapOnOrdinaryPages)
+{
+    const Seen seen = InChild(false);
+    EXPECT_EQ(seen.first, 0);
+    EXPECT_EQ(seen.second, 0);
+    EXPECT_EQ(seen.advised, 0) << "the heap mapping is advised MADV_HUGEPAGE";
+    if (ThpMode() != "always")
+    {
+        EXPECT_EQ(seen.hugeKb, 0u);
+    }
 }

@@ -1,7 +1,7 @@
 #include "scenario-main.h"
 
-#include "results-folder.h"
 #include "scenario-availability.h"
+#include "results-folder.h"
 #include "scenario-run.h"
 
 #include "ns3/command-line.h"
@@ -11,12 +11,13 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 namespace aifabric
 {

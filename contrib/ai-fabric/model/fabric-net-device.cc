@@ -301,8 +301,11 @@ FabricNetDevice::Enqueue(const FrameInfo& info, uint16_t ingressPort)
             // An idle port with nothing queued sends the frame at once: what Kick would, without
             // its passage through the queue.
             const uint32_t size = roce::FrameBytes(info);
-            m_queueBytesTrace(c, 0, size);
-            m_queueBytesTrace(c, size, 0);
+            if (!m_queueBytesTrace.IsEmpty())
+            {
+                m_queueBytesTrace(c, 0, size);
+                m_queueBytesTrace(c, size, 0);
+            }
             FrameInfo f = info;
             Depart(f, c, ingressPort, size, 0, now);
             return true;

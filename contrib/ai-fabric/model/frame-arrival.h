@@ -26,8 +26,8 @@ class FrameArrival final : public RecycledEvent
 {
   public:
     /**
-     * \param port the receiving port (not held: ports live as long as their nodes, and an
-     *        arrival runs only while the simulation does)
+     * \param port the receiving port (not held: a port lives as long as its node or, a remote
+     *        stand-in, its channel, and an arrival runs only while the simulation does)
      * \param tieKey its order among the arrivals of one instant: FabricChannel::TieKey
      * \param control a MAC control frame; null for a data frame
      * \param info a data frame (copied); null for a MAC control frame
