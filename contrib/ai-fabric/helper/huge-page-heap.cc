@@ -66,9 +66,15 @@ UseHugePageHeap(std::size_t reserveBytes)
     constexpr std::size_t kHugePage = std::size_t(2) << 20;
     constexpr int kMmapThreshold = 32 << 20; // glibc's largest (DEFAULT_MMAP_THRESHOLD_MAX)
     constexpr int kDefault = 128 << 10;      // glibc's M_TOP_PAD, M_TRIM_ and M_MMAP_THRESHOLD
+    constexpr std::size_t kMargin = std::size_t(1) << 20; // the probe's excess over the free top
+    const auto restoreDefaults = [] {
+        mallopt(M_MMAP_THRESHOLD, kDefault);
+        mallopt(M_TOP_PAD, kDefault);
+        mallopt(M_TRIM_THRESHOLD, kDefault);
+    };
     // The free top: the heap grows once a block does not fit in it.
     const std::size_t freeTop = mallinfo2().keepcost;
-    if (freeTop + (std::size_t(1) << 20) >= std::size_t(kMmapThreshold))
+    if (freeTop + kMargin >= std::size_t(kMmapThreshold))
     {
         NS_LOG_INFO("the heap's free top already holds " << freeTop / (1 << 20)
                                                          << " MiB: call UseHugePageHeap first");
@@ -80,15 +86,13 @@ UseHugePageHeap(std::size_t reserveBytes)
     if (mallopt(M_MMAP_THRESHOLD, kMmapThreshold) != 1 ||
         mallopt(M_TOP_PAD, static_cast<int>(reserve)) != 1 || mallopt(M_TRIM_THRESHOLD, -1) != 1)
     {
-        mallopt(M_MMAP_THRESHOLD, kDefault);
-        mallopt(M_TOP_PAD, kDefault);
-        mallopt(M_TRIM_THRESHOLD, kDefault);
+        restoreDefaults();
         NS_LOG_INFO("mallopt refused the heap's settings");
         return false;
     }
     auto* before = static_cast<char*>(sbrk(0));
     // A block just larger than the free top makes the heap grow now, by the reserve.
-    void* probe = std::malloc(freeTop + (std::size_t(1) << 20));
+    void* probe = std::malloc(freeTop + kMargin);
     auto* after = static_cast<char*>(sbrk(0));
     std::free(probe);
     const auto top = reinterpret_cast<std::uintptr_t>(before) - freeTop;
@@ -97,9 +101,7 @@ UseHugePageHeap(std::size_t reserveBytes)
     if (!probe || before == reinterpret_cast<char*>(-1) || after <= before || last <= first ||
         madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE) != 0)
     {
-        mallopt(M_MMAP_THRESHOLD, kDefault);
-        mallopt(M_TOP_PAD, kDefault);
-        mallopt(M_TRIM_THRESHOLD, kDefault);
+        restoreDefaults();
         NS_LOG_INFO("the heap did not grow from its top, or madvise refused it");
         return false;
     }

@@ -84,8 +84,7 @@ FabricChannel::Corrupts(const FabricNetDevice* sender, uint32_t bytes) const
     }
     const double bits = 8.0 * bytes;
     // By node id, not attach order: a rank attaches a cut link's far end first.
-    const std::size_t direction =
-        sender->GetNodeId() < m_ends[m_ends[0].port == sender ? 1 : 0].nodeId ? 0 : 1;
+    const std::size_t direction = sender->GetNodeId() < FarEnd(sender).nodeId ? 0 : 1;
     return m_uniform[direction]->GetValue() < -std::expm1(bits * m_log1mBer);
 }
 
@@ -171,7 +170,7 @@ FabricChannel::Transmit(const Ptr<Packet>& control,
     NS_ASSERT_MSG(m_nDevices == 2, "a FabricChannel carries frames once both ports are attached");
     const bool corrupted = Corrupts(sender, info ? roce::FrameBytes(*info) : control->GetSize());
     // The far port is not read here: it is cold, and its arrival will read it.
-    const End& peer = m_ends[m_ends[0].port == sender ? 1 : 0];
+    const End& peer = FarEnd(sender);
     FabricScheduleWithContext(
         peer.nodeId,
         txTime + m_delay + extraDelay,

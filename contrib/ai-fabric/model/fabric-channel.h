@@ -146,6 +146,12 @@ class FabricChannel : public Channel
 
     Ptr<FabricNetDevice> m_devices[2];
     End m_ends[2]; //!< m_devices' as arrivals need them
+
+    /** The end other than \p sender's. */
+    const End& FarEnd(const FabricNetDevice* sender) const
+    {
+        return m_ends[m_ends[0].port == sender ? 1 : 0];
+    }
     std::size_t m_nDevices{0};
     /** Recompute m_rate from the nominal rate and factor, and tell the ports. */
     void UpdateRate();
