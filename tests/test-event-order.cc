@@ -8,10 +8,10 @@
 #include "ns3/core-module.h"
 #include "ns3/network-module.h"
 
-#include <gtest/gtest.h>
-
 #include <algorithm>
+#include <gtest/gtest.h>
 #include <random>
+#include <set>
 #include <tuple>
 
 using namespace ns3;
@@ -130,6 +130,100 @@ TEST(EventOrder, FrameArrivalsFirstByPortThenControlNoticesThenOthersByUid)
         EXPECT_EQ(ev.impl, PeekPointer(impls[uid]));
     }
     EXPECT_TRUE(scheduler->IsEmpty());
+}
+
+// The queue against a sorted reference over a random program as a simulator runs it: frame
+// arrivals and other events inserted from the current time on (ties, near, far: the radix
+// heap's buckets; an arrival for now goes before the instant's later tie keys), taken out,
+// peeked at and then preceded by an earlier one (as DistributedSimulatorImpl inserts other
+// ranks' frames after peeking), and removed.
+TEST(EventOrder, ARandomProgramComesOutInTimeOrderAsFromASortedSet)
+{
+    std::mt19937_64 rng(7);
+    auto scheduler = CreateObject<FabricScheduler>();
+    // Frame arrivals at two ports (their tie keys) and a plain event (the maximum).
+    const std::vector<Ptr<FabricNetDevice>> ports{PortWithMac("02:00:00:00:00:09"),
+                                                  PortWithMac("02:00:00:00:00:03")};
+    const std::vector<Ptr<EventImpl>> impls{Arrival(ports[0], true),
+                                            Arrival(ports[1], true),
+                                            MakeEvent(&Nothing)};
+    const std::vector<uint64_t> orders{Arrival(ports[0], true)->GetTieKey(),
+                                       Arrival(ports[1], true)->GetTieKey(),
+                                       std::numeric_limits<uint64_t>::max()};
+    std::set<std::tuple<uint64_t, uint64_t, uint32_t>> reference; // (ts, order, uid)
+    uint64_t now = 0;
+    uint32_t uid = 0;
+    const auto insert = [&](uint64_t ts) {
+        const uint32_t kind = rng() % impls.size();
+        Scheduler::Event ev;
+        ev.impl = PeekPointer(impls[kind]);
+        ev.key.m_ts = ts;
+        ev.key.m_uid = uid;
+        ev.key.m_context = 0;
+        scheduler->Insert(ev);
+        reference.emplace(ts, orders[kind], uid++);
+    };
+    uint32_t taken = 0;
+    uint32_t early = 0;
+    for (uint32_t op = 0; op < 200000; ++op)
+    {
+        const uint32_t what = rng() % 16;
+        if (what < 7)
+        {
+            // Now, a few picoseconds, up to a microsecond, or up to a second ahead.
+            const uint32_t range = rng() % 4;
+            const uint64_t delay = range == 0   ? 0
+                                   : range == 1 ? rng() % 16
+                                   : range == 2 ? rng() % 1000000
+                                                : rng() % 1000000000000;
+            insert(now + delay);
+        }
+        else if (what < 14 && !reference.empty())
+        {
+            ASSERT_FALSE(scheduler->IsEmpty());
+            const Scheduler::Event ev = scheduler->RemoveNext();
+            const auto [ts, order, first] = *reference.begin();
+            reference.erase(reference.begin());
+            ASSERT_EQ(ev.key.m_ts, ts);
+            ASSERT_EQ(ev.key.m_uid, first);
+            now = ev.key.m_ts;
+            ++taken;
+        }
+        else if (what == 14 && !reference.empty())
+        {
+            const Scheduler::Event next = scheduler->PeekNext();
+            ASSERT_EQ(next.key.m_uid, std::get<2>(*reference.begin()));
+            if (next.key.m_ts > now)
+            {
+                insert(now + rng() % (next.key.m_ts - now));
+                ++early;
+            }
+        }
+        else if (!reference.empty())
+        {
+            // Simulator::Remove of a random pending event.
+            auto it = reference.lower_bound({now + rng() % 2000000, 0, 0});
+            if (it == reference.end())
+            {
+                it = reference.begin();
+            }
+            Scheduler::Event ev;
+            ev.key.m_ts = std::get<0>(*it);
+            ev.key.m_uid = std::get<2>(*it);
+            scheduler->Remove(ev);
+            reference.erase(it);
+        }
+    }
+    while (!reference.empty())
+    {
+        const Scheduler::Event ev = scheduler->RemoveNext();
+        ASSERT_EQ(ev.key.m_uid, std::get<2>(*reference.begin()));
+        reference.erase(reference.begin());
+    }
+    EXPECT_TRUE(scheduler->IsEmpty());
+    // The program did what it is for.
+    EXPECT_GT(taken, 50000u);
+    EXPECT_GT(early, 1000u);
 }
 
 // Found by the placement study (a job failed on a NIC paused for 268 ms with every XOFF

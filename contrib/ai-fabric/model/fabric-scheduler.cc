@@ -6,6 +6,7 @@
 #include "ns3/abort.h"
 #include "ns3/log.h"
 
+#include <algorithm>
 #include <limits>
 #include <typeinfo>
 
@@ -48,98 +49,207 @@ FabricScheduler::Insert(const Event& ev)
         type == &typeid(FrameArrival)     ? static_cast<const FrameArrival*>(ev.impl)->GetTieKey()
         : type == &typeid(ControlArrival) ? static_cast<const ControlArrival*>(ev.impl)->GetTieKey()
                                           : std::numeric_limits<uint64_t>::max();
-    m_heap.push_back({});
-    SiftUp(m_heap.size() - 1, {ev.key.m_ts, order, ev.key.m_uid, ev.key.m_context, ev.impl});
+    const Entry e{ev.key.m_ts, order, ev.key.m_uid, ev.key.m_context, ev.impl};
+    if (e.ts > m_last)
+    {
+        File(e, BucketOf(e.ts, m_last));
+        return;
+    }
+    if (e.ts < m_last)
+    {
+        m_early.push_back(e);
+        std::push_heap(m_early.begin(), m_early.end(), After);
+        return;
+    }
+    // The current instant stays sorted.  An event scheduled for now comes after those
+    // scheduled before it (a larger uid), unless its tie key is smaller: a frame arrival.
+    if (m_next == m_now.size() || !Before(e, m_now.back()))
+    {
+        m_now.push_back(e);
+        return;
+    }
+    m_now.insert(std::upper_bound(m_now.begin() + m_next, m_now.end(), e, Before), e);
+}
+
+void
+FabricScheduler::File(const Entry& e, unsigned b) const
+{
+    Bucket& bucket = m_later[b];
+    if (!bucket.tail || bucket.tail->count == Block::kEntries)
+    {
+        Block* block = m_free;
+        if (block)
+        {
+            m_free = block->next;
+        }
+        else
+        {
+            m_blocks.push_back(std::make_unique<Block>());
+            block = m_blocks.back().get();
+        }
+        block->next = nullptr;
+        block->count = 0;
+        (bucket.tail ? bucket.tail->next : bucket.head) = block;
+        bucket.tail = block;
+    }
+    bucket.tail->entries[bucket.tail->count++] = e;
+    m_occupied |= uint64_t{1} << b;
 }
 
 bool
 FabricScheduler::IsEmpty() const
 {
-    return m_heap.empty();
+    return m_next == m_now.size() && m_occupied == 0 && m_early.empty();
+}
+
+const FabricScheduler::Entry*
+FabricScheduler::Front() const
+{
+    if (m_next == m_now.size() && m_occupied != 0)
+    {
+        // The earliest bucket becomes the current instant (its earliest time) and lower
+        // buckets: its entries agree with m_last above bit b and have bit b set, and so does
+        // its earliest time, so each of them differs from it below b.  Entries of higher
+        // buckets differ from the new m_last where they differed from the old.
+        const unsigned b = static_cast<unsigned>(__builtin_ctzll(m_occupied));
+        const Bucket bucket = m_later[b];
+        m_later[b] = Bucket();
+        m_occupied &= ~(uint64_t{1} << b);
+        uint64_t first = bucket.head->entries[0].ts;
+        for (const Block* block = bucket.head; block; block = block->next)
+        {
+            for (uint32_t i = 0; i < block->count; ++i)
+            {
+                first = std::min(first, block->entries[i].ts);
+            }
+        }
+        m_last = first;
+        m_now.clear();
+        m_next = 0;
+        for (Block* block = bucket.head; block;)
+        {
+            for (uint32_t i = 0; i < block->count; ++i)
+            {
+                const Entry& e = block->entries[i];
+                if (e.ts == first)
+                {
+                    m_now.push_back(e);
+                }
+                else
+                {
+                    File(e, BucketOf(e.ts, first));
+                }
+            }
+            Block* next = block->next;
+            block->next = m_free;
+            m_free = block;
+            block = next;
+        }
+        // Hundreds of events share an instant when a large collective runs in step: sorted
+        // once, then taken in order.
+        std::sort(m_now.begin(), m_now.end(), Before);
+    }
+    const Entry* now = m_next < m_now.size() ? &m_now[m_next] : nullptr;
+    if (m_early.empty() || (now && Before(*now, m_early.front())))
+    {
+        return now;
+    }
+    return &m_early.front();
 }
 
 Scheduler::Event
 FabricScheduler::PeekNext() const
 {
-    NS_ASSERT(!m_heap.empty());
-    return ToEvent(m_heap.front());
+    const Entry* next = Front();
+    NS_ASSERT(next);
+    return ToEvent(*next);
 }
 
 Scheduler::Event
 FabricScheduler::RemoveNext()
 {
-    NS_ASSERT(!m_heap.empty());
-    const Event next = ToEvent(m_heap.front());
-    RemoveAt(0);
+    const Entry* front = Front();
+    NS_ASSERT(front);
+    const Event next = ToEvent(*front);
+    if (!m_early.empty() && front == m_early.data())
+    {
+        std::pop_heap(m_early.begin(), m_early.end(), After);
+        m_early.pop_back();
+    }
+    else
+    {
+        ++m_next;
+    }
     return next;
+}
+
+bool
+FabricScheduler::RemoveFrom(std::vector<Entry>& entries, uint32_t uid)
+{
+    for (std::size_t i = 0; i < entries.size(); ++i)
+    {
+        if (entries[i].uid == uid)
+        {
+            entries[i] = entries.back();
+            entries.pop_back();
+            std::make_heap(entries.begin(), entries.end(), After);
+            return true;
+        }
+    }
+    return false;
 }
 
 void
 FabricScheduler::Remove(const Event& ev)
 {
     // Simulator::Remove is rare (EventId::Cancel does not come here): a linear search.
-    for (std::size_t i = 0; i < m_heap.size(); ++i)
+    const uint32_t uid = ev.key.m_uid;
+    for (std::size_t i = m_next; i < m_now.size(); ++i)
     {
-        if (m_heap[i].uid == ev.key.m_uid)
+        if (m_now[i].uid == uid)
         {
-            RemoveAt(i);
+            m_now.erase(m_now.begin() + i);
             return;
         }
     }
-    NS_ABORT_MSG("FabricScheduler: removing an event that is not scheduled (uid "
-                 << ev.key.m_uid << ")");
-}
-
-void
-FabricScheduler::SiftUp(std::size_t i, Entry moving)
-{
-    while (i > 0)
-    {
-        const std::size_t parent = (i - 1) / 2;
-        if (!Before(moving, m_heap[parent]))
-        {
-            break;
-        }
-        m_heap[i] = m_heap[parent];
-        i = parent;
-    }
-    m_heap[i] = moving;
-}
-
-void
-FabricScheduler::RemoveAt(std::size_t i)
-{
-    // Bottom-up: move the hole down along the earlier child to a leaf, then sift the last
-    // entry up from there.  The last entry usually belongs near the bottom, so this takes about
-    // half the comparisons of sifting it down from the top.  Each level waits on the load of
-    // the two children; the children's children are fetched one level ahead.
-    const Entry last = m_heap.back();
-    m_heap.pop_back();
-    const std::size_t n = m_heap.size();
-    if (i == n)
+    if (RemoveFrom(m_early, uid))
     {
         return;
     }
-    Entry* heap = m_heap.data();
-    std::size_t child = 2 * i + 1;
-    while (child < n)
+    for (unsigned b = 0; b < m_later.size(); ++b)
     {
-        if (2 * child + 4 < n)
+        Bucket& bucket = m_later[b];
+        for (Block* block = bucket.head; block; block = block->next)
         {
-            // The children of child and child + 1: 128 bytes, over up to three cache lines.
-            __builtin_prefetch(heap + 2 * child + 1);
-            __builtin_prefetch(heap + 2 * child + 2);
-            __builtin_prefetch(heap + 2 * child + 4);
+            for (uint32_t i = 0; i < block->count; ++i)
+            {
+                if (block->entries[i].uid != uid)
+                {
+                    continue;
+                }
+                // The bucket's last entry takes its place; an emptied last block is freed.
+                block->entries[i] = bucket.tail->entries[--bucket.tail->count];
+                if (bucket.tail->count == 0)
+                {
+                    Block* before = nullptr;
+                    for (Block* p = bucket.head; p != bucket.tail; p = p->next)
+                    {
+                        before = p;
+                    }
+                    bucket.tail->next = m_free;
+                    m_free = bucket.tail;
+                    bucket.tail = before;
+                    (before ? before->next : bucket.head) = nullptr;
+                    if (!before)
+                    {
+                        m_occupied &= ~(uint64_t{1} << b);
+                    }
+                }
+                return;
+            }
         }
-        if (child + 1 < n && Before(heap[child + 1], heap[child]))
-        {
-            ++child;
-        }
-        heap[i] = heap[child];
-        i = child;
-        child = 2 * i + 1;
     }
-    SiftUp(i, last);
+    NS_ABORT_MSG("FabricScheduler: removing an event that is not scheduled (uid " << uid << ")");
 }
 
 } // namespace ns3
