@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <gtest/gtest.h>
+#include <limits>
 #include <random>
 #include <set>
 #include <tuple>
@@ -151,22 +152,40 @@ TEST(EventOrder, ARandomProgramComesOutInTimeOrderAsFromASortedSet)
                                        Arrival(ports[1], true)->GetTieKey(),
                                        std::numeric_limits<uint64_t>::max()};
     std::set<std::tuple<uint64_t, uint64_t, uint32_t>> reference; // (ts, order, uid)
+    std::vector<std::pair<uint32_t, uint32_t>> made;              // kind and context by uid
     uint64_t now = 0;
-    uint32_t uid = 0;
     const auto insert = [&](uint64_t ts) {
+        const auto uid = static_cast<uint32_t>(made.size());
         const uint32_t kind = rng() % impls.size();
+        made.emplace_back(kind, rng() % 1000);
         Scheduler::Event ev;
         ev.impl = PeekPointer(impls[kind]);
         ev.key.m_ts = ts;
         ev.key.m_uid = uid;
-        ev.key.m_context = 0;
+        ev.key.m_context = made.back().second;
         scheduler->Insert(ev);
-        reference.emplace(ts, orders[kind], uid++);
+        reference.emplace(ts, orders[kind], uid);
     };
+    const auto check = [&](const Scheduler::Event& ev) {
+        const auto [ts, order, uid] = *reference.begin();
+        EXPECT_EQ(ev.key.m_ts, ts);
+        EXPECT_EQ(ev.key.m_uid, uid);
+        EXPECT_EQ(ev.key.m_context, made[uid].second);
+        EXPECT_EQ(ev.impl, PeekPointer(impls[made[uid].first]));
+        return ev.key.m_uid == uid;
+    };
+    // Thousands pending up to a second ahead, so buckets fill several blocks.
+    for (uint32_t i = 0; i < 3000; ++i)
+    {
+        insert(rng() % 1000000000000);
+    }
+    std::size_t mostPending = 0;
     uint32_t taken = 0;
     uint32_t early = 0;
     for (uint32_t op = 0; op < 200000; ++op)
     {
+        ASSERT_EQ(scheduler->IsEmpty(), reference.empty());
+        mostPending = std::max(mostPending, reference.size());
         const uint32_t what = rng() % 16;
         if (what < 7)
         {
@@ -180,19 +199,16 @@ TEST(EventOrder, ARandomProgramComesOutInTimeOrderAsFromASortedSet)
         }
         else if (what < 14 && !reference.empty())
         {
-            ASSERT_FALSE(scheduler->IsEmpty());
             const Scheduler::Event ev = scheduler->RemoveNext();
-            const auto [ts, order, first] = *reference.begin();
+            ASSERT_TRUE(check(ev));
             reference.erase(reference.begin());
-            ASSERT_EQ(ev.key.m_ts, ts);
-            ASSERT_EQ(ev.key.m_uid, first);
             now = ev.key.m_ts;
             ++taken;
         }
         else if (what == 14 && !reference.empty())
         {
             const Scheduler::Event next = scheduler->PeekNext();
-            ASSERT_EQ(next.key.m_uid, std::get<2>(*reference.begin()));
+            ASSERT_TRUE(check(next));
             if (next.key.m_ts > now)
             {
                 insert(now + rng() % (next.key.m_ts - now));
@@ -216,14 +232,14 @@ TEST(EventOrder, ARandomProgramComesOutInTimeOrderAsFromASortedSet)
     }
     while (!reference.empty())
     {
-        const Scheduler::Event ev = scheduler->RemoveNext();
-        ASSERT_EQ(ev.key.m_uid, std::get<2>(*reference.begin()));
+        ASSERT_TRUE(check(scheduler->RemoveNext()));
         reference.erase(reference.begin());
     }
     EXPECT_TRUE(scheduler->IsEmpty());
     // The program did what it is for.
     EXPECT_GT(taken, 50000u);
     EXPECT_GT(early, 1000u);
+    EXPECT_GT(mostPending, 2500u);
 }
 
 // Found by the placement study (a job failed on a NIC paused for 268 ms with every XOFF

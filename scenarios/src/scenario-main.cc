@@ -127,7 +127,7 @@ InitSimulator()
 void
 UseOneProcessSimulator()
 {
-    // Same-time events in an order that does not depend on the MPI split (and a binary heap,
+    // Same-time events in an order that does not depend on the MPI split (and a radix heap,
     // faster than ns-3's default std::map scheduler), under the core that runs only on it.
     ns3::GlobalValue::Bind("SchedulerType", ns3::StringValue("ns3::FabricScheduler"));
     ns3::GlobalValue::Bind("SimulatorImplementationType",

@@ -34,7 +34,7 @@ void CheckArgumentText(int argc, char** argv);
 void HandleNs3InfoFlag(const std::string& program, const std::string& arg);
 
 /**
- * A heap on huge pages (UseHugePageHeap), picosecond time, the binary-heap scheduler and the
+ * A heap on huge pages (UseHugePageHeap), picosecond time, the FabricScheduler and the
  * one-process simulator core (UseOneProcessSimulator): call first in main.
  */
 void InitSimulator();

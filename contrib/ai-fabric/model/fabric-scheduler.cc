@@ -62,7 +62,8 @@ FabricScheduler::Insert(const Event& ev)
         return;
     }
     // The current instant stays sorted.  An event scheduled for now comes after those
-    // scheduled before it (a larger uid), unless its tie key is smaller: a frame arrival.
+    // scheduled before it (a larger uid), unless its tie key is smaller: an arrival (a frame or
+    // a control notice).
     if (m_next == m_now.size() || !Before(e, m_now.back()))
     {
         m_now.push_back(e);
@@ -105,6 +106,10 @@ FabricScheduler::IsEmpty() const
 const FabricScheduler::Entry*
 FabricScheduler::Front() const
 {
+    if (!m_early.empty())
+    {
+        return &m_early.front(); // before the current instant, and so before every other
+    }
     if (m_next == m_now.size() && m_occupied != 0)
     {
         // The earliest bucket becomes the current instant (its earliest time) and lower
@@ -149,12 +154,7 @@ FabricScheduler::Front() const
         // once, then taken in order.
         std::sort(m_now.begin(), m_now.end(), Before);
     }
-    const Entry* now = m_next < m_now.size() ? &m_now[m_next] : nullptr;
-    if (m_early.empty() || (now && Before(*now, m_early.front())))
-    {
-        return now;
-    }
-    return &m_early.front();
+    return m_next < m_now.size() ? &m_now[m_next] : nullptr;
 }
 
 Scheduler::Event
@@ -184,15 +184,15 @@ FabricScheduler::RemoveNext()
 }
 
 bool
-FabricScheduler::RemoveFrom(std::vector<Entry>& entries, uint32_t uid)
+FabricScheduler::RemoveEarly(uint32_t uid)
 {
-    for (std::size_t i = 0; i < entries.size(); ++i)
+    for (std::size_t i = 0; i < m_early.size(); ++i)
     {
-        if (entries[i].uid == uid)
+        if (m_early[i].uid == uid)
         {
-            entries[i] = entries.back();
-            entries.pop_back();
-            std::make_heap(entries.begin(), entries.end(), After);
+            m_early[i] = m_early.back();
+            m_early.pop_back();
+            std::make_heap(m_early.begin(), m_early.end(), After);
             return true;
         }
     }
@@ -212,7 +212,7 @@ FabricScheduler::Remove(const Event& ev)
             return;
         }
     }
-    if (RemoveFrom(m_early, uid))
+    if (RemoveEarly(uid))
     {
         return;
     }

@@ -29,15 +29,16 @@ namespace ns3
  * under another scheduler may differ from one under this by the order of simultaneous events.
  *
  * The queue is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, J. ACM 37(2), 1990): an event
- * is filed in a bucket by the highest bit in which its time differs from the last time taken
- * out, and a bucket is split into lower ones only when it is the earliest left.  Insertion
+ * is filed in a bucket by the highest bit in which its time differs from the current instant's
+ * (the earliest time taken from the buckets, at a removal or a peek), and a bucket is split into
+ * lower ones only when it is the earliest left.  Insertion
  * appends to the bucket's last block; each event moves at most once per bit of its distance
  * ahead, through memory in order, where a binary heap of the tens of thousands of events a
  * 1,024-GPU run keeps pending walks 15 levels of scattered cache lines for every removal.  The
  * events of the current instant, hundreds when a large collective runs in step, are sorted once
- * by (tie key, uid) and taken in order.  An event inserted earlier than the last time taken out
- * (ns-3's DistributedSimulatorImpl peeks at the next event, then receives other ranks' frames,
- * which may come before it) waits in a binary heap of its own.
+ * by (tie key, uid) and taken in order.  An event inserted before the current instant (ns-3's
+ * DistributedSimulatorImpl peeks at the next event, then receives other ranks' frames, which may
+ * come before it) waits in a binary heap of its own, and goes first.
  *
  * One consequence for models: ns-3 judges an event expired once an event with a larger uid at
  * the same time has run, so when a frame arrival runs before an event scheduled earlier for the
@@ -87,7 +88,8 @@ class FabricScheduler final : public Scheduler
     }
 
     /** A bucket's entries come in blocks of 4 KiB, which split buckets give back for reuse: the
-     * queue holds about as much memory as its entries, and a block reused is a block in cache. */
+     * queue keeps about as much memory as it held entries at its peak (blocks are not freed
+     * until it is destroyed), and a block reused is a block in cache. */
     struct Block
     {
         static constexpr uint32_t kEntries = 127;
@@ -116,8 +118,8 @@ class FabricScheduler final : public Scheduler
     /** The next entry (the current instant's or an early one's), filling the current instant
      * from the earliest bucket when it is empty; null when nothing is queued. */
     const Entry* Front() const;
-    /** Whether \p heap holds the entry of \p uid; it is removed if so. */
-    static bool RemoveFrom(std::vector<Entry>& heap, uint32_t uid);
+    /** Whether m_early holds the entry of \p uid; it is removed if so. */
+    bool RemoveEarly(uint32_t uid);
 
     mutable uint64_t m_last{0};                           //!< the time of the current instant
     mutable std::vector<Entry> m_now;                     //!< its entries, sorted
@@ -126,7 +128,7 @@ class FabricScheduler final : public Scheduler
     mutable uint64_t m_occupied{0};                       //!< bit b: m_later[b] is not empty
     mutable Block* m_free{nullptr};                       //!< blocks to reuse, last freed first
     mutable std::vector<std::unique_ptr<Block>> m_blocks; //!< every block, to free them
-    mutable std::vector<Entry> m_early;                   //!< before m_last, a heap by After
+    std::vector<Entry> m_early;                           //!< before m_last, a heap by After
 };
 
 } // namespace ns3
