@@ -72,29 +72,24 @@ FabricScheduler::Insert(const Event& ev)
     m_now.insert(std::upper_bound(m_now.begin() + m_next, m_now.end(), e, Before), e);
 }
 
-void
-FabricScheduler::File(const Entry& e, unsigned b) const
+FabricScheduler::Block*
+FabricScheduler::AddBlock(Bucket& bucket) const
 {
-    Bucket& bucket = m_later[b];
-    if (!bucket.tail || bucket.tail->count == Block::kEntries)
+    Block* block = m_free;
+    if (block)
     {
-        Block* block = m_free;
-        if (block)
-        {
-            m_free = block->next;
-        }
-        else
-        {
-            m_blocks.push_back(std::make_unique<Block>());
-            block = m_blocks.back().get();
-        }
-        block->next = nullptr;
-        block->count = 0;
-        (bucket.tail ? bucket.tail->next : bucket.head) = block;
-        bucket.tail = block;
+        m_free = block->next;
     }
-    bucket.tail->entries[bucket.tail->count++] = e;
-    m_occupied |= uint64_t{1} << b;
+    else
+    {
+        m_blocks.push_back(std::make_unique<Block>());
+        block = m_blocks.back().get();
+    }
+    block->next = nullptr;
+    block->count = 0;
+    (bucket.tail ? bucket.tail->next : bucket.head) = block;
+    bucket.tail = block;
+    return block;
 }
 
 bool

@@ -114,7 +114,20 @@ class FabricScheduler final : public Scheduler
     }
 
     /** Add \p e to bucket \p b. */
-    void File(const Entry& e, unsigned b) const;
+    void File(const Entry& e, unsigned b) const
+    {
+        Bucket& bucket = m_later[b];
+        Block* tail = bucket.tail;
+        if (!tail || tail->count == Block::kEntries)
+        {
+            tail = AddBlock(bucket);
+        }
+        tail->entries[tail->count++] = e;
+        m_occupied |= uint64_t{1} << b;
+    }
+
+    /** Append an empty block to \p bucket (one from the free list if any); the block. */
+    [[gnu::noinline]] Block* AddBlock(Bucket& bucket) const;
     /** The next entry (the current instant's or an early one's), filling the current instant
      * from the earliest bucket when it is empty; null when nothing is queued. */
     const Entry* Front() const;
