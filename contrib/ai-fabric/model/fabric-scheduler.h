@@ -31,12 +31,11 @@ namespace ns3
  * The queue is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, J. ACM 37(2), 1990): an event
  * is filed in a bucket by the highest bit in which its time differs from the current instant's
  * (the earliest time taken from the buckets, at a removal or a peek), and a bucket is split into
- * lower ones only when it is the earliest left.  Insertion
- * appends to the bucket's last block; each event moves at most once per bit of its distance
- * ahead, through memory in order, where a binary heap of the tens of thousands of events a
- * 1,024-GPU run keeps pending walks 15 levels of scattered cache lines for every removal.  The
- * events of the current instant, hundreds when a large collective runs in step, are sorted once
- * by (tie key, uid) and taken in order.  An event inserted before the current instant (ns-3's
+ * lower ones only when it is the earliest left.  Insertion appends to the bucket's last block;
+ * each event moves at most once per bit of its distance ahead, through memory in order, where a
+ * binary heap of the tens of thousands of events a 1,024-GPU run keeps pending walks 15 levels
+ * of scattered cache lines for every removal.  The events of the current instant, hundreds when
+ * a large collective runs in step, are sorted once by (tie key, uid) and taken in order.  An event inserted before the current instant (ns-3's
  * DistributedSimulatorImpl peeks at the next event, then receives other ranks' frames, which may
  * come before it) waits in a binary heap of its own, and goes first.
  *
