@@ -166,7 +166,7 @@ FabricScheduler::RemoveNext()
     const Entry* front = Front();
     NS_ASSERT(front);
     const Event next = ToEvent(*front);
-    if (!m_early.empty() && front == m_early.data())
+    if (!m_early.empty()) // Front took it from there
     {
         std::pop_heap(m_early.begin(), m_early.end(), After);
         m_early.pop_back();
