@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <limits>
 #include <random>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -137,8 +138,14 @@ TEST(EventOrder, FrameArrivalsFirstByPortThenControlNoticesThenOthersByUid)
 // arrivals and other events inserted from the current time on (ties, near, far: the radix
 // heap's buckets; an arrival for now goes before the instant's later tie keys), taken out,
 // peeked at and then preceded by an earlier one (as DistributedSimulatorImpl inserts other
-// ranks' frames after peeking), and removed.
-TEST(EventOrder, ARandomProgramComesOutInTimeOrderAsFromASortedSet)
+// ranks' frames after peeking), and removed.  A simulator numbers its events as it schedules
+// them; with \p scrambledUids they come numbered out of that order (SetScheduler moving a
+// queue's events to a new one inserts them in time order), and the queue must not rely on it.
+namespace
+{
+
+void
+RunRandomProgram(bool scrambledUids)
 {
     std::mt19937_64 rng(7);
     auto scheduler = CreateObject<FabricScheduler>();
@@ -152,17 +159,18 @@ TEST(EventOrder, ARandomProgramComesOutInTimeOrderAsFromASortedSet)
                                        Arrival(ports[1], true)->GetTieKey(),
                                        std::numeric_limits<uint64_t>::max()};
     std::set<std::tuple<uint64_t, uint64_t, uint32_t>> reference; // (ts, order, uid)
-    std::vector<std::pair<uint32_t, uint32_t>> made;              // kind and context by uid
+    std::map<uint32_t, std::pair<uint32_t, uint32_t>> made;       // kind and context by uid
     uint64_t now = 0;
     const auto insert = [&](uint64_t ts) {
-        const auto uid = static_cast<uint32_t>(made.size());
+        // Multiplying by an odd number permutes 32-bit values: the uids stay unique.
+        const auto uid = static_cast<uint32_t>(made.size() * (scrambledUids ? 2654435761u : 1u));
         const uint32_t kind = rng() % impls.size();
-        made.emplace_back(kind, rng() % 1000);
+        made[uid] = {kind, rng() % 1000};
         Scheduler::Event ev;
         ev.impl = PeekPointer(impls[kind]);
         ev.key.m_ts = ts;
         ev.key.m_uid = uid;
-        ev.key.m_context = made.back().second;
+        ev.key.m_context = made[uid].second;
         scheduler->Insert(ev);
         reference.emplace(ts, orders[kind], uid);
     };
@@ -189,11 +197,14 @@ TEST(EventOrder, ARandomProgramComesOutInTimeOrderAsFromASortedSet)
         const uint32_t what = rng() % 16;
         if (what < 7)
         {
-            // Now, a few picoseconds, up to a microsecond, or up to a second ahead.
-            const uint32_t range = rng() % 4;
+            // Now, a few picoseconds, one of three instants a few nanoseconds ahead (ties
+            // waiting in buckets, as a collective in step makes), up to a microsecond, or up to
+            // a second ahead.
+            const uint32_t range = rng() % 5;
             const uint64_t delay = range == 0   ? 0
                                    : range == 1 ? rng() % 16
-                                   : range == 2 ? rng() % 1000000
+                                   : range == 2 ? 1000 * (1 + rng() % 3)
+                                   : range == 3 ? rng() % 1000000
                                                 : rng() % 1000000000000;
             insert(now + delay);
         }
@@ -218,7 +229,8 @@ TEST(EventOrder, ARandomProgramComesOutInTimeOrderAsFromASortedSet)
         else if (!reference.empty())
         {
             // Simulator::Remove of a random pending event.
-            auto it = reference.lower_bound({now + rng() % 2000000, 0, 0});
+            const uint64_t ahead = rng() % 2 == 0 ? rng() % 4000 : rng() % 2000000;
+            auto it = reference.lower_bound({now + ahead, 0, 0});
             if (it == reference.end())
             {
                 it = reference.begin();
@@ -240,6 +252,18 @@ TEST(EventOrder, ARandomProgramComesOutInTimeOrderAsFromASortedSet)
     EXPECT_GT(taken, 50000u);
     EXPECT_GT(early, 1000u);
     EXPECT_GT(mostPending, 2500u);
+}
+
+} // namespace
+
+TEST(EventOrder, ARandomProgramComesOutInTimeOrderAsFromASortedSet)
+{
+    RunRandomProgram(false);
+}
+
+TEST(EventOrder, ARandomProgramWithUidsOutOfOrderComesOutAsFromASortedSet)
+{
+    RunRandomProgram(true);
 }
 
 // Found by the placement study (a job failed on a NIC paused for 268 ms with every XOFF

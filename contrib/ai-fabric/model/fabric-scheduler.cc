@@ -48,10 +48,14 @@ FabricScheduler::Insert(const Event& ev)
     const uint64_t order =
         type == &typeid(FrameArrival)     ? static_cast<const FrameArrival*>(ev.impl)->GetTieKey()
         : type == &typeid(ControlArrival) ? static_cast<const ControlArrival*>(ev.impl)->GetTieKey()
-                                          : std::numeric_limits<uint64_t>::max();
+                                          : kPlain;
     const Entry e{ev.key.m_ts, order, ev.key.m_uid, ev.key.m_context, ev.impl};
     if (e.ts > m_last)
     {
+        // A simulator numbers events as it schedules them, so buckets fill in uid order; an
+        // event that comes with a smaller uid (SetScheduler moving a queue over) ends that.
+        m_uidOrdered = m_uidOrdered && e.uid >= m_lastFiledUid;
+        m_lastFiledUid = e.uid;
         File(e, BucketOf(e.ts, m_last));
         return;
     }
@@ -126,18 +130,19 @@ FabricScheduler::Front() const
         m_last = first;
         m_now.clear();
         m_next = 0;
+        m_plain.clear();
         for (Block* block = bucket.head; block;)
         {
             for (uint32_t i = 0; i < block->count; ++i)
             {
                 const Entry& e = block->entries[i];
-                if (e.ts == first)
+                if (e.ts != first)
                 {
-                    m_now.push_back(e);
+                    File(e, BucketOf(e.ts, first));
                 }
                 else
                 {
-                    File(e, BucketOf(e.ts, first));
+                    (e.order == kPlain ? m_plain : m_now).push_back(e);
                 }
             }
             Block* next = block->next;
@@ -145,9 +150,26 @@ FabricScheduler::Front() const
             m_free = block;
             block = next;
         }
-        // Hundreds of events share an instant when a large collective runs in step: sorted
-        // once, then taken in order.
-        std::sort(m_now.begin(), m_now.end(), Before);
+        // Hundreds of events share an instant when a large collective runs in step.  The
+        // bucket kept them in uid order (a split files a bucket's entries, in order, into
+        // lower buckets that are all empty; an insert has the largest uid yet), so only the
+        // arrivals are sorted, by tie key, and the other events follow as they came.
+        if (m_uidOrdered)
+        {
+            std::sort(m_now.begin(), m_now.end(), [](const Entry& a, const Entry& b) {
+                return a.order != b.order ? a.order < b.order : a.uid < b.uid;
+            });
+            m_now.insert(m_now.end(), m_plain.begin(), m_plain.end());
+        }
+        else
+        {
+            m_now.insert(m_now.end(), m_plain.begin(), m_plain.end());
+            std::sort(m_now.begin(), m_now.end(), Before);
+        }
+        if (m_occupied == 0)
+        {
+            m_uidOrdered = true; // the buckets are empty
+        }
     }
     return m_next < m_now.size() ? &m_now[m_next] : nullptr;
 }
@@ -222,9 +244,21 @@ FabricScheduler::Remove(const Event& ev)
                 {
                     continue;
                 }
-                // The bucket's last entry takes its place; an emptied last block is freed.
-                block->entries[i] = bucket.tail->entries[--bucket.tail->count];
-                if (bucket.tail->count == 0)
+                // The entries after it move up one, to keep the bucket in uid order (every
+                // block but the last is full); an emptied last block is freed.
+                for (Block* from = block; from; from = from->next)
+                {
+                    for (uint32_t k = i + 1; k < from->count; ++k)
+                    {
+                        from->entries[k - 1] = from->entries[k];
+                    }
+                    if (from->next)
+                    {
+                        from->entries[from->count - 1] = from->next->entries[0];
+                    }
+                    i = 0;
+                }
+                if (--bucket.tail->count == 0)
                 {
                     Block* before = nullptr;
                     for (Block* p = bucket.head; p != bucket.tail; p = p->next)

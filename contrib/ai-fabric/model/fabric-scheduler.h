@@ -70,6 +70,9 @@ class FabricScheduler final : public Scheduler
         EventImpl* impl;
     };
 
+    /** The order of an event that is not an arrival: after every arrival of its instant. */
+    static constexpr uint64_t kPlain = ~uint64_t{0};
+
     /** Whether \p a runs before \p b: by time, then order, then uid. */
     static bool Before(const Entry& a, const Entry& b)
     {
@@ -135,12 +138,15 @@ class FabricScheduler final : public Scheduler
 
     mutable uint64_t m_last{0};                           //!< the time of the current instant
     mutable std::vector<Entry> m_now;                     //!< its entries, sorted
+    mutable std::vector<Entry> m_plain;                   //!< Front's room for non-arrivals
     mutable std::size_t m_next{0};                        //!< the first of them not taken
     mutable std::array<Bucket, 64> m_later;               //!< later entries by BucketOf
     mutable uint64_t m_occupied{0};                       //!< bit b: m_later[b] is not empty
     mutable Block* m_free{nullptr};                       //!< blocks to reuse, last freed first
     mutable std::vector<std::unique_ptr<Block>> m_blocks; //!< every block, to free them
     std::vector<Entry> m_early;                           //!< before m_last, a heap by After
+    mutable bool m_uidOrdered{true}; //!< every bucket holds its entries in uid order
+    uint32_t m_lastFiledUid{0};      //!< the uid Insert filed in a bucket last
 };
 
 } // namespace ns3
