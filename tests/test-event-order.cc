@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <gtest/gtest.h>
 #include <limits>
-#include <random>
 #include <map>
+#include <random>
 #include <set>
 #include <tuple>
 

@@ -96,7 +96,7 @@ ControlArrival::ControlArrival(FabricControlPath::Handler handler,
                                uint32_t from,
                                std::vector<int64_t> values)
     : m_handler(handler),
-      m_tieKey((uint64_t(1) << 62) | (uint64_t(id) << 32) | from),
+      m_tieKey(kTieKeyBase | (uint64_t(id) << 32) | from),
       m_from(from),
       m_values(std::move(values))
 {

@@ -1,6 +1,7 @@
 #include "fabric-scheduler.h"
 
 #include "fabric-control-path.h"
+#include "fabric-net-device.h"
 #include "frame-arrival.h"
 
 #include "ns3/abort.h"
@@ -198,6 +199,24 @@ FabricScheduler::RemoveNext()
         ++m_next;
     }
     return next;
+}
+
+void
+FabricScheduler::Prefetch() const
+{
+    if (m_next >= m_now.size())
+    {
+        return;
+    }
+    const Entry& next = m_now[m_next];
+    if (m_next + 1 < m_now.size())
+    {
+        __builtin_prefetch(m_now[m_next + 1].impl);
+    }
+    if (next.order < ControlArrival::kTieKeyBase) // a frame arrival
+    {
+        static_cast<const FrameArrival*>(next.impl)->GetPort()->PrefetchReceive();
+    }
 }
 
 bool

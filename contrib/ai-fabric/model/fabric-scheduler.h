@@ -55,6 +55,13 @@ class FabricScheduler final : public Scheduler
     Event PeekNext() const override;
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
+    /**
+     * Ask the processor for the memory of the events RemoveNext will return next, while the
+     * one it returned last runs: the event after it, and the receiving port of the next one if
+     * that is a frame arrival.  At thousands of ports each is likely a cache miss otherwise.
+     * Changes nothing but timing.
+     */
+    void Prefetch() const;
 
   private:
     /**

@@ -122,6 +122,7 @@ FabricSimulatorImpl::Run()
     while (!m_stop && !m_events->IsEmpty())
     {
         const Scheduler::Event next = m_events->RemoveNext();
+        m_events->Prefetch();
         NS_ASSERT(next.key.m_ts >= m_currentTs);
         ++m_eventCount;
         m_currentTs = next.key.m_ts;

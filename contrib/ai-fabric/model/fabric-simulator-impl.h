@@ -34,7 +34,8 @@ namespace ns3
  * - virtual calls into the scheduler: its queue is a FabricScheduler, held as that (final) class.
  *
  * While it runs, the fabric's per-frame code reads its clock and schedules into it directly
- * (FabricNow, FabricScheduleWithContext), not through ns-3's Simulator.
+ * (FabricNow, FabricScheduleWithContext), not through ns-3's Simulator; and before each event
+ * runs, it asks the queue to prefetch the memory of the next (FabricScheduler::Prefetch).
  *
  * Select it with the "SimulatorImplementationType" global value ("ns3::FabricSimulatorImpl")
  * together with "SchedulerType" "ns3::FabricScheduler"; SetScheduler accepts no other scheduler.
