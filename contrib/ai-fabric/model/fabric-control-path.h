@@ -97,8 +97,7 @@ class ControlArrival final : public EventImpl
                    uint32_t from,
                    std::vector<int64_t> values);
     /** Lower first among the arrivals of one instant. */
-    uint64_t GetTieKey() const { return m_tieKey;
-    }
+    uint64_t GetTieKey() const { return m_tieKey; }
 
     /** The least tie key of a notice: a FrameArrival's is below it. */
     static constexpr uint64_t kTieKeyBase = uint64_t{1} << 62;

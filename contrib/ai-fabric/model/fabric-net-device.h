@@ -163,8 +163,7 @@ class alignas(64) FabricNetDevice : public NetDevice
      * The port's MAC address as a number: ports take the frames that arrive at one instant in
      * this order (see FabricScheduler).
      */
-    uint64_t GetPortKey() const { return m_portKey;
-    }
+    uint64_t GetPortKey() const { return m_portKey; }
 
     /** Ask the processor for the lines a data frame's arrival reads (Receive), ahead of it. */
     void PrefetchReceive() const

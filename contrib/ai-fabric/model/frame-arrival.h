@@ -42,14 +42,10 @@ class FrameArrival final : public RecycledEvent
                  bool corrupted);
 
     /** Lower first among the arrivals of one instant. */
-    uint64_t GetTieKey() const { return m_tieKey;
-    }
+    uint64_t GetTieKey() const { return m_tieKey; }
 
     /** The receiving port. */
-    FabricNetDevice* GetPort() const
-    {
-        return m_port;
-    }
+    FabricNetDevice* GetPort() const { return m_port; }
 
   private:
     void Notify() override;
