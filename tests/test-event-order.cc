@@ -138,14 +138,15 @@ TEST(EventOrder, FrameArrivalsFirstByPortThenControlNoticesThenOthersByUid)
 // arrivals and other events inserted from the current time on (ties, near, far: the radix
 // heap's buckets; an arrival for now goes before the instant's later tie keys), taken out,
 // peeked at and then preceded by an earlier one (as DistributedSimulatorImpl inserts other
-// ranks' frames after peeking), and removed.  A simulator numbers its events as it schedules
-// them; with \p scrambledUids they come numbered out of that order (SetScheduler moving a
-// queue's events to a new one inserts them in time order), and the queue must not rely on it.
+// ranks' frames after peeking), and removed; now and then the queue is emptied and filled
+// again.  A simulator numbers its events as it schedules them; with \p someUidsOutOfOrder one in
+// 7 comes with a smaller uid than events before it (SetScheduler moving a queue's events to a
+// new one inserts them in time order), and the queue must not rely on the order then.
 namespace
 {
 
 void
-RunRandomProgram(bool scrambledUids)
+RunRandomProgram(bool someUidsOutOfOrder)
 {
     std::mt19937_64 rng(7);
     auto scheduler = CreateObject<FabricScheduler>();
@@ -162,8 +163,11 @@ RunRandomProgram(bool scrambledUids)
     std::map<uint32_t, std::pair<uint32_t, uint32_t>> made;       // kind and context by uid
     uint64_t now = 0;
     const auto insert = [&](uint64_t ts) {
-        // Multiplying by an odd number permutes 32-bit values: the uids stay unique.
-        const auto uid = static_cast<uint32_t>(made.size() * (scrambledUids ? 2654435761u : 1u));
+        // Even uids in order; an odd one out of order is below those of the 1,000 before it
+        // (unique: each odd uid comes from one sequence number).
+        const auto seq = static_cast<uint32_t>(made.size());
+        const bool outOfOrder = someUidsOutOfOrder && seq > 1000 && seq % 7 == 0;
+        const uint32_t uid = outOfOrder ? 2 * seq - 2001 : 2 * seq;
         const uint32_t kind = rng() % impls.size();
         made[uid] = {kind, rng() % 1000};
         Scheduler::Event ev;
@@ -183,16 +187,34 @@ RunRandomProgram(bool scrambledUids)
         return ev.key.m_uid == uid;
     };
     // Thousands pending up to a second ahead, so buckets fill several blocks.
-    for (uint32_t i = 0; i < 3000; ++i)
-    {
-        insert(rng() % 1000000000000);
-    }
+    const auto fill = [&] {
+        for (uint32_t i = 0; i < 3000; ++i)
+        {
+            insert(now + rng() % 1000000000000);
+        }
+    };
+    fill();
     std::size_t mostPending = 0;
     uint32_t taken = 0;
     uint32_t early = 0;
+    uint32_t emptied = 0;
     for (uint32_t op = 0; op < 200000; ++op)
     {
         ASSERT_EQ(scheduler->IsEmpty(), reference.empty());
+        if (op % 40000 == 39999)
+        {
+            // Empty, and fill again from the last time taken.
+            while (!reference.empty())
+            {
+                const Scheduler::Event ev = scheduler->RemoveNext();
+                ASSERT_TRUE(check(ev));
+                reference.erase(reference.begin());
+                now = ev.key.m_ts;
+            }
+            ASSERT_TRUE(scheduler->IsEmpty());
+            ++emptied;
+            fill();
+        }
         mostPending = std::max(mostPending, reference.size());
         const uint32_t what = rng() % 16;
         if (what < 7)
@@ -252,6 +274,7 @@ RunRandomProgram(bool scrambledUids)
     EXPECT_GT(taken, 50000u);
     EXPECT_GT(early, 1000u);
     EXPECT_GT(mostPending, 2500u);
+    EXPECT_EQ(emptied, 5u);
 }
 
 } // namespace

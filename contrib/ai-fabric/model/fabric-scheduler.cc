@@ -151,10 +151,10 @@ FabricScheduler::Front() const
             m_free = block;
             block = next;
         }
-        // Hundreds of events share an instant when a large collective runs in step.  The
-        // bucket kept them in uid order (a split files a bucket's entries, in order, into
-        // lower buckets that are all empty; an insert has the largest uid yet), so only the
-        // arrivals are sorted, by tie key, and the other events follow as they came.
+        // Hundreds of events share an instant when a large collective runs in step.  While
+        // inserts come in uid order (m_uidOrdered), the bucket kept them in uid order too (a
+        // split files a bucket's entries, in order, into lower buckets that are all empty), so
+        // only the arrivals are sorted, by tie key, and the other events follow as they came.
         if (m_uidOrdered)
         {
             std::sort(m_now.begin(), m_now.end(), [](const Entry& a, const Entry& b) {
@@ -204,7 +204,7 @@ FabricScheduler::RemoveNext()
 void
 FabricScheduler::Prefetch() const
 {
-    if (m_next >= m_now.size())
+    if (!m_early.empty() || m_next >= m_now.size())
     {
         return;
     }

@@ -35,9 +35,12 @@ namespace ns3
  * each event moves at most once per bit of its distance ahead, through memory in order, where a
  * binary heap of the tens of thousands of events a 1,024-GPU run keeps pending walks 15 levels
  * of scattered cache lines for every removal.  The events of the current instant, hundreds when
- * a large collective runs in step, are sorted once by (tie key, uid) and taken in order.  An event inserted before the current instant (ns-3's
- * DistributedSimulatorImpl peeks at the next event, then receives other ranks' frames, which may
- * come before it) waits in a binary heap of its own, and goes first.
+ * a large collective runs in step, are put in order once and taken in order: a bucket holds its
+ * events in the order they were scheduled (a split files a bucket's events, in order, into lower
+ * buckets that are all empty), so only the frame arrivals among them are sorted, by tie key.
+ * An event inserted before the current instant (ns-3's DistributedSimulatorImpl peeks at the
+ * next event, then receives other ranks' frames, which may come before it) waits in a binary
+ * heap of its own, and goes first.
  *
  * One consequence for models: ns-3 judges an event expired once an event with a larger uid at
  * the same time has run, so when a frame arrival runs before an event scheduled earlier for the
@@ -56,10 +59,12 @@ class FabricScheduler final : public Scheduler
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
     /**
-     * Ask the processor for the memory of the events RemoveNext will return next, while the
-     * one it returned last runs: the event after it, and the receiving port of the next one if
-     * that is a frame arrival.  At thousands of ports each is likely a cache miss otherwise.
-     * Changes nothing but timing.
+     * Ask the processor for the memory of the events that come next from the current instant,
+     * while the one RemoveNext returned last runs: the event after the next, and, if the next is
+     * a frame arrival, its receiving port's lines that Receive reads (the port's address is read
+     * from the event, which the call before asked for).  At thousands of ports each is likely a
+     * cache miss otherwise.  A hint only: it changes nothing but timing, and asks for nothing
+     * when the instant is used up or an early event (m_early) comes first.
      */
     void Prefetch() const;
 
