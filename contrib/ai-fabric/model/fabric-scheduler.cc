@@ -8,7 +8,6 @@
 #include "ns3/log.h"
 
 #include <algorithm>
-#include <limits>
 #include <typeinfo>
 
 namespace ns3
