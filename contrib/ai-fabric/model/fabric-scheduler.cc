@@ -59,7 +59,7 @@ FabricScheduler::Insert(const Event& ev)
         File(e, BucketOf(e.ts, m_last));
         return;
     }
-    if (e.ts < m_last)
+    if (e.ts < m_floor)
     {
         m_early.push_back(e);
         std::push_heap(m_early.begin(), m_early.end(), After);
@@ -119,6 +119,26 @@ FabricScheduler::Front() const
         const Bucket bucket = m_later[b];
         m_later[b] = Bucket();
         m_occupied &= ~(uint64_t{1} << b);
+        if (b <= kRunLevel && bucket.head == bucket.tail)
+        {
+            // At most a block of events within 4 ns (a ring out of step: one event per instant,
+            // picoseconds apart): sorted whole into a run of instants, rather than split once
+            // per event.  Later events are filed against the run's last time, which agrees with
+            // m_last above bit b as its earliest would; an insert within the run joins it.
+            Block* block = bucket.head;
+            m_now.assign(block->entries, block->entries + block->count);
+            m_next = 0;
+            std::sort(m_now.begin(), m_now.end(), Before);
+            m_floor = m_now.front().ts;
+            m_last = m_now.back().ts;
+            block->next = m_free;
+            m_free = block;
+            if (m_occupied == 0)
+            {
+                m_uidOrdered = true;
+            }
+            return &m_now[0];
+        }
         uint64_t first = bucket.head->entries[0].ts;
         for (const Block* block = bucket.head; block; block = block->next)
         {
@@ -128,6 +148,7 @@ FabricScheduler::Front() const
             }
         }
         m_last = first;
+        m_floor = first;
         m_now.clear();
         m_next = 0;
         m_plain.clear();

@@ -148,7 +148,9 @@ class FabricScheduler final : public Scheduler
     /** Whether m_early holds the entry of \p uid; it is removed if so. */
     bool RemoveEarly(uint32_t uid);
 
-    mutable uint64_t m_last{0};                           //!< the time of the current instant
+    static constexpr unsigned kRunLevel = 12;             //!< runs: buckets up to 4 ns wide
+    mutable uint64_t m_last{0};                           //!< the last time in m_now
+    mutable uint64_t m_floor{0};                          //!< the first time in m_now
     mutable std::vector<Entry> m_now;                     //!< its entries, sorted
     mutable std::vector<Entry> m_plain;                   //!< Front's room for non-arrivals
     mutable std::size_t m_next{0};                        //!< the first of them not taken
