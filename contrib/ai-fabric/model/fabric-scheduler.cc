@@ -107,7 +107,7 @@ FabricScheduler::Front() const
 {
     if (!m_early.empty())
     {
-        return &m_early.front(); // before the current instant, and so before every other
+        return &m_early.front(); // before the current run, and so before every other
     }
     if (m_next == m_now.size() && m_occupied != 0)
     {

@@ -28,19 +28,22 @@ namespace ns3
  * and distributed runs alike (ai-fabric-run does).  The tie rule differs from ns-3's, so a run
  * under another scheduler may differ from one under this by the order of simultaneous events.
  *
- * The queue is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, J. ACM 37(2), 1990): an event
- * is filed in a bucket by the highest bit in which its time differs from the current instant's
- * (the earliest time taken from the buckets, at a removal or a peek), and a bucket is split into
- * lower ones only when it is the earliest left.  Insertion appends to the bucket's last block;
- * each event moves at most once per bit of its distance ahead, through memory in order, where a
- * binary heap of the tens of thousands of events a 1,024-GPU run keeps pending walks 15 levels
- * of scattered cache lines for every removal.  The events of the current instant, hundreds when
- * a large collective runs in step, are put in order once and taken in order: a bucket holds its
- * events in the order they were scheduled (a split files a bucket's events, in order, into lower
- * buckets that are all empty), so only the frame arrivals among them are sorted, by tie key.
- * An event inserted before the current instant (ns-3's DistributedSimulatorImpl peeks at the
- * next event, then receives other ranks' frames, which may come before it) waits in a binary
- * heap of its own, and goes first.
+ * The queue is a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan, J. ACM 37(2), 1990): an event is
+ * filed in a bucket by the highest bit in which its time differs from the latest time taken out
+ * of the buckets (at a removal or a peek), and a bucket is split into lower ones only when it is
+ * the earliest left.  Insertion appends to the bucket's last block; each event moves at most
+ * once per bit of its distance ahead, through memory in order, where a binary heap of the tens
+ * of thousands of events a 1,024-GPU run keeps pending walks 15 levels of scattered cache lines
+ * for every removal.  The events of the current instant, hundreds when a large collective runs
+ * in step, are put in order once and taken in order: a bucket holds its events in the order they
+ * were scheduled (a split files a bucket's events, in order, into lower buckets that are all
+ * empty), so only the frame arrivals among them are sorted, by tie key. Once a ring falls out of
+ * step its events come picoseconds apart, one per instant, and each would cost a split: an
+ * earliest bucket of at most one block within 4 ns is instead sorted whole into a run of
+ * instants, taken in order, which later events inside its span join. An event inserted before
+ * the current instant or run (ns-3's DistributedSimulatorImpl peeks at the next event, then
+ * receives other ranks' frames, which may come before it) waits in a binary heap of its own, and
+ * goes first.
  *
  * One consequence for models: ns-3 judges an event expired once an event with a larger uid at
  * the same time has run, so when a frame arrival runs before an event scheduled earlier for the
@@ -59,12 +62,12 @@ class FabricScheduler final : public Scheduler
     Event RemoveNext() override;
     void Remove(const Event& ev) override;
     /**
-     * Ask the processor for the memory of the events that come next from the current instant,
-     * while the one RemoveNext returned last runs: the event after the next, and, if the next is
-     * a frame arrival, its receiving port's lines that Receive reads (the port's address is read
-     * from the event, which the call before asked for).  At thousands of ports each is likely a
-     * cache miss otherwise.  A hint only: it changes nothing but timing, and asks for nothing
-     * when the instant is used up or an early event (m_early) comes first.
+     * Ask the processor for the memory of the events that come next from the current instant or
+     * run, while the one RemoveNext returned last runs: the event after the next, and, if the next
+     * is a frame arrival, its receiving port's lines that Receive reads (the port's address is
+     * read from the event, which the call before asked for).  At thousands of ports each is likely
+     * a cache miss otherwise.  A hint only: it changes nothing but timing, and asks for nothing
+     * when the instant or run is used up or an early event (m_early) comes first.
      */
     void Prefetch() const;
 
@@ -158,7 +161,7 @@ class FabricScheduler final : public Scheduler
     mutable uint64_t m_occupied{0};                       //!< bit b: m_later[b] is not empty
     mutable Block* m_free{nullptr};                       //!< blocks to reuse, last freed first
     mutable std::vector<std::unique_ptr<Block>> m_blocks; //!< every block, to free them
-    std::vector<Entry> m_early;                           //!< before m_last, a heap by After
+    std::vector<Entry> m_early;                           //!< before m_floor, a heap by After
     mutable bool m_uidOrdered{true}; //!< every bucket holds its entries in uid order
     uint32_t m_lastFiledUid{0};      //!< the uid Insert filed in a bucket last
 };
