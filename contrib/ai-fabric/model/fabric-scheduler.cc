@@ -235,7 +235,9 @@ FabricScheduler::Prefetch() const
     }
     if (next.order < ControlArrival::kTieKeyBase) // a frame arrival
     {
-        static_cast<const FrameArrival*>(next.impl)->GetPort()->PrefetchReceive();
+        const auto* arrival = static_cast<const FrameArrival*>(next.impl);
+        arrival->PrefetchRest();
+        arrival->GetPort()->PrefetchReceive();
     }
 }
 

@@ -64,10 +64,10 @@ class FabricScheduler final : public Scheduler
     /**
      * Ask the processor for the memory of the events that come next from the current instant or
      * run, while the one RemoveNext returned last runs: the event after the next, and, if the next
-     * is a frame arrival, its receiving port's lines that Receive reads (the port's address is
-     * read from the event, which the call before asked for).  At thousands of ports each is likely
-     * a cache miss otherwise.  A hint only: it changes nothing but timing, and asks for nothing
-     * when the instant or run is used up or an early event (m_early) comes first.
+     * is a frame arrival, its other lines and its receiving port's lines that Receive reads (the
+     * port's address is read from the event, which the call before asked for).  At thousands of
+     * ports each is likely a cache miss otherwise.  A hint only: it changes nothing but timing, and
+     * asks for nothing when the instant or run is used up or an early event (m_early) comes first.
      */
     void Prefetch() const;
 

@@ -47,6 +47,14 @@ class FrameArrival final : public RecycledEvent
     /** The receiving port. */
     FabricNetDevice* GetPort() const { return m_port; }
 
+    /** Ask the processor for this event's lines after its first (it spans two or three): a
+     * hint, before the first line's load, so that they come together. */
+    void PrefetchRest() const
+    {
+        __builtin_prefetch(reinterpret_cast<const char*>(this) + 64);
+        __builtin_prefetch(reinterpret_cast<const char*>(this) + sizeof(*this) - 1);
+    }
+
   private:
     void Notify() override;
 
