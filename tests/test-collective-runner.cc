@@ -289,6 +289,58 @@ TEST(Runner, LossyCollectiveCompletesAndEveryPayloadByteIsAccountedFor)
     fs::remove_all(dir);
 }
 
+TEST(Runner, TheTimelineHoldsUpToItsCapOfStepsAndTheSummaryCountsThemAll)
+{
+    // The ranks count their steps; the timeline follows them only up to the cap: at the cap it
+    // is written whole, one step under it not at all, and the summary counts every step.
+    const fs::path dir = Scratch("timeline-cap");
+    const auto run = [&dir](const std::string& name, uint64_t cap) {
+        const json scenario = {
+            {"name", name},
+            {"seed", 1},
+            {"topology", {{"kind", "fat_tree"}, {"k", 4}, {"nic_rate", "400Gbps"}}},
+            {"collective",
+             {{"op", "allreduce"},
+              {"algorithm", "ring"},
+              {"bytes", 65536},
+              {"timeline_max_steps", cap}}}};
+        std::ofstream(dir / (name + ".json")) << scenario.dump();
+        const Outcome o = RunProgram(AI_FABRIC_RUN_BINARY,
+                                     "--scenario=" + (dir / (name + ".json")).string() +
+                                         " --out=" + (dir / name).string(),
+                                     dir);
+        EXPECT_EQ(o.exitCode, 0) << name << ": " << o.stderrText;
+        return json::parse(ReadFile(dir / name / "summary.json"))["collective"];
+    };
+    const json all = run("all", 1000000);
+    const json trace = json::parse(ReadFile(dir / "all" / "timeline.json"));
+    uint64_t spans = 0;
+    for (const auto& e : trace["traceEvents"])
+    {
+        spans += e["ph"] == "X";
+    }
+    // Ring all-reduce over 16 ranks: per rank 30 steps of two sends, two receives and, in the
+    // first 15, two reductions.
+    EXPECT_EQ(spans, 16u * (60 + 60 + 30));
+    EXPECT_EQ(all["steps"].get<uint64_t>(), spans);
+    EXPECT_EQ(all["timeline"], "timeline.json");
+
+    const json atCap = run("at-cap", spans);
+    EXPECT_EQ(atCap["steps"].get<uint64_t>(), spans);
+    EXPECT_EQ(ReadFile(dir / "at-cap" / "timeline.json"), ReadFile(dir / "all" / "timeline.json"));
+
+    const json over = run("over", spans - 1);
+    EXPECT_EQ(over["steps"].get<uint64_t>(), spans);
+    EXPECT_FALSE(fs::exists(dir / "over" / "timeline.json"));
+    EXPECT_EQ(over["timeline"],
+              "not written: " + std::to_string(spans) + " steps > collective.timeline_max_steps");
+
+    const json none = run("none", 0);
+    EXPECT_EQ(none["steps"].get<uint64_t>(), spans);
+    EXPECT_FALSE(fs::exists(dir / "none" / "timeline.json"));
+    fs::remove_all(dir);
+}
+
 TEST(Runner, LossyAllToAllBacksOffInsteadOfFailingAndAFailedRunHasNoBandwidth)
 {
     // The shipped lossy all-to-all at 16 MiB: with IBA's fixed 100 us timeout some queue pairs

@@ -58,7 +58,13 @@ ScenarioRun::InstallCollective()
     {
         if (Ptr<CollectiveApplication> app = m_group->GetApplication(r))
         {
-            app->TraceConnectWithoutContext("Step", MakeCallback(&ScenarioRun::RecordStep, this));
+            // The timeline needs every rank's steps: one process, and a cap above zero.  Steps
+            // are counted by the ranks (GetStepsFinished), not by a callback per step.
+            if (!m_distribution.IsDistributed() && c.timelineMaxSteps > 0)
+            {
+                app->TraceConnectWithoutContext("Step",
+                                                MakeCallback(&ScenarioRun::RecordStep, this));
+            }
             app->TraceConnectWithoutContext("Done", MakeCallback(&ScenarioRun::RankRunDone, this));
         }
     }
@@ -149,18 +155,18 @@ ScenarioRun::CollectiveDone(const CollectiveResult& result)
 void
 ScenarioRun::RecordStep(const CollectiveStepRecord& step)
 {
-    ++m_steps;
-    // Kept only while timeline.json may still be written: one process, steps within the cap.
-    if (m_distribution.IsDistributed())
+    // Kept only while timeline.json may still be written: steps within the cap.
+    if (m_timelineFull)
     {
         return;
     }
-    if (m_steps <= m_scenario.collective.timelineMaxSteps)
+    if (m_timeline.size() < m_scenario.collective.timelineMaxSteps)
     {
         m_timeline.push_back({m_rankRuns[step.rank], step});
     }
-    else if (!m_timeline.empty())
+    else
     {
+        m_timelineFull = true;
         std::vector<TimelineStep>().swap(m_timeline);
     }
 }

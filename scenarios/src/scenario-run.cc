@@ -191,6 +191,14 @@ ScenarioRun::Run(bool progress, const RunEstimate* estimate)
             }
         }
     }
+    m_steps = 0;
+    for (uint32_t rank = 0; m_group && rank < m_group->GetNRanks(); ++rank)
+    {
+        if (Ptr<CollectiveApplication> app = m_group->GetApplication(rank))
+        {
+            m_steps += app->GetStepsFinished();
+        }
+    }
     RunFigures& r = m_figures;
     r.simulatedSeconds = Simulator::Now().GetSeconds();
     r.events = Simulator::GetEventCount();

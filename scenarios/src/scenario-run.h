@@ -149,9 +149,10 @@ class ScenarioRun
     ns3::Ptr<ns3::CollectiveAlgorithm> m_algorithm;
     std::size_t m_nextRun{0};
     std::vector<ns3::CollectiveResult> m_collectives;
-    std::vector<TimelineStep> m_timeline;
-    std::vector<uint32_t> m_rankRuns; //!< per collective rank: runs it has finished
-    uint64_t m_steps{0}; //!< steps executed in all
+    std::vector<TimelineStep> m_timeline; //!< followed only while timeline.json may be written
+    bool m_timelineFull{false};           //!< more steps than the cap: m_timeline released
+    std::vector<uint32_t> m_rankRuns;     //!< per collective rank: runs it has finished
+    uint64_t m_steps{0}; //!< steps executed in all (the ranks' counts, after the run)
 
     struct TimelineSpan
     {

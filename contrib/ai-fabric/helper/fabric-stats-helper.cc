@@ -3,6 +3,7 @@
 #include "ns3/message-source.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <sstream>
 
@@ -24,6 +25,10 @@ FabricStatsHelper::Install(Ptr<FabricNetwork> network, const MessageSourceHelper
             "MessageStarted",
             MakeCallback(&FabricStatsHelper::MessagePosted, this));
     }
+    if (sources.GetMessages().empty())
+    {
+        return; // no flow to count bytes for: no callback per delivered frame
+    }
     for (uint32_t h = 0; h < network->GetNEndpoints(); ++h)
     {
         if (!network->IsHostLocal(h))
@@ -34,6 +39,48 @@ FabricStatsHelper::Install(Ptr<FabricNetwork> network, const MessageSourceHelper
             "Deliver",
             MakeCallback(&FabricStatsHelper::Delivered, this));
     }
+}
+
+uint64_t
+FabricStatsHelper::GetFramesDelivered() const
+{
+    uint64_t frames = 0;
+    for (uint32_t h = 0; m_network && h < m_network->GetNEndpoints(); ++h)
+    {
+        if (m_network->IsHostLocal(h))
+        {
+            frames += m_network->GetEndpoint(h)->GetFramesDelivered();
+        }
+    }
+    return frames;
+}
+
+uint64_t
+FabricStatsHelper::GetPayloadDelivered() const
+{
+    uint64_t bytes = 0;
+    for (uint32_t h = 0; m_network && h < m_network->GetNEndpoints(); ++h)
+    {
+        if (m_network->IsHostLocal(h))
+        {
+            bytes += m_network->GetEndpoint(h)->GetPayloadDelivered();
+        }
+    }
+    return bytes;
+}
+
+Time
+FabricStatsHelper::GetLastDelivery() const
+{
+    Time last;
+    for (uint32_t h = 0; m_network && h < m_network->GetNEndpoints(); ++h)
+    {
+        if (m_network->IsHostLocal(h))
+        {
+            last = std::max(last, m_network->GetEndpoint(h)->GetLastDelivery());
+        }
+    }
+    return last;
 }
 
 FabricStatsHelper::FlowRecord&
@@ -70,9 +117,6 @@ FabricStatsHelper::MessageAcknowledged(uint32_t flowId)
 void
 FabricStatsHelper::Delivered(const FrameInfo& info)
 {
-    ++m_framesDelivered;
-    m_payloadDelivered += info.payloadBytes;
-    m_lastDelivery = Simulator::Now();
     // MessageSource frames carry their flow id as DestQP; RDMA messages are recorded from their
     // queue pairs instead.
     if (info.destQp < m_flows.size() && m_flows[info.destQp].counted &&

@@ -21,7 +21,8 @@ namespace ns3
  * message is complete when every byte arrived.  Split over MPI ranks, the sender's process
  * starts a record and the receiver's counts its bytes: MergeFlows joins them.  Messages of RDMA
  * queue pairs are recorded by MessagePosted (start) and MessageAcknowledged (done).
- * Ports: the counters each FabricNetDevice keeps.  Models never print; this helper writes.
+ * Deliveries: the counts each FabricEndpoint keeps.  Ports: the counters each FabricNetDevice
+ * keeps.  Models never print; this helper writes.
  */
 class FabricStatsHelper
 {
@@ -57,11 +58,13 @@ class FabricStatsHelper
      * it started the flow, its delivered bytes added, the later last arrival).
      */
     void MergeFlows(const std::vector<FlowRecord>& other);
-    /** Frames delivered to hosts: data, and on RDMA traffic ACKs, NAKs and CNPs too. */
-    uint64_t GetFramesDelivered() const { return m_framesDelivered; }
-    uint64_t GetPayloadDelivered() const { return m_payloadDelivered; }
-    /** When the last data frame was delivered (zero if none was). */
-    Time GetLastDelivery() const { return m_lastDelivery; }
+    /** Frames delivered to this process's hosts: data, and on RDMA traffic ACKs, NAKs and CNPs
+     * too (their endpoints' counts, FabricEndpoint::GetFramesDelivered). */
+    uint64_t GetFramesDelivered() const;
+    /** Their payload bytes. */
+    uint64_t GetPayloadDelivered() const;
+    /** When the last of them was delivered (zero if none was). */
+    Time GetLastDelivery() const;
 
     /** A line of a results CSV and where it goes among all ranks' lines (ascending key). */
     struct Row
@@ -87,9 +90,6 @@ class FabricStatsHelper
 
     Ptr<FabricNetwork> m_network;
     std::vector<FlowRecord> m_flows; //!< by flow id
-    uint64_t m_framesDelivered{0};
-    uint64_t m_payloadDelivered{0};
-    Time m_lastDelivery;
 };
 
 } // namespace ns3

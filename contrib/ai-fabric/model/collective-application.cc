@@ -110,6 +110,7 @@ CollectiveApplication::DoDispose()
     }
     m_connections.clear();
     m_connectionIndex.clear();
+    m_indexSorted = true;
     m_lastConnection = nullptr;
     m_accelerator = nullptr;
     m_failureCallback = Callback<void, uint32_t>(); // it holds the group: break the cycle
@@ -128,9 +129,6 @@ CollectiveApplication::Setup(uint32_t rank, Ptr<Accelerator> accelerator)
 void
 CollectiveApplication::AddConnection(uint32_t peer, uint32_t channel, Ptr<MessageQueuePair> qp)
 {
-    NS_ABORT_MSG_IF(HasConnection(peer, channel),
-                    "rank " << m_rank << " already has a connection to " << peer << " on channel "
-                            << channel);
     auto c = std::make_unique<Connection>();
     c->app = this;
     c->peer = peer;
@@ -139,21 +137,45 @@ CollectiveApplication::AddConnection(uint32_t peer, uint32_t channel, Ptr<Messag
     c->sent = MakeCallback(&Connection::Sent, c.get());
     qp->SetReceiveCallback(MakeCallback(&Connection::Arrived, c.get()));
     qp->SetErrorCallback(MakeCallback(&CollectiveApplication::ConnectionFailed, this));
-    m_connectionIndex[{peer, channel}] = static_cast<uint32_t>(m_connections.size());
+    m_connectionIndex.emplace_back(ConnectionKey(peer, channel), c.get());
+    m_indexSorted = false; // sorted at the next search: adding many costs one sort
     m_connections.push_back(std::move(c));
+}
+
+CollectiveApplication::Connection*
+CollectiveApplication::FindConnection(uint32_t peer, uint32_t channel) const
+{
+    if (!m_indexSorted)
+    {
+        std::sort(m_connectionIndex.begin(), m_connectionIndex.end());
+        const auto twice =
+            std::adjacent_find(m_connectionIndex.begin(),
+                               m_connectionIndex.end(),
+                               [](const auto& a, const auto& b) { return a.first == b.first; });
+        NS_ABORT_MSG_IF(twice != m_connectionIndex.end(),
+                        "rank " << m_rank << " has two connections to " << (twice->first >> 32)
+                                << " on channel " << static_cast<uint32_t>(twice->first));
+        m_indexSorted = true;
+    }
+    const uint64_t key = ConnectionKey(peer, channel);
+    const auto it = std::lower_bound(m_connectionIndex.begin(),
+                                     m_connectionIndex.end(),
+                                     key,
+                                     [](const auto& entry, uint64_t k) { return entry.first < k; });
+    return it != m_connectionIndex.end() && it->first == key ? it->second : nullptr;
 }
 
 bool
 CollectiveApplication::HasConnection(uint32_t peer, uint32_t channel) const
 {
-    return m_connectionIndex.count({peer, channel}) != 0;
+    return FindConnection(peer, channel) != nullptr;
 }
 
 Ptr<MessageQueuePair>
 CollectiveApplication::GetConnection(uint32_t peer, uint32_t channel) const
 {
-    const auto it = m_connectionIndex.find({peer, channel});
-    return it == m_connectionIndex.end() ? nullptr : m_connections[it->second]->qp;
+    const Connection* c = FindConnection(peer, channel);
+    return c ? c->qp : nullptr;
 }
 
 void
@@ -223,12 +245,12 @@ CollectiveApplication::ConnectionOf(const CollectiveStep& step)
     {
         return *m_lastConnection;
     }
-    auto it = m_connectionIndex.find({step.peer, step.channel});
-    NS_ABORT_MSG_IF(it == m_connectionIndex.end(),
+    Connection* c = FindConnection(step.peer, step.channel);
+    NS_ABORT_MSG_IF(!c,
                     "rank " << m_rank << " has no connection to rank " << step.peer
                             << " on channel " << step.channel);
-    m_lastConnection = m_connections[it->second].get();
-    return *m_lastConnection;
+    m_lastConnection = c;
+    return *c;
 }
 
 void
@@ -510,6 +532,7 @@ CollectiveApplication::FinishStep(uint32_t i)
     }
     if (step.kind != CollectiveStep::JOIN) // no work: nothing to trace
     {
+        ++m_stepsFinished;
         m_stepTrace(CollectiveStepRecord{m_rank,
                                          i,
                                          step.kind,

@@ -59,7 +59,11 @@ class CollectiveApplication : public Application
     /** This application is rank \p rank, computing on \p accelerator. */
     void Setup(uint32_t rank, Ptr<Accelerator> accelerator);
     uint32_t GetRank() const { return m_rank; }
-    /** Use \p qp (this rank's end) for traffic with \p peer on \p channel. */
+    /** The steps (not JOINs) this rank finished, in every schedule it ran: the Step trace's
+     * calls, counted without a callback. */
+    uint64_t GetStepsFinished() const { return m_stepsFinished; }
+    /** Use \p qp (this rank's end) for traffic with \p peer on \p channel (one connection per
+     * pair: a second aborts at the next search). */
     void AddConnection(uint32_t peer, uint32_t channel, Ptr<MessageQueuePair> qp);
     /** Whether a connection to \p peer on \p channel exists. */
     bool HasConnection(uint32_t peer, uint32_t channel) const;
@@ -135,7 +139,21 @@ class CollectiveApplication : public Application
     uint32_t m_rank{0};
     Ptr<Accelerator> m_accelerator;
     std::vector<std::unique_ptr<Connection>> m_connections;
-    std::map<std::pair<uint32_t, uint32_t>, uint32_t> m_connectionIndex; //!< (peer, channel)
+    /** A connection's key in the index: peer in the high half, channel in the low. */
+    static uint64_t ConnectionKey(uint32_t peer, uint32_t channel)
+    {
+        return uint64_t{peer} << 32 | channel;
+    }
+
+    /** The connection to \p peer on \p channel, or null (sorts the index if it is not). */
+    Connection* FindConnection(uint32_t peer, uint32_t channel) const;
+    /**
+     * Every connection by key, in one array (sorted when first searched after an
+     * AddConnection): a search reads a few contiguous lines where a node-based map chases a
+     * pointer, a likely cache miss, per level.
+     */
+    mutable std::vector<std::pair<uint64_t, Connection*>> m_connectionIndex;
+    mutable bool m_indexSorted{true};      //!< m_connectionIndex is sorted
     Connection* m_lastConnection{nullptr}; //!< ConnectionOf's last answer
     std::deque<Pending> m_pending;
     bool m_running{false};
@@ -213,6 +231,7 @@ class CollectiveApplication : public Application
     Time m_stepsBegan; //!< when the current schedule's first steps could start (after its launch)
     Time m_finished;
 
+    uint64_t m_stepsFinished{0}; //!< GetStepsFinished
     TracedCallback<const CollectiveStepRecord&> m_stepTrace;
     TracedCallback<uint32_t, Time, Time> m_doneTrace; //!< rank, start, finish
     TracedCallback<uint32_t> m_failedTrace;           //!< rank

@@ -1,6 +1,7 @@
 #include "fabric-endpoint.h"
 
 #include "ecmp-hash.h"
+#include "fabric-simulator-impl.h"
 
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
@@ -158,6 +159,8 @@ FabricEndpoint::ReceiveFrame(FabricNetDevice* port, const FrameInfo& info)
     if (info.dstHost == m_hostId)
     {
         ++m_delivered;
+        m_payloadDelivered += info.payloadBytes;
+        m_lastDelivery = FabricNow();
         if (m_transport)
         {
             m_transport->Deliver(info);

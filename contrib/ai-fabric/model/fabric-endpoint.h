@@ -4,6 +4,7 @@
 #include "fabric-net-device.h"
 #include "forwarding-table.h"
 
+#include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
@@ -132,8 +133,12 @@ class FabricEndpoint : public Object, public FabricPortOwner
      * delivered here, before the Deliver trace's observers.  One per host.
      */
     void SetTransport(FabricTransport* transport);
-    /** Data frames delivered to this host. */
+    /** Frames delivered to this host: data, and on RDMA traffic ACKs, NAKs and CNPs too. */
     uint64_t GetFramesDelivered() const { return m_delivered; }
+    /** Their payload bytes. */
+    uint64_t GetPayloadDelivered() const { return m_payloadDelivered; }
+    /** When the last of them was delivered (zero if none was). */
+    Time GetLastDelivery() const { return m_lastDelivery; }
 
   protected:
     void DoDispose() override;
@@ -142,16 +147,20 @@ class FabricEndpoint : public Object, public FabricPortOwner
     void ReceiveFrame(FabricNetDevice* port, const FrameInfo& info) override;
     void FrameDequeued(uint16_t port, uint16_t ingress, uint8_t priority, uint32_t bytes) override;
 
+    // What a frame's delivery reads, together.  Deliveries are counted here rather than by a
+    // trace's observer: a callback per frame is a cache miss or two at thousands of hosts.
     uint32_t m_hostId{0};
+    uint64_t m_delivered{0};        //!< GetFramesDelivered
+    uint64_t m_payloadDelivered{0}; //!< GetPayloadDelivered
+    Time m_lastDelivery;            //!< GetLastDelivery
+    FabricTransport* m_transport{nullptr};
+    TracedCallback<const FrameInfo&> m_deliverTrace;
     std::vector<Ptr<FabricNetDevice>> m_ports;
     std::vector<std::deque<Callback<void>>> m_waiters; //!< per port
     ForwardingTable m_table;
     uint64_t m_tableVersion{1}; //!< counts changes of tables, ports and seed (Route::tableVersion)
     bool m_transit{false};
     uint32_t m_seed{};
-    uint64_t m_delivered{0};
-    FabricTransport* m_transport{nullptr};
-    TracedCallback<const FrameInfo&> m_deliverTrace;
 };
 
 } // namespace ns3
