@@ -57,6 +57,17 @@ agree() {
 }
 
 agree np "$scenario" collectives.csv links.csv flows.csv
+# The figures the processes sum or take the latest of (each counted by the endpoints and ranks,
+# not by trace sinks) are the one process's.
+/usr/bin/python3 - "$d/np1/summary.json" "$d/np2/summary.json" \
+    ${single:+"$d/npsingle/summary.json"} <<'EOF'
+import json, sys
+runs = [json.load(open(p)) for p in sys.argv[1:]]
+for key in ("frames_delivered", "payload_bytes_delivered", "last_delivery_seconds"):
+    assert len({r[key] for r in runs}) == 1, (key, [r[key] for r in runs])
+steps = [r["collective"]["steps"] for r in runs]
+assert len(set(steps)) == 1 and steps[0] > 0, steps
+EOF
 grep -q "rank 1 of 2" "$d/np2.log"
 test "$(wc -l < "$d/np2/collectives.csv")" -eq 11 # header + 5 sizes x 2 iterations
 test "$(grep -c ',1$' "$d/np2/flows.csv")" -eq 16 # every message complete

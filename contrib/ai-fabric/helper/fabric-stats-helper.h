@@ -42,7 +42,8 @@ class FabricStatsHelper
         bool Complete() const { return started && delivered >= bytes; }
     };
 
-    /** Follow \p network's endpoints and the messages of \p sources. */
+    /** Follow the messages of \p sources (their starts, and their bytes as \p network's
+     * endpoints deliver them); the delivery counts are the endpoints' own. */
     void Install(Ptr<FabricNetwork> network, const MessageSourceHelper& sources);
     /**
      * Message \p flowId starts now: a MessageSource's MessageStarted, or an RDMA message

@@ -147,7 +147,9 @@ CollectiveApplication::FindConnection(uint32_t peer, uint32_t channel) const
 {
     if (!m_indexSorted)
     {
-        std::sort(m_connectionIndex.begin(), m_connectionIndex.end());
+        std::sort(m_connectionIndex.begin(),
+                  m_connectionIndex.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
         const auto twice =
             std::adjacent_find(m_connectionIndex.begin(),
                                m_connectionIndex.end(),

@@ -125,6 +125,15 @@ class CollectiveApplication : public Application
     /** The connection of SEND \p step (the last one found is kept: a rank's sends run in
      * series on few connections). */
     Connection& ConnectionOf(const CollectiveStep& step);
+
+    /** A connection's key in the index: peer in the high half, channel in the low. */
+    static uint64_t ConnectionKey(uint32_t peer, uint32_t channel)
+    {
+        return uint64_t{peer} << 32 | channel;
+    }
+
+    /** The connection to \p peer on \p channel, or null (sorts the index if it is not). */
+    Connection* FindConnection(uint32_t peer, uint32_t channel) const;
     void End();
     /** Release the per-step state of the schedule that ended. */
     void ReleaseSteps();
@@ -139,14 +148,6 @@ class CollectiveApplication : public Application
     uint32_t m_rank{0};
     Ptr<Accelerator> m_accelerator;
     std::vector<std::unique_ptr<Connection>> m_connections;
-    /** A connection's key in the index: peer in the high half, channel in the low. */
-    static uint64_t ConnectionKey(uint32_t peer, uint32_t channel)
-    {
-        return uint64_t{peer} << 32 | channel;
-    }
-
-    /** The connection to \p peer on \p channel, or null (sorts the index if it is not). */
-    Connection* FindConnection(uint32_t peer, uint32_t channel) const;
     /**
      * Every connection by key, in one array (sorted when first searched after an
      * AddConnection): a search reads a few contiguous lines where a node-based map chases a

@@ -36,7 +36,8 @@ class FabricTransport
  * Owns the host's ports (its NIC and, on a GPU, its NVLink-class port), sends data frames
  * built by applications out of the port that routing chooses toward the destination, and
  * delivers frames addressed to this host to its transport (a FabricTransport) and then to
- * the Deliver trace's observers.  Hosts do not forward
+ * the Deliver trace's observers, counting them (GetFramesDelivered, GetPayloadDelivered,
+ * GetLastDelivery).  Hosts do not forward
  * other hosts' traffic unless the topology makes them transit (rail-only fabrics, where
  * cross-rail traffic crosses NVLink first).
  */
