@@ -129,9 +129,9 @@ FabricEndpoint::Send(DataFrameSpec spec, Route& route)
 }
 
 void
-FabricEndpoint::NotifyWhenPortDequeues(uint32_t port, Callback<void> ready)
+FabricEndpoint::NotifyWhenPortDequeues(uint32_t port, PortWaiter* waiter)
 {
-    m_waiters[port].push_back(ready);
+    m_waiters[port].push_back(waiter);
 }
 
 void
@@ -140,9 +140,9 @@ FabricEndpoint::FrameDequeued(uint16_t port, uint16_t, uint8_t, uint32_t)
     auto& waiters = m_waiters[port];
     if (!waiters.empty())
     {
-        Callback<void> ready = waiters.front();
+        PortWaiter* waiter = waiters.front();
         waiters.pop_front();
-        ready();
+        waiter->PortDequeued();
     }
 }
 

@@ -31,6 +31,20 @@ class FabricTransport
 
 /**
  * \ingroup ai-fabric
+ * \brief A sender that waits for room in a port's queue (FabricEndpoint::NotifyWhenPortDequeues):
+ * a queue pair or a message source, called through this pointer, with no callback object to
+ * reach and count references on for every frame it sends.
+ */
+class PortWaiter
+{
+  public:
+    virtual ~PortWaiter() = default;
+    /** A frame left the port's queue for the wire: the waiter may hand the port another. */
+    virtual void PortDequeued() = 0;
+};
+
+/**
+ * \ingroup ai-fabric
  * \brief The network end of a fabric host (a GPU or a server NIC), aggregated to its Node.
  *
  * Owns the host's ports (its NIC and, on a GPU, its NVLink-class port), sends data frames
@@ -125,10 +139,11 @@ class FabricEndpoint : public Object, public FabricPortOwner
     /** Send as above, by \p route (the sender's, chosen anew only when it no longer holds). */
     bool Send(DataFrameSpec spec, Route& route);
     /**
-     * Call \p ready once, the next time a frame leaves \p port's queue for the wire: how a
-     * sender fetches work only when the NIC can take it (waiters are served in turn).
+     * Call \p waiter's PortDequeued once, the next time a frame leaves \p port's queue for the
+     * wire: how a sender fetches work only when the NIC can take it (waiters are served in turn,
+     * one queued twice is called twice).  Not held: a waiter outlives its wait.
      */
-    void NotifyWhenPortDequeues(uint32_t port, Callback<void> ready);
+    void NotifyWhenPortDequeues(uint32_t port, PortWaiter* waiter);
     /**
      * The host's transport (its RDMA NIC, not held: it holds this endpoint): given every frame
      * delivered here, before the Deliver trace's observers.  One per host.
@@ -157,7 +172,7 @@ class FabricEndpoint : public Object, public FabricPortOwner
     FabricTransport* m_transport{nullptr};
     TracedCallback<const FrameInfo&> m_deliverTrace;
     std::vector<Ptr<FabricNetDevice>> m_ports;
-    std::vector<std::deque<Callback<void>>> m_waiters; //!< per port
+    std::vector<std::deque<PortWaiter*>> m_waiters; //!< per port, not held
     ForwardingTable m_table;
     uint64_t m_tableVersion{1}; //!< counts changes of tables, ports and seed (Route::tableVersion)
     bool m_transit{false};

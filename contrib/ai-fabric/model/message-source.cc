@@ -69,9 +69,12 @@ MessageSource::GetTypeId()
     return tid;
 }
 
-MessageSource::MessageSource()
-    : m_sendNext(MakeCallback(&MessageSource::SendNext, this))
+MessageSource::MessageSource() = default;
+
+void
+MessageSource::PortDequeued()
 {
+    SendNext();
 }
 
 void
@@ -141,7 +144,7 @@ MessageSource::SendWhenPortHasRoom()
 {
     if (m_port->GetQueueBytes(m_priority) > 0)
     {
-        m_endpoint->NotifyWhenPortDequeues(m_port->GetIfIndex(), m_sendNext);
+        m_endpoint->NotifyWhenPortDequeues(m_port->GetIfIndex(), this);
         return;
     }
     SendNext();

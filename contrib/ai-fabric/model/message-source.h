@@ -24,7 +24,7 @@ namespace ns3
  * SEND_ONLY).  The MessageStarted trace gives the stats helper what
  * it needs to match deliveries to messages.
  */
-class MessageSource : public Application
+class MessageSource : public Application, public PortWaiter
 {
   public:
     static TypeId GetTypeId();
@@ -39,6 +39,8 @@ class MessageSource : public Application
     void StartApplication() override;
     void StopApplication() override;
     void SendNext();
+    /** The port took a frame: SendNext. */
+    void PortDequeued() override;
     void SendWhenPortHasRoom();
     /** Send one frame; false once the message is all sent. */
     bool SendFrame();
@@ -59,7 +61,6 @@ class MessageSource : public Application
     uint64_t m_remaining{0};
     uint32_t m_psn{0};
     EventId m_sendEvent;
-    Callback<void> m_sendNext; //!< SendNext, made once: a waiter is queued for every frame
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t> m_startedTrace;
 };
 

@@ -203,9 +203,12 @@ RdmaQueuePair::GetTypeId()
     return tid;
 }
 
-RdmaQueuePair::RdmaQueuePair()
-    : m_sendNext(MakeCallback(&RdmaQueuePair::SendNext, this))
+RdmaQueuePair::RdmaQueuePair() = default;
+
+void
+RdmaQueuePair::PortDequeued()
 {
+    SendNext();
 }
 
 void
@@ -423,7 +426,7 @@ void
 RdmaQueuePair::SendWhenPortHasRoom()
 {
     m_waitingForPort = true;
-    m_endpoint->NotifyWhenPortDequeues(m_port->GetIfIndex(), m_sendNext);
+    m_endpoint->NotifyWhenPortDequeues(m_port->GetIfIndex(), this);
 }
 
 uint32_t

@@ -118,7 +118,7 @@ struct RdmaQpCounters
  * without it (unless its congestion control asks for kEcnEcho or kTelemetry).  Both ends must
  * use the same Entropy; spraying reorders, so it wants SelectiveRepeat.
  */
-class alignas(64) RdmaQueuePair : public MessageQueuePair
+class alignas(64) RdmaQueuePair : public MessageQueuePair, public PortWaiter
 {
   public:
     /** How the requester recovers lost frames and the responder takes out-of-order ones. */
@@ -188,6 +188,8 @@ class alignas(64) RdmaQueuePair : public MessageQueuePair
     };
 
     void SendNext();
+    /** The port took a frame: SendNext. */
+    void PortDequeued() override;
     /** The pacing gap after a frame has passed: send on. */
     void PaceDone();
     void SendWhenPortHasRoom();
@@ -345,7 +347,6 @@ class alignas(64) RdmaQueuePair : public MessageQueuePair
     uint32_t m_reorderThreshold{}; //!< ReorderThreshold
     uint64_t m_nextMessageId{0};
     EventId m_paceEvent;
-    Callback<void> m_sendNext; //!< SendNext, made once: a waiter is queued for every frame
     Time m_readyAt;            //!< when frame m_highestSent's payload is written (m_produced)
     EventId m_timer;           //!< the one pending timeout event (it may fire before m_timeoutAt)
     Time m_timeoutAt;          //!< when the retransmission timer expires, if armed
