@@ -10,6 +10,23 @@
 namespace ns3
 {
 
+namespace
+{
+/** Call \p f with each endpoint of \p network's hosts that this process simulates. */
+template <class F>
+void
+ForLocalEndpoints(const Ptr<FabricNetwork>& network, F f)
+{
+    for (uint32_t h = 0; network && h < network->GetNEndpoints(); ++h)
+    {
+        if (network->IsHostLocal(h))
+        {
+            f(*network->GetEndpoint(h));
+        }
+    }
+}
+} // namespace
+
 void
 FabricStatsHelper::Install(Ptr<FabricNetwork> network, const MessageSourceHelper& sources)
 {
@@ -29,29 +46,17 @@ FabricStatsHelper::Install(Ptr<FabricNetwork> network, const MessageSourceHelper
     {
         return; // no flow to count bytes for: no callback per delivered frame
     }
-    for (uint32_t h = 0; h < network->GetNEndpoints(); ++h)
-    {
-        if (!network->IsHostLocal(h))
-        {
-            continue; // another rank's host
-        }
-        network->GetEndpoint(h)->TraceConnectWithoutContext(
-            "Deliver",
-            MakeCallback(&FabricStatsHelper::Delivered, this));
-    }
+    ForLocalEndpoints(network, [this](FabricEndpoint& e) {
+        e.TraceConnectWithoutContext("Deliver", MakeCallback(&FabricStatsHelper::Delivered, this));
+    });
 }
 
 uint64_t
 FabricStatsHelper::GetFramesDelivered() const
 {
     uint64_t frames = 0;
-    for (uint32_t h = 0; m_network && h < m_network->GetNEndpoints(); ++h)
-    {
-        if (m_network->IsHostLocal(h))
-        {
-            frames += m_network->GetEndpoint(h)->GetFramesDelivered();
-        }
-    }
+    ForLocalEndpoints(m_network,
+                      [&frames](const FabricEndpoint& e) { frames += e.GetFramesDelivered(); });
     return frames;
 }
 
@@ -59,13 +64,8 @@ uint64_t
 FabricStatsHelper::GetPayloadDelivered() const
 {
     uint64_t bytes = 0;
-    for (uint32_t h = 0; m_network && h < m_network->GetNEndpoints(); ++h)
-    {
-        if (m_network->IsHostLocal(h))
-        {
-            bytes += m_network->GetEndpoint(h)->GetPayloadDelivered();
-        }
-    }
+    ForLocalEndpoints(m_network,
+                      [&bytes](const FabricEndpoint& e) { bytes += e.GetPayloadDelivered(); });
     return bytes;
 }
 
@@ -73,13 +73,9 @@ Time
 FabricStatsHelper::GetLastDelivery() const
 {
     Time last;
-    for (uint32_t h = 0; m_network && h < m_network->GetNEndpoints(); ++h)
-    {
-        if (m_network->IsHostLocal(h))
-        {
-            last = std::max(last, m_network->GetEndpoint(h)->GetLastDelivery());
-        }
-    }
+    ForLocalEndpoints(m_network, [&last](const FabricEndpoint& e) {
+        last = std::max(last, e.GetLastDelivery());
+    });
     return last;
 }
 

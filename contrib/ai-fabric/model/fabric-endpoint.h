@@ -31,9 +31,13 @@ class FabricTransport
 
 /**
  * \ingroup ai-fabric
- * \brief A sender that waits for room in a port's queue (FabricEndpoint::NotifyWhenPortDequeues):
- * a queue pair or a message source, called through this pointer, with no callback object to
- * reach and count references on for every frame it sends.
+ * \brief A sender waiting for room in a port's queue: what FabricEndpoint::NotifyWhenPortDequeues
+ * calls back.
+ *
+ * A queue pair or a message source implements it and queues itself, once per frame it sends: a
+ * pointer to the sender, with no callback object to reach and count references on.  The
+ * endpoint does not hold it: a waiter must stay alive until it is called (or the endpoint is
+ * disposed, which drops the waiters still queued).
  */
 class PortWaiter
 {
@@ -141,7 +145,8 @@ class FabricEndpoint : public Object, public FabricPortOwner
     /**
      * Call \p waiter's PortDequeued once, the next time a frame leaves \p port's queue for the
      * wire: how a sender fetches work only when the NIC can take it (waiters are served in turn,
-     * one queued twice is called twice).  Not held: a waiter outlives its wait.
+     * one queued twice is called twice).  Not held and never removed: \p waiter must stay alive
+     * until it is called (DoDispose drops the waiters still queued).
      */
     void NotifyWhenPortDequeues(uint32_t port, PortWaiter* waiter);
     /**
